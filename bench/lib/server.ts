@@ -1,0 +1,66 @@
+/**
+ * The service as a separate process for benchmarks (the same launcher the cross-process tests use),
+ * with its peak memory (VmHWM) reported when stopped.
+ */
+import fs from 'node:fs';
+import { createAccountViaCli, startServer as launchServer } from '../../test/helpers/processes.ts';
+
+export { ROOT } from '../../test/helpers/processes.ts';
+
+export function readPeakRssMb(pid: number): number | undefined {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface ServerHandle {
+  url: string;
+  pid: number;
+  env: Record<string, string>;
+  /** Stops the server and reports its peak resident memory (Linux VmHWM, MiB). */
+  stop: () => Promise<{ peakRssMb: number | undefined }>;
+}
+
+/** The service as its own process (the tests' launcher), plus its peak memory when stopped. */
+export async function startServer(env: Record<string, string> = {}): Promise<ServerHandle> {
+  const s = await launchServer(env);
+  let peak: number | undefined;
+  return {
+    url: s.url,
+    pid: s.pid,
+    env: s.env,
+    async stop() {
+      peak ??= readPeakRssMb(s.pid); // VmHWM is the lifetime peak; read it before the process goes
+      await s.stop();
+      return { peakRssMb: peak };
+    },
+  };
+}
+
+export async function createAccount(server: ServerHandle): Promise<{ apiKey: string }> {
+  return { apiKey: await createAccountViaCli(server.env) };
+}
+
+/** A fresh PostgreSQL schema for one benchmark or test run (search_path via the URL). */
+export async function freshPostgresUrl(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const pg = (await import('pg')).default;
+  const schema = `b_${Math.random().toString(36).slice(2, 10)}`;
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  await c.query(`create schema ${schema}`);
+  await c.end();
+  const u = new URL(base);
+  u.searchParams.set('options', `-c search_path=${schema}`);
+  return {
+    url: u.toString(),
+    async drop() {
+      const d = new pg.Client({ connectionString: base });
+      await d.connect();
+      await d.query(`drop schema if exists ${schema} cascade`);
+      await d.end();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * `npm run bench`: every benchmark in one run, a table on stdout, and the figures as JSON in
+ * bench/results/<timestamp>.json (with the commit) so runs can be compared.
+ *
+ * BENCH_SECONDS sets the length of each timed run (default 10); BENCH_DATABASE_URL (or
+ * TEST_DATABASE_URL) the PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test);
+ * with BENCH_SKIP_POSTGRES=1 only PGlite runs.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from './lib/server.ts';
+
+type Row = { benchmark: string; backend: string; figure: string; p50: string; p99: string; peakRssMb: string };
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+process.env.BENCH_DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const backends: ('pglite' | 'postgres')[] = process.env.BENCH_SKIP_POSTGRES ? ['pglite'] : ['pglite', 'postgres'];
+
+const fmt = (n: unknown, digits = 0) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+async function main() {
+  const rows: Row[] = [];
+  const results: Record<string, unknown> = {};
+  const commit = (() => {
+    try {
+      return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    } catch {
+      return 'unknown';
+    }
+  })();
+
+  console.log(`Benchmarks on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, commit ${commit}, ${seconds}s per run\n`);
+
+  const { runEngineBench } = await import('./engine.ts');
+  const engine = await runEngineBench({ seconds: Math.min(seconds, 5) });
+  results.engine = engine;
+  rows.push({
+    benchmark: 'engine: DTE built+stamped+signed / s (1 core)',
+    backend: '–',
+    figure: `${engine.docsPerSecond} docs/s = ${(engine.ratio * 100).toFixed(0)}% of ${engine.rsaSignsPerSecond} RSA-2048 signs/s`,
+    p50: '–',
+    p99: '–',
+    peakRssMb: '–',
+  });
+
+  const { runReadsBench } = await import('./reads.ts');
+  for (const backend of backends) {
+    const r = await runReadsBench({ backend, seconds });
+    ((results.reads ??= {}) as Record<string, unknown>)[backend] = r;
+    rows.push({ benchmark: 'authenticated reads over HTTP', backend, figure: `${r.requestsPerSecond} req/s`, p50: `${r.p50Ms} ms`, p99: `${r.p99Ms} ms`, peakRssMb: fmt(r.peakRssMb) });
+  }
+
+  if (fs.existsSync(path.join(ROOT, 'bench/dte-http.ts'))) {
+    const mod = (await import('./dte-http.ts')) as Record<string, (o: object) => Promise<Record<string, unknown>>>;
+    for (const backend of backends) {
+      const r = await mod.runDteHttpBench!({ backend, seconds });
+      ((results.dteHttp ??= {}) as Record<string, unknown>)[backend] = r;
+      rows.push({
+        benchmark: 'DTE creation over HTTP (folio+XML+TED+signature)',
+        backend,
+        figure: `${fmt(r.documentsPerSecond, 1)} docs/s`,
+        p50: `${fmt(r.p50Ms)} ms`,
+        p99: `${fmt(r.p99Ms)} ms`,
+        peakRssMb: fmt(r.peakRssMb),
+      });
+    }
+  }
+
+  if (fs.existsSync(path.join(ROOT, 'bench/webhooks.ts'))) {
+    const mod = (await import('./webhooks.ts')) as Record<string, (o: object) => Promise<Record<string, unknown>>>;
+    // This bench runs the service inside this process, whose peak RSS only grows: PostgreSQL goes
+    // first so its figure is not PGlite's (the PGlite row is then the larger of the two, i.e. its own).
+    for (const backend of [...backends].reverse()) {
+      const r = await mod.runWebhookBench!({ backend, seconds });
+      ((results.webhooks ??= {}) as Record<string, unknown>)[backend] = r;
+      rows.push({
+        benchmark: 'webhook deliveries (100 endpoints), commit→receipt (in-process)',
+        backend,
+        figure: `${fmt(r.deliveriesPerSecond, 1)} deliveries/s`,
+        p50: `${fmt(r.p50Ms)} ms`,
+        p99: `${fmt(r.p99Ms)} ms`,
+        peakRssMb: fmt(r.peakRssMb),
+      });
+    }
+  }
+
+  const cols: (keyof Row)[] = ['benchmark', 'backend', 'figure', 'p50', 'p99', 'peakRssMb'];
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));
+  const line = (r: Record<keyof Row, string>) => '| ' + cols.map((c, i) => r[c].padEnd(width[i]!)).join(' | ') + ' |';
+  console.log(line({ benchmark: 'benchmark', backend: 'db', figure: 'result', p50: 'p50', p99: 'p99', peakRssMb: 'peak RSS MiB' }));
+  console.log('|' + width.map((w) => '-'.repeat(w + 2)).join('|') + '|');
+  for (const r of rows) console.log(line(r));
+
+  const file = path.join(ROOT, 'bench/results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  fs.writeFileSync(file, JSON.stringify({ commit, node: process.version, cpus: os.cpus().length, seconds, results, table: rows }, null, 2));
+  console.log(`\nResults written to ${path.relative(ROOT, file)}`);
+}
+
+await main();

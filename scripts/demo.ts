@@ -1,0 +1,348 @@
+/**
+ * `npm run demo`: the contract's whole flow against the embedded default, with readable progress.
+ *
+ * It starts the service (PGlite + in-process SII emulator) in `.demo/`, creates an account and a
+ * tenant, makes a test certificate, completes activation through the hosted page's HTTP flow,
+ * requests folios, creates one document of each supported type, sends them, waits for the SII's
+ * answers, and shows the webhook deliveries a local receiver got (each signature verified). It
+ * ends by printing the dashboard URL and the credentials to log in, and keeps the service running
+ * until Ctrl-C (`--exit` stops at the end instead; the tests use it).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { computeDv, computeTotals, formatRutDotted, siiDate, type TipoDte } from '../src/dte/index.ts';
+import { createTestCertificate } from '../src/dte/testing/test-certificate.ts';
+import { startWebhookReceiver } from '../test/helpers/webhook-receiver.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEMO_DIR = path.resolve(process.env.DEMO_DIR ?? path.join(ROOT, '.demo'));
+const exitAtEnd = process.argv.includes('--exit') || process.env.DEMO_EXIT === '1';
+const TYPES: TipoDte[] = [33, 34, 39, 41, 46, 52, 56, 61];
+const NAMES: Record<number, string> = {
+  33: 'Factura electrónica',
+  34: 'Factura exenta',
+  39: 'Boleta electrónica',
+  41: 'Boleta exenta',
+  46: 'Factura de compra',
+  52: 'Guía de despacho',
+  56: 'Nota de débito',
+  61: 'Nota de crédito',
+};
+
+const tty = process.stdout.isTTY;
+const c = (code: string) => (s: string) => (tty ? `\x1b[${code}m${s}\x1b[0m` : s);
+const bold = c('1');
+const green = c('32');
+const red = c('31');
+const dim = c('2');
+let stepNo = 0;
+const step = (title: string) => console.log(`\n${bold(`${++stepNo}. ${title}`)}`);
+const ok = (msg: string) => console.log(`   ${green('✓')} ${msg}`);
+const info = (msg: string) => console.log(`   ${dim(msg)}`);
+
+const freePort = (preferred: number) =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => {
+      const t = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (t.address() as net.AddressInfo).port;
+        t.close(() => resolve(p));
+      });
+    });
+    s.listen(preferred, '127.0.0.1', () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+
+function startService(env: Record<string, string>): Promise<{ proc: ChildProcess; log: () => string }> {
+  const proc = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (b: Buffer) => (out += b));
+  proc.stderr!.on('data', (b: Buffer) => (out += b));
+  return new Promise((resolve, reject) => {
+    const t = setInterval(() => {
+      if (out.includes('listening on')) {
+        clearInterval(t);
+        resolve({ proc, log: () => out });
+      } else if (proc.exitCode !== null) {
+        clearInterval(t);
+        reject(new Error(`the service exited:\n${out}`));
+      }
+    }, 100);
+  });
+}
+
+function cli(args: string[], env: Record<string, string>, input?: string): string {
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/dte.js'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    input,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`dte ${args.join(' ')} failed:\n${r.stdout}${r.stderr}`);
+  return r.stdout;
+}
+
+/** A tiny cookie-keeping client for the hosted activation page (plain HTTP, as a browser posts). */
+function pageClient(base: string) {
+  const cookies = new Map<string, string>();
+  let last = '';
+  const remember = (r: Response) => {
+    for (const s of r.headers.getSetCookie()) {
+      const [pair] = s.split(';');
+      const i = pair!.indexOf('=');
+      cookies.set(pair!.slice(0, i), pair!.slice(i + 1));
+    }
+  };
+  const headers = () => ({ cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), origin: base });
+  return {
+    async get(url: string) {
+      const r = await fetch(base + url, { headers: headers(), redirect: 'manual' });
+      remember(r);
+      last = await r.text();
+      return { status: r.status, body: last };
+    },
+    csrf() {
+      const m = /name="_csrf" value="([^"]+)"/.exec(last);
+      if (!m) throw new Error('no form on the page');
+      return m[1]!;
+    },
+    async post(url: string, body: URLSearchParams | FormData) {
+      const r = await fetch(base + url, { method: 'POST', headers: headers(), body, redirect: 'manual' });
+      remember(r);
+      last = await r.text();
+      return { status: r.status, location: r.headers.get('location'), body: last };
+    },
+  };
+}
+
+function dteBody(tipoDte: TipoDte, facturaFolio: number, today: string): Record<string, unknown> {
+  type Line = { nombre: string; cantidad: number; precioUnitario: number; exento?: boolean };
+  let lines: Line[] = [
+    { nombre: 'Desarrollo de software', cantidad: 10, precioUnitario: 35000 },
+    { nombre: 'Licencia anual', cantidad: 1, precioUnitario: 129900 },
+    { nombre: 'Capacitación', cantidad: 2, precioUnitario: 45000, exento: true },
+  ];
+  if (tipoDte === 34 || tipoDte === 41) lines = [{ nombre: 'Asesoría exenta', cantidad: 3, precioUnitario: 25000 }];
+  if (tipoDte === 39) lines = [{ nombre: 'Café grande', cantidad: 2, precioUnitario: 2490 }, { nombre: 'Medialuna', cantidad: 3, precioUnitario: 890 }];
+  if (tipoDte === 56 || tipoDte === 61) lines = [{ nombre: 'Ajuste de precio', cantidad: 1, precioUnitario: 10000 }];
+  const totals = computeTotals(tipoDte, lines);
+  return {
+    tipoDte,
+    ...(tipoDte === 39 || tipoDte === 41
+      ? {}
+      : {
+          receptor: {
+            rut: '77.777.777-7',
+            razonSocial: 'Comercial Ñandú Limitada',
+            giro: 'Comercio al por menor',
+            direccion: 'Av. Libertador Bernardo O’Higgins 123'.replace('’', "'"),
+            comuna: 'Santiago',
+            ciudad: 'Santiago',
+          },
+        }),
+    detalle: lines.map((l, i) => ({ ...l, montoItem: totals.lineas[i] })),
+    montoTotal: totals.montoTotal,
+    ...(tipoDte === 56 || tipoDte === 61
+      ? { referencias: [{ tipoDocRef: 33, folioRef: facturaFolio, fechaRef: today, codRef: 3, razonRef: 'Corrige monto' }] }
+      : {}),
+  };
+}
+
+// The demo reads API answers loosely; the routes' schemas are tested elsewhere.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
+
+let stopService: () => Promise<void> = async () => {};
+
+async function main() {
+  console.log(bold('DTE service demo: the whole flow on the embedded database and the built-in SII emulator'));
+  fs.rmSync(DEMO_DIR, { recursive: true, force: true });
+  const port = await freePort(Number(process.env.PORT ?? 3000));
+  const base = `http://127.0.0.1:${port}`;
+  const env = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    BASE_URL: base,
+    APP_URL: base,
+    DATA_DIR: path.join(DEMO_DIR, 'data'),
+    KEYS_DIR: path.join(DEMO_DIR, 'keys'),
+    LOG_LEVEL: 'warn',
+    PROVIDER: 'emulator',
+    EMULATOR_DELAY: '1500',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', // the demo's receiver listens on 127.0.0.1
+  };
+
+  step('Start the service');
+  const service = await startService(env);
+  const stop = (stopService = async () => {
+    if (service.proc.exitCode === null) {
+      service.proc.kill('SIGTERM');
+      await new Promise((r) => service.proc.once('exit', r));
+    }
+  });
+  process.on('SIGINT', () => void stop().then(() => process.exit(0)));
+  ok(`listening on ${base} (data in ${path.relative(ROOT, DEMO_DIR)}/)`);
+
+  step('Create an account, its API key and a dashboard password');
+  const email = 'demo@example.com';
+  const password = `demo-${crypto.randomBytes(6).toString('base64url')}`;
+  const created = JSON.parse(cli(['account', 'create', '--name', 'Demo SaaS', '--email', email, '--json'], env).trim().split('\n').pop()!) as {
+    apiKey: string;
+  };
+  cli(['account', 'set-password', '--email', email], env, `${password}\n`);
+  const apiKey = created.apiKey;
+  ok(`account ${email}, API key ${apiKey.slice(0, 14)}…`);
+  const api = async (method: string, url: string, body?: unknown, extra: Record<string, string> = {}): Promise<Json> => {
+    const r = await fetch(base + url, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...extra },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await r.text();
+    if (r.status >= 400) throw new Error(`${method} ${url} → ${r.status} ${text}`);
+    return (text ? JSON.parse(text) : {}) as Json;
+  };
+
+  step('Register a webhook endpoint with a local receiver');
+  const receiver = await startWebhookReceiver();
+  const endpoint = await api('POST', '/api/v1/webhooks/endpoints', { url: receiver.url, description: 'demo receiver' });
+  receiver.secret = endpoint.secret;
+  ok(`${receiver.url} (all events), secret ${String(endpoint.secret).slice(0, 12)}…`);
+
+  step('Create a tenant');
+  const body = 76_000_000 + crypto.randomInt(1_000_000);
+  const rutEmpresa = formatRutDotted({ body, dv: computeDv(body) });
+  const tenant = await api('POST', '/api/v1/tenants', {
+    rutEmpresa,
+    razonSocial: 'Panadería La Espiga SpA',
+    giro: 'Elaboración y venta de productos de panadería',
+    direccion: 'Av. Providencia 1234',
+    comuna: 'Providencia',
+    ciudad: 'Santiago',
+    numeroResolucion: 0,
+    fechaResolucion: '2024-01-15',
+    acteco: [107100],
+    ambiente: 'certificacion',
+  });
+  const tenantId = tenant.id as string;
+  ok(`${tenant.razonSocial} (${rutEmpresa}), status ${tenant.status}`);
+
+  step('Generate a test signing certificate (.pfx)');
+  const certPassword = 'clave-demo-1';
+  const cert = createTestCertificate({ rut: '13456789-9', commonName: 'Camila Rojas Soto' });
+  const pfx = cert.toPfx(certPassword);
+  ok(`holder Camila Rojas Soto, RUT 13.456.789-9, valid until ${cert.notAfter.toISOString().slice(0, 10)}`);
+
+  step('Complete activation through the hosted page (what the tenant’s customer does)');
+  const link = await api('POST', `/api/v1/tenants/${tenantId}/activation-link`);
+  info(`activation link ${String(link.url).replace(/act_.*/, 'act_…')} (expires ${link.expiresAt})`);
+  const page = pageClient(base);
+  const token = String(link.url).slice(String(link.url).indexOf('/activate/'));
+  await page.get(token);
+  let r = await page.post(`${token}/api-key`, new URLSearchParams({ _csrf: page.csrf(), apiKey: 'sandbox-demo-key-0001' }));
+  if (r.status !== 303) throw new Error(`step 1 failed: ${r.status}`);
+  ok('step 1: billing-provider API key verified');
+  await page.get(token);
+  const form = new FormData();
+  form.set('_csrf', page.csrf());
+  form.set('password', certPassword);
+  form.set('file', new Blob([pfx], { type: 'application/x-pkcs12' }), 'firma.pfx');
+  r = await page.post(`${token}/certificate`, form);
+  if (r.status !== 303) throw new Error(`step 2 failed: ${r.status} ${r.body.slice(0, 500)}`);
+  await page.get(r.location ?? token);
+  ok('step 2: certificate read (holder, RUT and expiry shown for confirmation)');
+  r = await page.post(`${token}/confirm`, new URLSearchParams({ _csrf: page.csrf() }));
+  if (r.status !== 303 && r.status !== 200) throw new Error(`confirmation failed: ${r.status}`);
+  const status = await api('GET', `/api/v1/tenants/${tenantId}/credentials/status`);
+  ok(`activation completed: apiKey configured ${status.apiKey?.['configured']}, ${(status.certificates as unknown[]).length} certificate, ready ${status.ready}`);
+
+  step('Request folios (CAF) from the SII for every document type');
+  for (const tipoDte of TYPES) {
+    let req = await api('POST', `/api/v1/tenants/${tenantId}/folios/request`, { tipoDte, cantidad: 20 });
+    while (req.status === 'pending') {
+      await new Promise((res) => setTimeout(res, 500));
+      req = await api('GET', `/api/v1/tenants/${tenantId}/folios/requests/${req.id}`);
+    }
+    const rango = req.rango as unknown as { desde: number; hasta: number };
+    ok(`${String(tipoDte).padEnd(3)} ${NAMES[tipoDte]!.padEnd(20)} folios ${rango.desde}–${rango.hasta}`);
+  }
+
+  step('Create one document of each type (folio + XML + TED stamp + signature)');
+  const today = siiDate(new Date());
+  const dtes: { id: string; tipoDte: number; folio: number; montoTotal: number }[] = [];
+  let facturaFolio = 1;
+  for (const tipoDte of TYPES) {
+    const d = await api('POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(tipoDte, facturaFolio, today), { 'idempotency-key': `demo-${tipoDte}` });
+    if (tipoDte === 33) facturaFolio = d.folio;
+    dtes.push({ id: d.id, tipoDte, folio: d.folio, montoTotal: d.montoTotal });
+    ok(`${String(tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} total $${Number(d.montoTotal).toLocaleString('es-CL')}`);
+  }
+
+  step('Send them to the SII');
+  const sent = await api('POST', `/api/v1/tenants/${tenantId}/dte/send`, { dteIds: dtes.map((d) => d.id) });
+  for (const e of sent.envios as unknown as { tipoEnvio: string; dteIds: string[]; trackId: string | null; status: string }[])
+    ok(`${e.tipoEnvio}: ${e.dteIds.length} documents, ${e.trackId ? `trackId ${e.trackId}` : e.status}`);
+
+  step('Wait for the SII’s answers');
+  const final = new Map<string, { status: string; estado: string | null; glosa: string | null }>();
+  const spinner = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+  const deadline = Date.now() + 120_000;
+  for (let i = 0; final.size < dtes.length; i++) {
+    if (Date.now() > deadline) throw new Error('the SII answers did not arrive within 2 minutes');
+    for (const d of dtes) {
+      if (final.has(d.id)) continue;
+      const s = await api('GET', `/dte/${d.id}/status`);
+      if (!['created', 'sending', 'sent'].includes(s.status)) final.set(d.id, { status: s.status, estado: s.sii?.['estado'] ?? null, glosa: s.sii?.['glosa'] ?? null });
+    }
+    if (tty) process.stdout.write(`\r   ${spinner[i % spinner.length]} ${final.size}/${dtes.length} documents answered`);
+    if (final.size < dtes.length) await new Promise((res) => setTimeout(res, 400));
+  }
+  if (tty) process.stdout.write('\r\x1b[K');
+  for (const d of dtes) {
+    const f = final.get(d.id)!;
+    const mark = f.status === 'rejected' ? red('✗') : green('✓');
+    console.log(`   ${mark} ${String(d.tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} ${f.status.padEnd(25)} ${dim(`${f.estado ?? ''} ${f.glosa ?? ''}`)}`);
+  }
+
+  step('Webhook deliveries the local receiver got');
+  const expected = 1 + dtes.length; // tenant.credentials.updated + one dte.status.changed per document
+  await receiver.waitFor((all) => all.filter((x) => x.verified).length >= expected, 60_000).catch(() => {});
+  for (const d of receiver.deliveries) {
+    const data = d.payload?.data ?? {};
+    const what =
+      d.payload?.event === 'dte.status.changed'
+        ? `${data.tipoDte} folio ${data.folio}: ${data.previousStatus} → ${data.status}`
+        : d.payload?.event === 'folio.low'
+          ? `${data.tipoDte}: ${data.disponibles} left`
+          : JSON.stringify(data).slice(0, 80);
+    console.log(`   ${d.verified ? green('✓ signature verified') : red(`✗ ${d.problem}`)}  ${String(d.payload?.event).padEnd(27)} ${dim(what)}`);
+  }
+  const unverified = receiver.deliveries.filter((d) => !d.verified).length;
+  if (unverified) throw new Error(`${unverified} deliveries failed verification`);
+
+  console.log(`\n${bold('Done.')} Look around in the dashboard:\n`);
+  console.log(`   ${bold(`${base}/`)}`);
+  console.log(`   e-mail    ${email}`);
+  console.log(`   password  ${password}`);
+  console.log(`   API key   ${apiKey}`);
+  console.log(`\n   API reference: ${base}/docs`);
+  await receiver.close();
+  if (exitAtEnd) {
+    await stop();
+    return;
+  }
+  console.log(dim('\n(The service keeps running with the demo data in .demo/; Ctrl-C stops it.)'));
+  await new Promise((r) => service.proc.once('exit', r));
+}
+
+main().catch(async (e: unknown) => {
+  console.error(`\n${red('Demo failed:')} ${(e as Error).message}`);
+  await stopService().catch(() => {});
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+import { expect, it } from 'vitest';
+import { ConfigError, loadConfig, parseDuration } from './config.ts';
+
+it('parses defaults into a frozen object', () => {
+  const c = loadConfig({});
+  expect(c.port).toBe(3000);
+  expect(c.provider).toBe('emulator');
+  expect(c.activationLinkTtlMs).toBe(7 * 86_400_000);
+  expect(c.webhooks.retryScheduleMs).toEqual([0, 30_000, 300_000, 1_800_000, 7_200_000]);
+  expect(Object.isFrozen(c)).toBe(true);
+  expect(Object.isFrozen(c.webhooks.retryScheduleMs)).toBe(true);
+});
+
+it.each([
+  [{ PORT: 'abc' }, /PORT/],
+  [{ PORT: '70000' }, /PORT/],
+  [{ PROVIDER: 'other' }, /PROVIDER: expected one of emulator, simpleapi/],
+  [{ BASE_URL: 'ftp://x' }, /BASE_URL/],
+  [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE_NETWORKS/],
+  [{ WEBHOOK_RETRY_SCHEDULE: '0,soon' }, /WEBHOOK_RETRY_SCHEDULE/],
+  [{ ACTIVATION_LINK_TTL: 'forever' }, /ACTIVATION_LINK_TTL/],
+  [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+  [{ DATABASE_URL: 'postgres://x/db' }, /DATA_ENCRYPTION_KEY: required when DATABASE_URL is set/],
+])('stops on an invalid setting and names it: %j', (env, message) => {
+  expect(() => loadConfig(env)).toThrow(ConfigError);
+  expect(() => loadConfig(env)).toThrow(message);
+});
+
+it('reads durations', () => {
+  expect(parseDuration('7d')).toBe(604_800_000);
+  expect(parseDuration('1500')).toBe(1500);
+  expect(parseDuration('30s')).toBe(30_000);
+  expect(parseDuration('x')).toBeUndefined();
+});
+
+it('a bad setting stops the process with the message', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync('node_modules/.bin/node', ['src/main.ts'], { env: { ...process.env, PORT: 'nope' }, encoding: 'utf8' });
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('Invalid setting PORT');
+});

@@ -1,0 +1,251 @@
+/**
+ * All settings, parsed once at boot from the environment into a frozen typed object
+ * (decisions §10). An invalid value stops the process with a message naming the variable.
+ * Nothing else in src/ reads process.env.
+ */
+import path from 'node:path';
+
+export type Provider = 'emulator' | 'simpleapi';
+export type Role = 'all' | 'api' | 'worker';
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly role: Role;
+  readonly port: number;
+  readonly host: string;
+  readonly baseUrl: string;
+  readonly appUrl: string;
+  readonly databaseUrl: string | undefined;
+  readonly dataDir: string;
+  readonly keysDir: string;
+  /** Key-encryption keys for the main store, `id:base64` comma-separated, first = current. */
+  readonly dataEncryptionKeys: string | undefined;
+  /** The separate secrets store: its own database and its own key-encryption keys. */
+  readonly secretsDatabaseUrl: string | undefined;
+  /** PostgreSQL schema of the secrets store (used when it shares a server with the main store). */
+  readonly secretsDatabaseSchema: string | undefined;
+  readonly secretsEncryptionKeys: string | undefined;
+  readonly provider: Provider;
+  readonly simpleapi: {
+    readonly apiBaseUrl: string;
+    readonly serviciosBaseUrl: string;
+    readonly timeoutMs: number;
+    readonly retries: number;
+  };
+  readonly emulator: {
+    readonly dataDir: string | undefined;
+    readonly processingDelayMs: number;
+    /** Extra latency of the emulator's `slow` sandbox API keys. */
+    readonly slowMs: number;
+    /** Folder with the SII XSDs the emulator validates uploads with (default: bundled). */
+    readonly schemaDir: string | undefined;
+    /** PEM of a standalone emulator's SII key, trusted for CAFs when PROVIDER=simpleapi. */
+    readonly siiPublicKeyFile: string | undefined;
+  };
+  readonly webhooks: {
+    readonly allowPrivateNetworks: boolean;
+    readonly retryScheduleMs: readonly number[];
+    readonly timeoutMs: number;
+    readonly retentionDays: number;
+    /** An endpoint whose deliveries have all failed for this long is disabled. */
+    readonly disableAfterMs: number;
+    /** Attempts in flight per worker process, and per endpoint within it. */
+    readonly concurrency: number;
+    readonly endpointConcurrency: number;
+  };
+  readonly activationLinkTtlMs: number;
+  readonly folioRequestWaitMs: number;
+  /** A folio reserved by a DTE create that never finished (process died) is voided after this. */
+  readonly folioReservationTimeoutMs: number;
+  /** How long POST …/dte/send waits for the upload to get a trackId before answering 202. */
+  readonly dteSendWaitMs: number;
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  /** Per-IP limit of the hosted pages (activation page, later the dashboard). */
+  readonly pageRateLimit: { readonly perSecond: number; readonly burst: number };
+  readonly signupEnabled: boolean;
+  /** Dashboard sessions and login throttling (src/web/dashboard). */
+  readonly dashboard: {
+    readonly sessionIdleMs: number;
+    readonly sessionMaxMs: number;
+    /** Per client IP, shared by the login and sign-up forms' POSTs (separate buckets). */
+    readonly loginRateLimit: { readonly perSecond: number; readonly burst: number };
+  };
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly bodyLimitBytes: number;
+  readonly certificateLimitBytes: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid setting ${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const str = (env: Env, name: string, def?: string): string | undefined => {
+  const v = env[name];
+  return v === undefined || v === '' ? def : v;
+};
+
+const int = (env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number => {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  if (!/^\d+$/.test(v)) throw new ConfigError(name, `expected a whole number, got '${v}'`);
+  const n = Number(v);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+};
+
+const bool = (env: Env, name: string, def: boolean): boolean => {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  if (/^(true|1|yes)$/i.test(v)) return true;
+  if (/^(false|0|no)$/i.test(v)) return false;
+  throw new ConfigError(name, `expected true or false, got '${v}'`);
+};
+
+const oneOf = <T extends string>(env: Env, name: string, values: readonly T[], def: T): T => {
+  const v = str(env, name, def) as T;
+  if (!values.includes(v)) throw new ConfigError(name, `expected one of ${values.join(', ')}, got '${v}'`);
+  return v;
+};
+
+const url = (env: Env, name: string, def: string): string => {
+  const v = str(env, name, def)!;
+  try {
+    const u = new URL(v);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new ConfigError(name, `expected an http(s) URL, got '${v}'`);
+  }
+  return v.replace(/\/+$/, '');
+};
+
+/** Durations: plain milliseconds, or a number with s/m/h/d (`7d`, `30s`). */
+export const parseDuration = (v: string): number | undefined => {
+  const m = /^(\d+)(ms|s|m|h|d)?$/.exec(v.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] ?? 'ms'] ?? 1;
+  return n * unit;
+};
+
+const duration = (env: Env, name: string, def: number): number => {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  const d = parseDuration(v);
+  if (d === undefined) throw new ConfigError(name, `expected a duration like 7d, 30s or 1500 (ms), got '${v}'`);
+  return d;
+};
+
+const schedule = (env: Env, name: string, def: number[]): number[] => {
+  const v = str(env, name);
+  if (v === undefined) return def;
+  const parts = v.split(',').map((p) => parseDuration(p));
+  if (parts.length < 1 || parts.some((p) => p === undefined))
+    throw new ConfigError(name, `expected a comma-separated list of durations like 0,30s,5m,30m,2h, got '${v}'`);
+  return parts as number[];
+};
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = str(env, 'HOST', '127.0.0.1')!;
+  const baseUrl = url(env, 'BASE_URL', `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`);
+  const dataDir = path.resolve(str(env, 'DATA_DIR', './data')!);
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl))
+    throw new ConfigError('DATABASE_URL', 'expected a postgres:// or postgresql:// connection string');
+  const secretsDatabaseUrl = str(env, 'SECRETS_DATABASE_URL');
+  if (secretsDatabaseUrl && !/^postgres(ql)?:\/\//.test(secretsDatabaseUrl))
+    throw new ConfigError('SECRETS_DATABASE_URL', 'expected a postgres:// or postgresql:// connection string');
+  const config: Config = {
+    env: nodeEnv,
+    role: oneOf(env, 'ROLE', ['all', 'api', 'worker'] as const, 'all'),
+    port,
+    host,
+    baseUrl,
+    appUrl: url(env, 'APP_URL', baseUrl),
+    databaseUrl,
+    dataDir,
+    keysDir: path.resolve(str(env, 'KEYS_DIR', './keys')!),
+    dataEncryptionKeys: str(env, 'DATA_ENCRYPTION_KEY'),
+    secretsDatabaseUrl,
+    secretsDatabaseSchema: schemaName(env, 'SECRETS_DATABASE_SCHEMA'),
+    secretsEncryptionKeys: str(env, 'SECRETS_ENCRYPTION_KEY'),
+    provider: oneOf(env, 'PROVIDER', ['emulator', 'simpleapi'] as const, 'emulator'),
+    simpleapi: {
+      apiBaseUrl: url(env, 'SIMPLEAPI_BASE_URL', 'https://api.simpleapi.cl'),
+      serviciosBaseUrl: url(env, 'SIMPLEAPI_SERVICIOS_URL', str(env, 'SIMPLEAPI_BASE_URL') ?? 'https://servicios.simpleapi.cl'),
+      timeoutMs: duration(env, 'SIMPLEAPI_TIMEOUT', 120_000),
+      retries: int(env, 'SIMPLEAPI_RETRIES', 3, 0, 10),
+    },
+    emulator: {
+      dataDir: str(env, 'EMULATOR_DATA_DIR'),
+      processingDelayMs: duration(env, 'EMULATOR_DELAY', 2_000),
+      slowMs: duration(env, 'EMULATOR_SLOW', 3_000),
+      schemaDir: str(env, 'EMULATOR_SCHEMA_DIR'),
+      siiPublicKeyFile: str(env, 'EMULATOR_SII_PUBLIC_KEY'),
+    },
+    webhooks: {
+      allowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+      retryScheduleMs: schedule(env, 'WEBHOOK_RETRY_SCHEDULE', [0, 30_000, 300_000, 1_800_000, 7_200_000]),
+      timeoutMs: duration(env, 'WEBHOOK_TIMEOUT_MS', 30_000),
+      retentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
+      disableAfterMs: duration(env, 'WEBHOOK_DISABLE_AFTER', 5 * 86_400_000),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
+    },
+    activationLinkTtlMs: duration(env, 'ACTIVATION_LINK_TTL', 7 * 86_400_000),
+    folioRequestWaitMs: duration(env, 'FOLIO_REQUEST_WAIT', 25_000),
+    folioReservationTimeoutMs: duration(env, 'FOLIO_RESERVATION_TIMEOUT', 10 * 60_000),
+    dteSendWaitMs: duration(env, 'DTE_SEND_WAIT', 5_000),
+    rateLimit: {
+      perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100, 1),
+      burst: int(env, 'RATE_LIMIT_BURST', 200, 1),
+    },
+    pageRateLimit: {
+      perSecond: int(env, 'PAGE_RATE_LIMIT_PER_SECOND', 1, 1),
+      burst: int(env, 'PAGE_RATE_LIMIT_BURST', 30, 1),
+    },
+    signupEnabled: bool(env, 'SIGNUP_ENABLED', true),
+    dashboard: {
+      sessionIdleMs: duration(env, 'DASHBOARD_SESSION_IDLE', 30 * 60_000),
+      sessionMaxMs: duration(env, 'DASHBOARD_SESSION_MAX', 12 * 3_600_000),
+      // LOGIN_RATE_LIMIT_BURST attempts, refilled evenly over LOGIN_RATE_LIMIT_WINDOW.
+      loginRateLimit: (() => {
+        const burst = int(env, 'LOGIN_RATE_LIMIT_BURST', 10, 1, 10_000);
+        const windowMs = duration(env, 'LOGIN_RATE_LIMIT_WINDOW', 15 * 60_000);
+        if (windowMs < 1000) throw new ConfigError('LOGIN_RATE_LIMIT_WINDOW', 'must be at least 1s');
+        return { perSecond: burst / (windowMs / 1000), burst };
+      })(),
+    },
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    certificateLimitBytes: int(env, 'CERTIFICATE_LIMIT_BYTES', 256 * 1024, 1024),
+  };
+  if (config.databaseUrl && !config.dataEncryptionKeys)
+    throw new ConfigError('DATA_ENCRYPTION_KEY', 'required when DATABASE_URL is set (the embedded default creates its own)');
+  if (config.databaseUrl && !config.secretsEncryptionKeys)
+    throw new ConfigError('SECRETS_ENCRYPTION_KEY', 'required when DATABASE_URL is set (the embedded default creates its own)');
+  if (config.secretsDatabaseUrl && !config.secretsEncryptionKeys)
+    throw new ConfigError('SECRETS_ENCRYPTION_KEY', 'required when SECRETS_DATABASE_URL is set');
+  return deepFreeze(config);
+}
+
+const schemaName = (env: Env, name: string): string | undefined => {
+  const v = str(env, name);
+  if (v !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(v))
+    throw new ConfigError(name, `expected a lower-case SQL identifier like dte_secrets, got '${v}'`);
+  return v;
+};
+
+function deepFreeze<T>(o: T): T {
+  if (o && typeof o === 'object') {
+    for (const v of Object.values(o)) deepFreeze(v);
+    Object.freeze(o);
+  }
+  return o;
+}

@@ -1,0 +1,116 @@
+/**
+ * The composition root: builds every service from its explicit dependencies. No service reads
+ * globals; tests build their own context with fakes swapped in from outside.
+ */
+import type { Config } from './config.ts';
+import type { Db } from './db/types.ts';
+import type { Clock } from './lib/clock.ts';
+import { createAccountsService } from './modules/accounts/accounts.service.ts';
+import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
+import { createTenantsService } from './modules/tenants/tenants.service.ts';
+import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.service.ts';
+import { rateLimiterFor } from './lib/rate-limiter.ts';
+import crypto from 'node:crypto';
+import { createActivationService } from './modules/credentials/activation.service.ts';
+import { createCredentialsService } from './modules/credentials/credentials.service.ts';
+import { createPfxInspector, type PfxInspector } from './modules/credentials/pfx/isolated.ts';
+import type { ApiKeyVerifier } from './provider/emulator/verify-api-key.ts';
+import { createProvider } from './provider/index.ts';
+import type { Provider } from './provider/port.ts';
+import type { SiiKeys } from './dte/index.ts';
+import { createFoliosService } from './modules/folios/folios.service.ts';
+import { createDteService } from './modules/dte/dte.service.ts';
+import { createSendService } from './modules/dte/dte.send.ts';
+import { createSignerCache } from './modules/dte/signer-cache.ts';
+import { createEnvelope } from './secrets/envelope.ts';
+import type { Keyrings } from './secrets/keyring-files.ts';
+import { createDbSecretStore } from './secrets/secret-store.ts';
+import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
+
+export interface ContextDeps {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  /** The separate secrets store's own database (src/secrets/open.ts). */
+  secretsDb: Db;
+  /** Key-encryption keys of the main store (`data`) and of the secrets store (src/secrets/keyring-files.ts). */
+  keyrings: Keyrings;
+  /**
+   * Billing provider; default: the adapter config.provider names (src/provider/index.ts). A fake
+   * replaces just the calls it has (e.g. only `verifyApiKey`); the rest stay the configured adapter's.
+   */
+  provider?: ApiKeyVerifier | Partial<Provider>;
+  /** Keys CAF signatures must verify with (default: the official SII keys, plus the emulator's when in use). */
+  cafKeys?: SiiKeys;
+  pfxInspector?: PfxInspector;
+}
+
+export function createContext(deps: ContextDeps) {
+  const { db, clock } = deps;
+  const apiKeys = createApiKeysService({ db, clock });
+  const accounts = createAccountsService({ db, clock, apiKeys });
+  const tenants = createTenantsService({ db, clock });
+  const dashboardAuth = createDashboardAuthService({
+    db,
+    clock,
+    accounts,
+    rateLimiter: rateLimiterFor(db),
+    settings: {
+      idleMs: deps.config.dashboard.sessionIdleMs,
+      absoluteMs: deps.config.dashboard.sessionMaxMs,
+      anonymousMs: Math.min(deps.config.dashboard.sessionMaxMs, 2 * 3_600_000),
+      signupEnabled: deps.config.signupEnabled,
+      loginRateLimit: deps.config.dashboard.loginRateLimit,
+    },
+  });
+  // Secrets: the main store's envelope (the .pfx, CAF keys) and the separate secrets store.
+  const dataCipher = createEnvelope(deps.keyrings.data.keyring);
+  const secretsEnvelope = createEnvelope(deps.keyrings.secrets.keyring);
+  const secretStore = createDbSecretStore({ db: deps.secretsDb, envelope: secretsEnvelope, clock });
+  const providerSetup = createProvider(deps.config, { db, clock });
+  const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
+  const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
+  const credentials = createCredentialsService({
+    db,
+    clock,
+    secretStore,
+    dataCipher,
+    verifier: provider,
+    pfxInspector: deps.pfxInspector ?? createPfxInspector(),
+  });
+  const activation = createActivationService({
+    db,
+    clock,
+    appUrl: deps.config.appUrl,
+    ttlMs: deps.config.activationLinkTtlMs,
+    credentials,
+    dataCipher,
+  });
+  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks });
+  // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
+  const signers = createSignerCache({ source: credentials, db });
+  const folios = createFoliosService({
+    db,
+    clock,
+    provider,
+    credentials,
+    dataCipher,
+    cafKeys,
+    getTenant: tenants.getRow,
+    requestWaitMs: deps.config.folioRequestWaitMs,
+    reservationTimeoutMs: deps.config.folioReservationTimeoutMs,
+  });
+  const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, provider, credentials });
+  const dteSend = createSendService({ db, clock, provider, signers, credentials, getTenant: tenants.getRow, sendWaitMs: deps.config.dteSendWaitMs });
+  return {
+    ...deps,
+    provider,
+    cafKeys,
+    secrets: { dataCipher, secretsEnvelope, store: secretStore },
+    // Keys of the hosted pages, derived from server key material so every process agrees.
+    pageKeys: { csrf: Buffer.from(crypto.hkdfSync('sha256', deps.keyrings.data.keyring.current.key, 'dte-pages', 'csrf-v1', 32)) },
+    services: { apiKeys, accounts, tenants, dashboardAuth, credentials, activation, webhooks, folios, dte, dteSend },
+  };
+}
+
+export type AppContext = ReturnType<typeof createContext>;

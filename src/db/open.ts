@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { migrate } from './migrate.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+import type { Db } from './types.ts';
+
+export const MAIN_MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export interface OpenOptions {
+  /** PostgreSQL connection string; when absent the embedded PGlite is used. */
+  url?: string | undefined;
+  /** PGlite data directory; undefined with no url = in memory. */
+  dir?: string | undefined;
+  schema?: string | undefined;
+  migrationsDir?: string;
+  poolMax?: number;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Db> {
+  const db = opts.url
+    ? await openPostgres(opts.url, {
+        ...(opts.schema ? { schema: opts.schema } : {}),
+        ...(opts.poolMax ? { max: opts.poolMax } : {}),
+      })
+    : await openPglite(opts.dir);
+  try {
+    await migrate(db, opts.migrationsDir ?? MAIN_MIGRATIONS);
+  } catch (e) {
+    await db.close();
+    throw e;
+  }
+  return db;
+}

@@ -1,0 +1,23 @@
+/**
+ * The database seam. Both backends (PGlite, PostgreSQL) speak the same SQL dialect; this interface
+ * is all the rest of the code sees. Store functions take a `Sql` (a transaction or the pool) and
+ * never open a transaction of their own inside someone else's.
+ *
+ * Invariant: inside `transaction(fn)`, use only the `tx` handed to `fn`. On PGlite there is one
+ * connection and the transaction holds it, so a query on the outer `Db` from inside `fn` would
+ * wait forever.
+ */
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Sql {
+  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Sql {
+  readonly kind: 'pglite' | 'postgres';
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

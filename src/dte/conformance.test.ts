@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { runCheckSiiXml } from './testing/check-sii-xml.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from './testing/fixtures.ts';
+import { buildEnvelope } from './envelope.ts';
+import type { TipoDte } from './types.ts';
+
+/**
+ * Conformance against the reference checker (xmllint against the SII XSDs, xmlsec1 for both
+ * signature levels, openssl for TED FRMT and CAF FRMA). Fails, never skips, without the tools.
+ */
+const kit = createTestKit();
+const cafKeyPem = kit.sii.publicKeyPem;
+const DTE_TYPES: TipoDte[] = [33, 34, 46, 52, 56, 61];
+const BOLETA_TYPES: TipoDte[] = [39, 41];
+
+function envelope(tipos: TipoDte[], folio: number) {
+  return buildEnvelope({
+    dtes: tipos.map((t, i) => kit.build(sampleDteInput(t, folio + i)).xml),
+    rutEmisor: '76192083-9',
+    fechaResolucion: '2014-08-22',
+    numeroResolucion: 80,
+    signer: kit.certificate.signer,
+    now: TEST_NOW,
+  });
+}
+
+describe('check-sii-xml', () => {
+  it('accepts every single DTE of types 33, 34, 46, 52, 56, 61', () => {
+    const files = DTE_TYPES.map((t) => ({ name: `dte-${t}.xml`, bytes: kit.build(sampleDteInput(t, 10 + t)).xml }));
+    const r = runCheckSiiXml(files, { cafKeyPem });
+    expect(r.failures, r.output).toEqual([]);
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.lines.filter((l) => l.startsWith('ok'))).toHaveLength(DTE_TYPES.length * 4);
+  });
+
+  it('single boletas (39, 41): signatures, TED and CAF verify; only the schema line fails, by design of the SII schemas', () => {
+    // A standalone boleta has no schema: DTE_v10.xsd does not admit 39/41 and EnvioBOLETA_v11.xsd
+    // defines BOLETADefType only inside the envelope (see the EnvioBOLETA test below).
+    const files = BOLETA_TYPES.map((t) => ({ name: `boleta-${t}.xml`, bytes: kit.build(sampleDteInput(t, 20 + t)).xml }));
+    const r = runCheckSiiXml(files, { cafKeyPem });
+    expect(r.failures.every((l) => l.includes('valid against DTE_v10.xsd')), r.output).toBe(true);
+    expect(r.failures).toHaveLength(2);
+    expect(r.lines.filter((l) => l.startsWith('ok'))).toHaveLength(2 * 3);
+  });
+
+  it('accepts an EnvioDTE with all six DTE types', () => {
+    const env = envelope(DTE_TYPES, 30);
+    expect(env.kind).toBe('EnvioDTE');
+    const r = runCheckSiiXml([{ name: 'envio-dte.xml', bytes: env.xml }], { cafKeyPem });
+    expect(r.failures, r.output).toEqual([]);
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toContain('envelope signature (SetDTE, in place)');
+    expect(r.lines.filter((l) => l.startsWith('ok'))).toHaveLength(2 + DTE_TYPES.length * 3); // schema + envelope, then signature/TED/CAF per DTE
+  });
+
+  it('accepts an EnvioBOLETA with boletas 39 and 41', () => {
+    const env = envelope([39, 41, 39], 40);
+    expect(env.kind).toBe('EnvioBOLETA');
+    expect(env.subTotales).toEqual([
+      { tipoDte: 39, cantidad: 2 },
+      { tipoDte: 41, cantidad: 1 },
+    ]);
+    const r = runCheckSiiXml([{ name: 'envio-boleta.xml', bytes: env.xml }], { cafKeyPem });
+    expect(r.failures, r.output).toEqual([]);
+    expect(r.exitCode).toBe(0);
+  });
+
+  it('flags a tampered envelope (sanity check of the oracle)', () => {
+    const env = envelope([33], 50);
+    const tampered = Buffer.from(env.xml.toString('latin1').replace('<NroResol>80</NroResol>', '<NroResol>81</NroResol>'), 'latin1');
+    const r = runCheckSiiXml([{ name: 'tampered.xml', bytes: tampered }], { cafKeyPem });
+    expect(r.exitCode).toBe(1);
+    expect(r.failures.join('\n')).toContain('envelope signature');
+  });
+});

@@ -1,0 +1,120 @@
+import { buildTed } from './ted.ts';
+import type { Ted } from './ted.ts';
+import type { Caf } from './caf.ts';
+import { isCafExpired } from './caf.ts';
+import { DteEngineError } from './errors.ts';
+import { normalizeDte } from './normalize.ts';
+import type { NormalizedDte } from './normalize.ts';
+import type { Totals } from './amounts.ts';
+import { siiDate, siiTimestamp, SII_TIME_ZONE } from './dates.ts';
+import { el } from './xml-escape.ts';
+import { assertSignerValidAt, buildSignature, prepareSigner } from './xmldsig.ts';
+import type { PreparedSigner } from './xmldsig.ts';
+import type { DteInput, SignerInput, TipoDte } from './types.ts';
+
+/**
+ * The document pipeline: normalise + validate (normalize.ts) → totals (amounts.ts) → XML body
+ * (strategies.ts) → stamp (ted.ts) → TmstFirma → sign (xmldsig.ts).
+ *
+ * Output shape (LibreDTE's approach, REFERENCE §6.2): the namespace is declared on <DTE> itself
+ * and the DTE is signed as a standalone document, so the Documento digest is the same wherever
+ * the DTE is later embedded or extracted. Bytes are ISO-8859-1 and must never be re-serialised:
+ * envelope.ts splices them verbatim.
+ */
+export const NS_SII = 'http://www.sii.cl/SiiDte';
+export const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>';
+/** Exactly how our DTEs open: canonical attribute order (namespace declarations first). */
+export const DTE_OPEN_TAG = `<DTE xmlns="${NS_SII}" version="1.0">`;
+
+export interface BuildDteOptions {
+  caf: Caf;
+  signer: SignerInput | PreparedSigner;
+  /** The clock: TSTED, TmstFirma and the CAF expiry check use it. */
+  now: Date;
+  /** Zone for the local timestamps; default America/Santiago. */
+  timeZone?: string;
+}
+
+export interface BuiltDte {
+  tipoDte: TipoDte;
+  folio: number;
+  /** Documento/@ID, `F{folio}T{tipo}`. */
+  documentId: string;
+  /** The signed DTE, ISO-8859-1 with its XML declaration: store and send these exact bytes. */
+  xml: Buffer;
+  /** TED element flattened, ISO-8859-1: the PDF417 payload. */
+  tedBytes: Buffer;
+  totals: Totals;
+  rutEmisor: string;
+  rutReceptor: string;
+  fechaEmision: string;
+  /** TmstFirma / TSTED. */
+  timestamp: string;
+  envelope: 'EnvioDTE' | 'EnvioBOLETA';
+}
+
+export function documentIdFor(tipoDte: number, folio: number): string {
+  return `F${folio}T${tipoDte}`;
+}
+
+/** `<Documento>` content before the TED (Encabezado, Detalle, Referencia). */
+export function buildDocumentBody(d: NormalizedDte): string {
+  const s = d.strategy;
+  return (
+    '<Encabezado>' +
+    s.idDoc(d) +
+    s.emisor(d) +
+    s.receptor(d) +
+    s.totales(d) +
+    '</Encabezado>' +
+    s.detalle(d) +
+    s.referencias(d)
+  );
+}
+
+export function stampDocument(d: NormalizedDte, caf: Caf, timestamp: string): Ted {
+  return buildTed({
+    rutEmisor: d.emisor.rut,
+    tipoDte: d.tipoDte,
+    folio: d.folio,
+    fechaEmision: d.fechaEmision,
+    rutReceptor: d.receptor.rut,
+    razonSocialReceptor: d.receptor.razonSocial,
+    montoTotal: d.totals.montoTotal,
+    primerItem: d.detalle[0]?.nombre ?? '',
+    timestamp,
+    caf,
+  });
+}
+
+/** Builds, stamps and signs one DTE. Throws DteEngineError on any invalid input. */
+export function buildDte(input: DteInput, opts: BuildDteOptions): BuiltDte {
+  const signer = prepareSigner(opts.signer);
+  assertSignerValidAt(signer, opts.now);
+  const timeZone = opts.timeZone ?? SII_TIME_ZONE;
+  const timestamp = siiTimestamp(opts.now, timeZone);
+  const d = normalizeDte(input);
+  if (isCafExpired(opts.caf, siiDate(opts.now, timeZone))) {
+    throw new DteEngineError('caf_expired', `The CAF expired on ${opts.caf.vencimiento}: request new folios`, 'caf');
+  }
+  const ted = stampDocument(d, opts.caf, timestamp);
+  const id = documentIdFor(d.tipoDte, d.folio);
+  const content = buildDocumentBody(d) + ted.xml + el('TmstFirma', timestamp) + '</Documento>';
+  // Digest input: Documento as C14N renders it standalone, with the default namespace it
+  // inherits from <DTE> declared on it (apex of the node set). ID is its only attribute.
+  const signature = buildSignature(id, `<Documento xmlns="${NS_SII}" ID="${id}">${content}`, signer);
+  const xml = `${XML_DECLARATION}\n${DTE_OPEN_TAG}<Documento ID="${id}">${content}${signature}</DTE>`;
+  return {
+    tipoDte: d.tipoDte,
+    folio: d.folio,
+    documentId: id,
+    xml: Buffer.from(xml, 'latin1'),
+    tedBytes: ted.tedBytes,
+    totals: d.totals,
+    rutEmisor: d.emisor.rut,
+    rutReceptor: d.receptor.rut,
+    fechaEmision: d.fechaEmision,
+    timestamp,
+    envelope: d.strategy.envelope,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Public API of the tax-document engine (pure, I/O-free; the clock and all keys come in as
+ * arguments). See each module for the invariants it keeps.
+ */
+export { DteEngineError, isDteEngineError } from './errors.ts';
+export type { TipoDte, DteInput, EmisorInput, ReceptorInput, DetalleInput, ReferenciaInput, SignerInput, SiiKeys } from './types.ts';
+export { SUPPORTED_TIPOS_DTE, isSupportedTipoDte } from './types.ts';
+
+export type { Rut } from './rut.ts';
+export {
+  parseRut,
+  tryParseRut,
+  isValidRut,
+  computeDv,
+  formatRutSii,
+  formatRutDotted,
+  toSiiRut,
+  splitRut,
+  RUT_SII,
+  RUT_ANONYMOUS,
+  RUT_FOREIGN,
+} from './rut.ts';
+
+export type { AmountLine, AmountMismatch, Totals, AmountFamily } from './amounts.ts';
+export { computeLineAmount, computeTotals, checkAmounts, amountFamily, lineIsExempt, IVA_RATE_PERCENT } from './amounts.ts';
+
+export { MAX_LENGTH, MAX_DETALLE_LINES, MAX_DETALLE_LINES_BOLETA, MAX_REFERENCIAS, MAX_DTE_PER_ENVIO_DTE, MAX_DTE_PER_ENVIO_BOLETA } from './limits.ts';
+export { cleanText, isLatin1 } from './text-policy.ts';
+export { siiTimestamp, siiDate, SII_TIME_ZONE } from './dates.ts';
+
+export type { Caf, CafVerification, IssueCafInput } from './caf.ts';
+export { parseCaf, parseCafBlock, verifyCaf, issueCaf, siiKeyFromCertificate, cafVencimiento, isCafExpired, CAF_EXPIRING_TYPES } from './caf.ts';
+
+export type { Ted, TedInput } from './ted.ts';
+export { buildTed } from './ted.ts';
+
+export type { BuildDteOptions, BuiltDte } from './dte-xml.ts';
+export { buildDte, documentIdFor, NS_SII } from './dte-xml.ts';
+export { strategyFor, envelopeKindFor } from './strategies.ts';
+export type { DocumentStrategy } from './strategies.ts';
+
+export type { PreparedSigner } from './xmldsig.ts';
+export { prepareSigner, assertSignerValidAt } from './xmldsig.ts';
+export { rutFromCertificate, OID_SII_RUT } from './certificate.ts';
+
+export type { BuildEnvelopeInput, BuiltEnvelope, EnvelopeKind } from './envelope.ts';
+export { buildEnvelope } from './envelope.ts';
+
+export type {
+  VerifyOptions,
+  VerificationIssue,
+  DteVerification,
+  EnvelopeVerification,
+  SchemaValidator,
+  SchemaKind,
+  SchemaValidationResult,
+} from './verify.ts';
+export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify.ts';
+export { createSchemaValidator, REQUIRED_SCHEMA_FILES, SCHEMA_FILES } from './schema-validator.ts';

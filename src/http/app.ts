@@ -1,0 +1,88 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { AppContext } from '../context.ts';
+import { routeModules } from '../modules/index.ts';
+import { webModules } from '../web/index.ts';
+import { loggerOptions } from './log.ts';
+import authPlugin from './plugins/auth.ts';
+import errorsPlugin from './plugins/errors.ts';
+import idempotencyPlugin from './plugins/idempotency.ts';
+import { genRequestId } from './plugins/request-id.ts';
+import { ErrorBody } from './schemas.ts';
+import { addSharedSchema, validatorCompiler } from './validation.ts';
+import docsRoutes from './docs.ts';
+import { rateLimiterFor } from '../lib/rate-limiter.ts';
+
+export interface BuildAppOptions {
+  /** Pass false in tests to keep output quiet; a pino logger or options otherwise. */
+  logger?: boolean | object;
+}
+
+/**
+ * The HTTP app: cross-cutting plugins (errors, auth, rate limits, idempotency, OpenAPI), then one
+ * route module per resource group (src/modules/index.ts). Routes stay thin; rules live in services.
+ */
+export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? loggerOptions(ctx.config.logLevel),
+    genReqId: genRequestId,
+    requestIdHeader: false,
+    bodyLimit: ctx.config.bodyLimitBytes,
+    trustProxy: ctx.config.env === 'production',
+    routerOptions: { maxParamLength: 500 },
+    // Requests the HTTP parser itself refuses (NUL or control bytes in headers, broken framing)
+    // never reach a route; they still get the error envelope, as a 400.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return;
+      const body = JSON.stringify({
+        error: { code: 'malformed_request', message: 'The HTTP request is malformed (bad header bytes or framing).', requestId: genRequestId({ headers: {} }) },
+      });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      );
+      void err;
+    },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  addSharedSchema(ErrorBody);
+  app.addSchema(ErrorBody);
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('Request-Id', req.id);
+  });
+  // A POST without a body is an empty object, so validation names the missing fields.
+  app.addHook('preValidation', async (req) => {
+    if (req.method === 'POST' && req.body === undefined) req.body = {};
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'DTE issuing service',
+        version: '1.0.0',
+        description:
+          'Issue Chilean electronic tax documents (DTE) on behalf of the companies you serve. ' +
+          'Authenticate with `Authorization: Bearer sk_live_…`. Errors: `{error: {code, message, param?, requestId}}`.',
+      },
+      servers: [{ url: ctx.config.baseUrl }],
+      components: {
+        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An sk_live_… API key.' } },
+      },
+      security: [{ apiKey: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) || `def-${i}` },
+  });
+  await app.register(errorsPlugin);
+  await app.register(authPlugin, {
+    apiKeys: ctx.services.apiKeys,
+    rateLimiter: rateLimiterFor(ctx.db),
+    limit: ctx.config.rateLimit,
+  });
+  await app.register(idempotencyPlugin, { db: ctx.db, clock: ctx.clock });
+
+  for (const mod of routeModules) await app.register(mod, { ctx });
+  for (const mod of webModules) await app.register(mod, { ctx });
+  await app.register(docsRoutes);
+  return app;
+}

@@ -1,0 +1,118 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, isAppError } from '../../errors.ts';
+
+/**
+ * The one place where errors become HTTP responses. The envelope is
+ * `{error: {code, message, param?, details?, requestId}}`; raw library or driver messages never
+ * reach the client, and unknown errors are logged in full and answered with a generic 500.
+ */
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+export const jsonPointerToParam = (pointer: string): string =>
+  pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+
+export function validationToAppError(errs: AjvError[], context: string | undefined): AppError {
+  const e = errs[0]!;
+  let param = jsonPointerToParam(e.instancePath);
+  let message: string;
+  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : 'field';
+  switch (e.keyword) {
+    case 'required':
+      param = param ? `${param}.${String(e.params.missingProperty)}` : String(e.params.missingProperty);
+      message = `The ${where} '${param}' is required.`;
+      break;
+    case 'additionalProperties':
+      param = param ? `${param}.${String(e.params.additionalProperty)}` : String(e.params.additionalProperty);
+      message = `Unknown ${where} '${param}'. Check the spelling against the API reference at /docs.`;
+      break;
+    case 'type':
+      message = `The ${where} '${param || '(body)'}' must be of type ${String(e.params.type)}.`;
+      break;
+    case 'enum':
+      message = `The ${where} '${param}' must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}.`;
+      break;
+    default:
+      message = `The ${where} '${param || '(body)'}' ${e.message ?? 'is invalid'}.`;
+  }
+  return new AppError('invalid_request', context === 'body' || !context ? 'invalid_field' : 'invalid_parameter', message, {
+    ...(param ? { param } : {}),
+  });
+}
+
+function toAppError(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | undefined {
+  if (isAppError(err)) return err;
+  if (err.validation) return validationToAppError(err.validation, err.validationContext);
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new AppError('too_large', 'body_too_large', 'The request body is larger than this route accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(
+        'unsupported_media_type',
+        'unsupported_media_type',
+        'This route does not accept that Content-Type. Send application/json (or multipart/form-data where documented).',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('invalid_request', 'invalid_json', 'The body is empty; send a JSON object.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_request', 'invalid_json', 'The body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'invalid_content_length', 'The Content-Length header does not match the body.');
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_ASYNC_CONSTRAINT':
+      return new AppError('invalid_request', 'invalid_url', 'The request URL is malformed.');
+  }
+  if (err instanceof SyntaxError || (err.statusCode === 400 && /JSON/i.test(err.message))) {
+    return new AppError('invalid_request', 'invalid_json', 'The body is not valid JSON.');
+  }
+  if (err.statusCode === 413) return new AppError('too_large', 'body_too_large', 'The request body is too large.');
+  if (err.statusCode === 415)
+    return new AppError('unsupported_media_type', 'unsupported_media_type', 'This route does not accept that Content-Type.');
+  if (err.statusCode === 400) return new AppError('invalid_request', 'invalid_request', 'The request is malformed.');
+  return undefined;
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, e: AppError): FastifyReply {
+  if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+  return reply
+    .status(e.status)
+    .type('application/json; charset=utf-8')
+    .send({
+      error: {
+        code: e.code,
+        message: e.message,
+        ...(e.param ? { param: e.param } : {}),
+        ...(e.details ? { details: e.details } : {}),
+        requestId: request.id,
+      },
+    });
+}
+
+export default fp(async function errorsPlugin(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const appErr = toAppError(err);
+    if (appErr) {
+      if (appErr.status >= 500) request.log.warn({ err, code: appErr.code }, 'request failed upstream');
+      return sendError(request, reply, appErr);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(
+      request,
+      reply,
+      new AppError('unavailable', 'internal_error', 'Something went wrong on our side. Retry later; quote the requestId if it persists.'),
+    ).status(500);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new AppError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`)),
+  );
+});

@@ -1,0 +1,147 @@
+import crypto from 'node:crypto';
+import { Transform } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Db } from '../../db/types.ts';
+import { AppError, errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+
+/**
+ * Idempotency-Key on every POST (decisions §2), scoped to the account, kept 24 h.
+ * - The raw body is hashed while it streams in (works for JSON and multipart alike).
+ * - Before validation, the request takes the key: a fresh key inserts an in-flight row; a
+ *   completed key with the same request hash replays the stored response; a different hash is
+ *   `idempotency_key_reused`; an in-flight one is `idempotency_key_in_use`.
+ * - On send, the response is stored (5xx responses release the key instead, so a retry can run).
+ * An in-flight row whose lock expired (its process died) can be taken over.
+ */
+const TTL_MS = 24 * 3600_000;
+const LOCK_MS = 5 * 60_000;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency: { key: string; hasher?: crypto.Hash; acquired?: boolean } | null;
+  }
+}
+
+interface Row {
+  request_hash: string;
+  status_code: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  created_at: Date;
+  locked_until: Date;
+}
+
+export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: { db: Db; clock: Clock }) {
+  const { db, clock } = opts;
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    const raw = req.headers['idempotency-key'];
+    if (req.method !== 'POST' || raw === undefined || !req.auth) return payload;
+    const key = Array.isArray(raw) ? raw[0]! : raw;
+    const hasher = crypto.createHash('sha256').update(`${req.method} ${req.url}\n`);
+    req.idempotency = { key, hasher };
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        hasher.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    (tap as unknown as { receivedEncodedLength: number }).receivedEncodedLength = 0;
+    tap.on('data', (c: Buffer) => {
+      (tap as unknown as { receivedEncodedLength: number }).receivedEncodedLength += c.length;
+    });
+    return payload.pipe(tap);
+  });
+
+  app.addHook('preValidation', async (req, reply) => {
+    const idem = req.idempotency;
+    if (!idem || !req.auth) return;
+    if (idem.key.length < 1 || idem.key.length > 255 || !/^[\x21-\x7e]+$/.test(idem.key)) {
+      req.idempotency = null;
+      throw errors.invalid('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters.', {
+        param: 'Idempotency-Key',
+      });
+    }
+    const hash = idem.hasher!.digest('hex');
+    const accountId = req.auth.accountId;
+    const now = clock.now();
+    const tryInsert = async (): Promise<boolean> =>
+      (
+        await db.query(
+          `insert into idempotency_keys (account_id, key, request_hash, created_at, locked_until)
+           values ($1, $2, $3, $4, $5) on conflict do nothing`,
+          [accountId, idem.key, hash, now, new Date(now.getTime() + LOCK_MS)],
+        )
+      ).rowCount === 1;
+    if (await tryInsert()) {
+      idem.acquired = true;
+      return;
+    }
+    const existing = (
+      await db.query<Row>('select * from idempotency_keys where account_id = $1 and key = $2', [accountId, idem.key])
+    ).rows[0];
+    // Expired record, or an in-flight one whose owner died: take it over atomically.
+    const takeOver = async (): Promise<boolean> => {
+      const r = await db.query(
+        `update idempotency_keys set request_hash = $3, created_at = $4, locked_until = $5,
+           status_code = null, response_headers = null, response_body = null
+         where account_id = $1 and key = $2
+           and (created_at < $6 or (status_code is null and locked_until < $4))`,
+        [accountId, idem.key, hash, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() - TTL_MS)],
+      );
+      return r.rowCount === 1;
+    };
+    if (!existing || existing.created_at.getTime() < now.getTime() - TTL_MS) {
+      if (existing ? await takeOver() : await tryInsert()) {
+        idem.acquired = true;
+        return;
+      }
+      throw errors.conflict('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.');
+    }
+    if (existing.request_hash !== hash) {
+      throw errors.conflict(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request. Use a new key for a different request.',
+        { param: 'Idempotency-Key' },
+      );
+    }
+    if (existing.status_code === null) {
+      if (existing.locked_until.getTime() < now.getTime() && (await takeOver())) {
+        idem.acquired = true;
+        return;
+      }
+      throw new AppError('conflict', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.', {
+        headers: { 'Retry-After': '1' },
+      });
+    }
+    req.idempotency = null; // replaying: nothing to store on the way out
+    for (const [k, v] of Object.entries(existing.response_headers ?? {})) reply.header(k, v);
+    reply.header('Idempotent-Replayed', 'true');
+    return reply.status(existing.status_code).send(existing.response_body ?? '');
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const idem = req.idempotency;
+    if (!idem?.acquired || !req.auth) return payload;
+    idem.acquired = false;
+    const storable = typeof payload === 'string' || Buffer.isBuffer(payload) || payload === null || payload === undefined;
+    if (reply.statusCode >= 500 || !storable) {
+      await db.query('delete from idempotency_keys where account_id = $1 and key = $2', [req.auth.accountId, idem.key]);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const h of ['content-type', 'location']) {
+      const v = reply.getHeader(h);
+      if (v !== undefined) headers[h] = String(v);
+    }
+    await db.query(
+      `update idempotency_keys set status_code = $3, response_headers = $4, response_body = $5
+       where account_id = $1 and key = $2`,
+      [req.auth.accountId, idem.key, reply.statusCode, JSON.stringify(headers), payload === null || payload === undefined ? '' : String(payload)],
+    );
+    return payload;
+  });
+});

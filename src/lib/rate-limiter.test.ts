@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Db } from '../db/types.ts';
+import { describeEachDb, openSecondConnection, openTestDb, type TestDb } from '../../test/helpers/db.ts';
+import { createMemoryRateLimiter, createRateLimiter } from './rate-limiter.ts';
+
+it('memory buckets refill with time and never go below zero', async () => {
+  const l = createMemoryRateLimiter();
+  const limit = { perSecond: 1000, burst: 3 };
+  const r = [];
+  for (let i = 0; i < 5; i++) r.push(await l.take('k', limit));
+  expect(r.map((x) => x.allowed)).toEqual([true, true, true, false, false]);
+  await new Promise((res) => setTimeout(res, 5));
+  expect((await l.take('k', limit)).allowed).toBe(true);
+});
+
+describeEachDb('database token buckets', (backend) => {
+  let t: TestDb;
+  let second: Db | undefined;
+  beforeAll(async () => {
+    t = await openTestDb(backend);
+    second = await openSecondConnection(t);
+  });
+  afterAll(async () => {
+    await second?.close();
+    await t.close();
+  });
+
+  it('is shared by every connection: 100 concurrent takes of a 30-token bucket allow exactly 30', async () => {
+    const a = createRateLimiter(t.db);
+    const b = createRateLimiter(second ?? t.db);
+    const limit = { perSecond: 0.001, burst: 30 };
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).take('shared', limit)));
+    expect(results.filter((r) => r.allowed)).toHaveLength(30);
+    const denied = results.find((r) => !r.allowed)!;
+    expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+  });
+});

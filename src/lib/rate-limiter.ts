@@ -1,0 +1,79 @@
+import type { Db, Sql } from '../db/types.ts';
+
+/**
+ * Token buckets kept in the database, so every process that shares a PostgreSQL shares the
+ * limits. One statement refills by elapsed time, takes a token if there is one, and says what is
+ * left. The bucket never goes below zero, so a client hammering a limit is not punished further.
+ */
+export interface RateLimit {
+  perSecond: number;
+  burst: number;
+}
+
+export interface TakeResult {
+  allowed: boolean;
+  remaining: number;
+  /** Seconds until one token is available (0 when allowed). */
+  retryAfterSeconds: number;
+  /** Seconds until the bucket is full again. */
+  resetSeconds: number;
+}
+
+/**
+ * On PGlite only one process can ever use the database, so a bucket in this process's memory is
+ * exactly as shared as one in the database, and saves a write per request.
+ */
+export function createMemoryRateLimiter() {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return {
+    async take(key: string, limit: RateLimit): Promise<TakeResult> {
+      const now = performance.now();
+      const b = buckets.get(key) ?? { tokens: limit.burst, at: now };
+      const avail = Math.min(limit.burst, b.tokens + ((now - b.at) / 1000) * limit.perSecond);
+      const allowed = avail >= 1;
+      b.tokens = allowed ? avail - 1 : avail;
+      b.at = now;
+      buckets.set(key, b);
+      if (buckets.size > 100_000) buckets.delete(buckets.keys().next().value!);
+      return {
+        allowed,
+        remaining: Math.max(0, Math.floor(b.tokens)),
+        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / limit.perSecond)),
+        resetSeconds: Math.max(0, Math.ceil((limit.burst - b.tokens) / limit.perSecond)),
+      };
+    },
+  };
+}
+
+export const rateLimiterFor = (db: Db) => (db.kind === 'pglite' ? createMemoryRateLimiter() : createRateLimiter(db));
+
+export function createRateLimiter(db: Sql) {
+  return {
+    async take(key: string, limit: RateLimit): Promise<TakeResult> {
+      // The refill is computed inside DO UPDATE, where the row is locked and current, so
+      // concurrent requests on other connections queue on it instead of reading a stale value.
+      const avail = 'least($2::float8, b.tokens + extract(epoch from (clock_timestamp() - b.updated_at)) * $3::float8)';
+      const r = await db.query<{ tokens: number; allowed: boolean }>(
+        `insert into rate_limit_buckets as b (key, tokens, updated_at, last_allowed)
+         values ($1, $2::float8 - 1, clock_timestamp(), true)
+         on conflict (key) do update set
+           tokens = case when ${avail} >= 1 then ${avail} - 1 else ${avail} end,
+           last_allowed = ${avail} >= 1,
+           updated_at = clock_timestamp()
+         returning tokens, last_allowed as allowed`,
+        [key, limit.burst, limit.perSecond],
+      );
+      const row = r.rows[0]!;
+      const tokens = Number(row.tokens);
+      const allowed = Boolean(row.allowed);
+      return {
+        allowed,
+        remaining: Math.max(0, Math.floor(tokens)),
+        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / limit.perSecond)),
+        resetSeconds: Math.max(0, Math.ceil((limit.burst - tokens) / limit.perSecond)),
+      };
+    },
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;

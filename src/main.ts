@@ -1,0 +1,71 @@
+/**
+ * Process wiring: config -> database -> migrations -> context -> jobs -> HTTP -> signals.
+ * `--role api|worker` (or ROLE) splits the API from the background workers; the default runs both.
+ */
+import { loadConfig, ConfigError } from './config.ts';
+import { openStores } from './stores.ts';
+import { DirectoryLockedError } from './db/dir-lock.ts';
+import { createContext } from './context.ts';
+import { buildApp } from './http/app.ts';
+import { systemClock } from './lib/clock.ts';
+import { startBackground } from './worker.ts';
+import { adminCommands, startAdminSocket } from './cli/admin-socket.ts';
+
+function roleFromArgs(argv: string[]): string | undefined {
+  const i = argv.indexOf('--role');
+  return i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--role='))?.slice(7);
+}
+
+export async function main(argv = process.argv.slice(2)) {
+  const role = roleFromArgs(argv);
+  const config = loadConfig(role ? { ...process.env, ROLE: role } : process.env);
+  const stores = await openStores(config, (m) => console.log(m));
+  const { db } = stores;
+  const ctx = createContext({ config, db, clock: systemClock, secretsDb: stores.secretsDb, keyrings: stores.keyrings });
+  const app = await buildApp(ctx);
+  const stops: (() => Promise<void>)[] = [];
+  // With the embedded database, `npx dte …` commands reach this process through a local socket.
+  if (!config.databaseUrl) stops.push(await startAdminSocket(config.dataDir, adminCommands(ctx)));
+  if (config.role !== 'api') {
+    const background = startBackground(ctx);
+    stops.push(() => background.stop());
+  }
+  if (config.role !== 'worker') {
+    await app.listen({ port: config.port, host: config.host });
+    const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
+    console.log(`\nDTE service listening on ${config.baseUrl} (database: ${where}, provider: ${config.provider})`);
+    console.log(`Secrets store: ${stores.secretsDescription}`);
+    console.log(`API reference: ${config.baseUrl}/docs`);
+    console.log(
+      config.signupEnabled
+        ? `Dashboard: ${config.appUrl}/ (sign up there), or create your first account and API key with:`
+        : `Dashboard: ${config.appUrl}/ (sign-up is off). Create accounts and API keys with:`,
+    );
+    console.log('  npx dte account create --name "My SaaS" --email you@example.com');
+    console.log('');
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'shutting down');
+    for (const stop of stops) await stop().catch(() => {});
+    await app.close().catch(() => {});
+    await stores.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  return { app, ctx };
+}
+
+if (import.meta.main) {
+  main().catch((e: unknown) => {
+    if (e instanceof ConfigError || e instanceof DirectoryLockedError) {
+      console.error(`\n${e.message}\n`);
+      process.exit(1);
+    }
+    console.error(e);
+    process.exit(1);
+  });
+}

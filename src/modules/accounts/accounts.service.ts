@@ -1,0 +1,76 @@
+import type { Db } from '../../db/types.ts';
+import { errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId } from '../../lib/tokens.ts';
+import type { ApiKeysService } from '../api-keys/api-keys.service.ts';
+import { accountsStore, type AccountRow } from './accounts.store.ts';
+
+export interface Account {
+  id: string;
+  name: string;
+  email: string;
+  createdAt: string;
+}
+
+export const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  createdAt: r.created_at.toISOString(),
+});
+
+const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
+
+export function normaliseEmail(email: string): string {
+  const e = email.trim();
+  if (!EMAIL_RE.test(e)) throw errors.invalid('invalid_email', `'${email}' is not a valid e-mail address.`, { param: 'email' });
+  return e;
+}
+
+export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: ApiKeysService }) {
+  const { db, clock } = deps;
+  return {
+    /** Creates an account and, when asked, its first API key (the CLI and sign-up use this). */
+    async create(input: { name: string; email: string; passwordHash?: string; withApiKey?: boolean }) {
+      const name = input.name.trim();
+      if (!name) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
+      const email = normaliseEmail(input.email);
+      return db.transaction(async (tx) => {
+        if (await accountsStore.findByEmail(tx, email))
+          throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
+        const row = await accountsStore.insert(tx, { id: newId(), name, email, passwordHash: input.passwordHash ?? null, now: clock.now() });
+        const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, row.id, { name: 'default' }) : undefined;
+        return { account: toAccount(row), apiKey };
+      });
+    },
+    async get(accountId: string): Promise<Account> {
+      const row = await accountsStore.get(db, accountId);
+      if (!row) throw errors.notFound('account', accountId);
+      return toAccount(row);
+    },
+    async findByEmail(email: string) {
+      return accountsStore.findByEmail(db, email);
+    },
+    async update(accountId: string, patch: { name?: string; email?: string }): Promise<Account> {
+      const name = patch.name?.trim();
+      if (patch.name !== undefined && !name) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
+      const email = patch.email === undefined ? undefined : normaliseEmail(patch.email);
+      return db.transaction(async (tx) => {
+        if (email) {
+          const other = await accountsStore.findByEmail(tx, email);
+          if (other && other.id !== accountId)
+            throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
+        }
+        const row = await accountsStore.update(tx, accountId, { ...(name ? { name } : {}), ...(email ? { email } : {}) }, clock.now());
+        if (!row) throw errors.notFound('account', accountId);
+        return toAccount(row);
+      });
+    },
+    async setPasswordHash(accountId: string, passwordHash: string) {
+      const row = await accountsStore.update(db, accountId, { passwordHash }, clock.now());
+      if (!row) throw errors.notFound('account', accountId);
+    },
+  };
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;

@@ -1,0 +1,38 @@
+import type { Sql } from '../../db/types.ts';
+
+export interface AccountRow {
+  id: string;
+  name: string;
+  email: string;
+  password_hash: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const accountsStore = {
+  async insert(tx: Sql, a: { id: string; name: string; email: string; passwordHash?: string | null; now: Date }) {
+    const r = await tx.query<AccountRow>(
+      `insert into accounts (id, name, email, password_hash, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $5) returning *`,
+      [a.id, a.name, a.email, a.passwordHash ?? null, a.now],
+    );
+    return r.rows[0]!;
+  },
+  async get(tx: Sql, id: string) {
+    const r = await tx.query<AccountRow>('select * from accounts where id = $1', [id]);
+    return r.rows[0];
+  },
+  async findByEmail(tx: Sql, email: string) {
+    const r = await tx.query<AccountRow>('select * from accounts where lower(email) = lower($1)', [email]);
+    return r.rows[0];
+  },
+  async update(tx: Sql, id: string, patch: { name?: string; email?: string; passwordHash?: string }, now: Date) {
+    const r = await tx.query<AccountRow>(
+      `update accounts set name = coalesce($2, name), email = coalesce($3, email),
+         password_hash = coalesce($4, password_hash), updated_at = $5
+       where id = $1 returning *`,
+      [id, patch.name ?? null, patch.email ?? null, patch.passwordHash ?? null, now],
+    );
+    return r.rows[0];
+  },
+};

@@ -1,0 +1,77 @@
+import type { Db, Sql } from '../../db/types.ts';
+import { errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { decodeIterator, toPage } from '../../lib/pagination.ts';
+import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
+import { apiKeysStore, type ApiKeyRow } from './api-keys.store.ts';
+
+/**
+ * API keys (decisions §3): `sk_live_` + 32 random bytes (base64url). Only the SHA-256 of the full
+ * key is stored, with a short display prefix; the key itself appears once, in the create response.
+ */
+export const API_KEY_PREFIX = 'sk_live_';
+export const API_KEY_RE = /^sk_live_[A-Za-z0-9_-]{43}$/;
+
+export interface ApiKey {
+  id: string;
+  name: string | null;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export const toApiKey = (r: ApiKeyRow): ApiKey => ({
+  id: r.id,
+  name: r.name,
+  prefix: r.prefix,
+  createdAt: r.created_at.toISOString(),
+  lastUsedAt: r.last_used_at?.toISOString() ?? null,
+  revokedAt: r.revoked_at?.toISOString() ?? null,
+});
+
+export function createApiKeysService(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  const createIn = async (tx: Sql, accountId: string, input: { name?: string | undefined }) => {
+    const key = randomToken(API_KEY_PREFIX);
+    const row = await apiKeysStore.insert(tx, {
+      id: newId(),
+      accountId,
+      name: input.name?.trim() || null,
+      keyHash: sha256Hex(key),
+      prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+      now: clock.now(),
+    });
+    return { ...toApiKey(row), key };
+  };
+  return {
+    createIn,
+    create: (accountId: string, input: { name?: string | undefined }) => db.transaction((tx) => createIn(tx, accountId, input)),
+    async list(accountId: string, q: { limit: number; iterator?: string | undefined }) {
+      const cursor = decodeIterator(q.iterator);
+      const rows = await apiKeysStore.list(db, accountId, { limit: q.limit, cursor });
+      return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toApiKey);
+    },
+    async revoke(accountId: string, id: string) {
+      if (!UUID_RE.test(id)) throw errors.notFound('api_key', id);
+      const row = await apiKeysStore.revoke(db, accountId, id, clock.now());
+      if (!row) throw errors.notFound('api_key', id);
+      return toApiKey(row);
+    },
+    /**
+     * Resolves a presented secret to its account. Throws 401s with distinct codes: the caller
+     * learns whether to fix the header format, use another key, or create a new one.
+     */
+    async authenticate(secret: string): Promise<{ accountId: string; apiKeyId: string }> {
+      if (!API_KEY_RE.test(secret))
+        throw errors.unauthorized('malformed_api_key', 'The API key is malformed. Keys look like sk_live_ followed by 43 characters.');
+      const row = await apiKeysStore.findByHash(db, sha256Hex(secret));
+      if (!row) throw errors.unauthorized('invalid_api_key', 'The API key is not valid. Create one in Settings → API Keys.');
+      if (row.revoked_at) throw errors.unauthorized('revoked_api_key', 'The API key has been revoked. Use or create another key.');
+      void apiKeysStore.touch(db, row.id, clock.now()).catch(() => {});
+      return { accountId: row.account_id, apiKeyId: row.id };
+    },
+  };
+}
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;

@@ -1,0 +1,246 @@
+import type { Db, Sql } from '../../db/types.ts';
+import { AppError, errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
+import type { DataCipher } from '../../secrets/data-cipher.ts';
+import { tenantsStore } from '../tenants/tenants.store.ts';
+import { activationStore, type ActivationLinkRow, type StagedCertificate } from './activation.store.ts';
+import { apiKeyAad, pfxAad, pfxPasswordAad, secretRefs } from './credentials.encrypted.ts';
+import { credentialsStore, type CertificateRow } from './credentials.store.ts';
+import { toCertificateEntry, type CredentialsService } from './credentials.service.ts';
+import { notifyIfCertificateRowExpiring } from '../webhooks/certificate-expiring.ts';
+
+/**
+ * Activation links (contract §3): `act_` tokens stored as SHA-256, one pending link per tenant,
+ * single use. The hosted page's progress (step 1 the verified API key, step 2 the certificate
+ * waiting for confirmation) is kept on the link, and completion moves it to the tenant in one
+ * transaction — the only place a link becomes `completed`, behind a row lock, so of any number of
+ * concurrent completions exactly one wins.
+ *
+ * Lock order everywhere: tenant row, then link row (the credentials service locks the tenant too).
+ */
+export type LinkState = 'unknown' | 'pending' | 'expired' | 'invalidated' | 'completed';
+
+export interface LinkView {
+  state: 'pending';
+  linkId: string;
+  tenantId: string;
+  expiresAt: Date;
+  tenant: { razonSocial: string; rutEmpresa: string };
+  apiKeyVerifiedAt: Date | null;
+  certificate: StagedCertificate | null;
+}
+
+const TOKEN_RE = /^act_[A-Za-z0-9_-]{43}$/;
+
+export class LinkUnusableError extends AppError {
+  readonly state: Exclude<LinkState, 'pending'>;
+  constructor(state: Exclude<LinkState, 'pending'>) {
+    super(
+      state === 'unknown' ? 'not_found' : 'gone',
+      state === 'unknown' ? 'activation_link_not_found' : `activation_link_${state}`,
+      state === 'unknown'
+        ? 'This activation link does not exist.'
+        : `This activation link can no longer be used (${state}). Ask for a new one.`,
+    );
+    this.state = state;
+  }
+}
+
+export function createActivationService(deps: {
+  db: Db;
+  clock: Clock;
+  appUrl: string;
+  ttlMs: number;
+  credentials: CredentialsService;
+  dataCipher: DataCipher;
+}) {
+  const { db, clock, credentials, dataCipher } = deps;
+
+  const stateOf = (l: ActivationLinkRow | undefined, now: Date): LinkState =>
+    !l ? 'unknown' : l.status === 'pending' && l.expires_at.getTime() <= now.getTime() ? 'expired' : l.status;
+
+  const find = async (sql: Sql, token: string, forUpdate = false) =>
+    TOKEN_RE.test(token) ? activationStore.byTokenHash(sql, sha256Hex(token), { forUpdate }) : undefined;
+
+  /** The usable link, or LinkUnusableError (404 unknown, 410 expired/invalidated/completed). */
+  const usable = async (sql: Sql, token: string, forUpdate = false) => {
+    const link = await find(sql, token, forUpdate);
+    const state = stateOf(link, clock.now());
+    if (state !== 'pending') throw new LinkUnusableError(state);
+    return link!;
+  };
+
+  /** Runs fn with the tenant row, then the link row, locked; re-checks the link is still usable. */
+  const withLockedLink = async <T>(token: string, fn: (tx: Sql, link: ActivationLinkRow) => Promise<T>): Promise<T> => {
+    const first = await usable(db, token);
+    return db.transaction(async (tx) => {
+      await tenantsStore.get(tx, first.account_id, first.tenant_id, { forUpdate: true });
+      return fn(tx, await usable(tx, token, true));
+    });
+  };
+
+  return {
+    async createLink(accountId: string, tenantId: string) {
+      if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
+      const token = randomToken('act_');
+      const result = await db.transaction(async (tx) => {
+        const tenant = await tenantsStore.get(tx, accountId, tenantId, { forUpdate: true });
+        if (!tenant) throw errors.notFound('tenant', tenantId);
+        const now = clock.now();
+        const released = await activationStore.endPending(tx, accountId, tenantId, now);
+        const expiresAt = new Date(now.getTime() + deps.ttlMs);
+        await activationStore.insert(tx, { id: newId(), accountId, tenantId, tokenHash: sha256Hex(token), expiresAt, now });
+        return { expiresAt, released };
+      });
+      await credentials.discard(result.released);
+      return { token, url: `${deps.appUrl}/activate/${token}`, expiresAt: result.expiresAt.toISOString() };
+    },
+
+    /**
+     * The state of the tenant's newest link, for the dashboard: `none` when no link was ever
+     * generated. The token itself is never available again (only its hash is stored).
+     */
+    async linkStatus(accountId: string, tenantId: string): Promise<{ state: Exclude<LinkState, 'unknown'> | 'none'; expiresAt: string | null; createdAt: string | null }> {
+      if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
+      if (!(await tenantsStore.get(db, accountId, tenantId))) throw errors.notFound('tenant', tenantId);
+      const link = await activationStore.latestForTenant(db, accountId, tenantId);
+      if (!link) return { state: 'none', expiresAt: null, createdAt: null };
+      return { state: stateOf(link, clock.now()) as Exclude<LinkState, 'unknown'>, expiresAt: link.expires_at.toISOString(), createdAt: link.created_at.toISOString() };
+    },
+
+    /** What the hosted page shows for a token. */
+    async view(token: string): Promise<LinkView | { state: Exclude<LinkState, 'pending'> }> {
+      const link = await find(db, token);
+      const state = stateOf(link, clock.now());
+      if (state !== 'pending' || !link) return { state: state as Exclude<LinkState, 'pending'> };
+      const tenant = await tenantsStore.get(db, link.account_id, link.tenant_id);
+      if (!tenant) return { state: 'unknown' };
+      return {
+        state: 'pending',
+        linkId: link.id,
+        tenantId: link.tenant_id,
+        expiresAt: link.expires_at,
+        tenant: { razonSocial: tenant.razon_social, rutEmpresa: tenant.rut_empresa },
+        apiKeyVerifiedAt: link.api_key_verified_at,
+        certificate: link.staged_certificate,
+      };
+    },
+
+    /** Step 1: verify the API key with the provider and keep it against the link. */
+    async submitApiKey(token: string, apiKey: string) {
+      const link = await usable(db, token);
+      const verifiedAt = await credentials.verifyApiKey(apiKey);
+      const version = newId();
+      const ref = await credentials.putSecret(
+        secretRefs.apiKey(link.tenant_id, version),
+        apiKeyAad(link.account_id, link.tenant_id, version),
+        apiKey,
+      );
+      let replaced: string | null = null;
+      try {
+        await withLockedLink(token, async (tx, locked) => {
+          replaced = locked.api_key_ref;
+          await activationStore.stageApiKey(tx, locked.id, ref, verifiedAt, clock.now());
+        });
+      } catch (e) {
+        await credentials.discard([ref]);
+        throw e;
+      }
+      await credentials.discard([replaced]);
+    },
+
+    /** Step 2: read and check the .pfx, keep it (encrypted) for the customer to confirm. */
+    async submitCertificate(token: string, file: Buffer, password: string): Promise<StagedCertificate> {
+      const link = await usable(db, token);
+      if (!link.api_key_ref)
+        throw errors.conflict('activation_step_order', 'Enter and verify the billing-provider API key first (step 1).');
+      const { info, rut, fechaVencimiento } = await credentials.inspectCertificate(file, password);
+      const id = newId();
+      const staged: StagedCertificate = {
+        id,
+        holderName: info.holderName,
+        rut,
+        notBefore: info.notBefore,
+        notAfter: info.notAfter,
+        fechaVencimiento,
+        subject: info.subject,
+        issuer: info.issuer,
+        serialNumber: info.serialNumber,
+        fingerprint256: info.fingerprint256,
+        certificateDer: Buffer.from(info.certificateDer).toString('base64'),
+      };
+      const passwordRef = await credentials.putSecret(
+        secretRefs.pfxPassword(link.tenant_id, id),
+        pfxPasswordAad(link.account_id, link.tenant_id, id),
+        password,
+      );
+      const pfxCiphertext = dataCipher.encrypt(file, pfxAad(link.account_id, link.tenant_id, id));
+      let replaced: string | null = null;
+      try {
+        await withLockedLink(token, async (tx, locked) => {
+          replaced = locked.staged_password_ref;
+          await activationStore.stageCertificate(tx, locked.id, staged, pfxCiphertext, passwordRef, clock.now());
+        });
+      } catch (e) {
+        await credentials.discard([passwordRef]);
+        throw e;
+      }
+      await credentials.discard([replaced]);
+      return staged;
+    },
+
+    /**
+     * Completion: moves the staged API key and certificate to the tenant, marks the link
+     * completed and emits tenant.credentials.updated — all in one transaction.
+     */
+    async complete(token: string) {
+      const out = await withLockedLink(token, async (tx, link) => {
+        const cert = link.staged_certificate;
+        const pfx = await activationStore.stagedPfx(tx, link.id);
+        if (!link.api_key_ref || !link.api_key_verified_at || !cert || !link.staged_password_ref || !pfx)
+          throw errors.conflict('activation_incomplete', 'Both steps must be done before confirming: the API key, then the certificate.');
+        const now = clock.now();
+        if (new Date(cert.notAfter).getTime() <= now.getTime())
+          throw errors.unprocessable('certificate_expired', `The certificate expired on ${cert.notAfter}. Upload a current certificate.`, {
+            param: 'file',
+          });
+        if (!(await activationStore.complete(tx, link.id, now))) throw new LinkUnusableError('completed');
+        const { account_id: accountId, tenant_id: tenantId } = link;
+        const oldApiKeyRef = await credentialsStore.upsertApiKey(tx, accountId, tenantId, link.api_key_ref, link.api_key_verified_at, now);
+        // The same certificate uploaded again replaces the stored copy.
+        const same = await credentialsStore.findByFingerprint(tx, accountId, tenantId, cert.fingerprint256);
+        const replacedCert = same ? await credentialsStore.deleteCertificate(tx, accountId, tenantId, same.id, now) : undefined;
+        const row: CertificateRow = await credentialsStore.insertCertificate(
+          tx,
+          accountId,
+          tenantId,
+          {
+            id: cert.id,
+            rutCertificado: cert.rut,
+            nombreTitular: cert.holderName.slice(0, 100),
+            fechaVencimiento: cert.fechaVencimiento,
+            subject: cert.subject,
+            issuer: cert.issuer,
+            serialNumber: cert.serialNumber,
+            fingerprint256: cert.fingerprint256,
+            notBefore: new Date(cert.notBefore),
+            notAfter: new Date(cert.notAfter),
+            certificateDer: Buffer.from(cert.certificateDer, 'base64'),
+            pfxCiphertext: pfx, // bound to (account, tenant, cert.id) when staged: moved as is
+            passwordRef: link.staged_password_ref,
+          },
+          true,
+          now,
+        );
+        await credentials.applyChange(tx, accountId, tenantId, now);
+        await notifyIfCertificateRowExpiring(tx, row, now); // certificate.expiring, if already in the 30-day window
+        return { tenantId, certificate: toCertificateEntry(row), discard: [oldApiKeyRef, replacedCert?.password_ref] };
+      });
+      await credentials.discard(out.discard);
+      return { tenantId: out.tenantId, certificate: out.certificate };
+    },
+  };
+}
+
+export type ActivationService = ReturnType<typeof createActivationService>;

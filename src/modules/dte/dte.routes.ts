@@ -1,0 +1,132 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifySchema } from 'fastify';
+import type { RouteModule } from '../index.ts';
+import { PageOf, withErrors } from '../../http/schemas.ts';
+import {
+  CreateDteBody,
+  DteParams,
+  DteSchema,
+  DteStatusSchema,
+  EnvioSchema,
+  HistorySchema,
+  ListDteQuery,
+  SendBody,
+  SendResponse,
+  TenantDteParams,
+  TenantEnvioParams,
+  TenantParams,
+} from './dte.schemas.ts';
+
+const XML_TYPE = 'application/xml; charset=ISO-8859-1';
+
+/** A route that answers signed XML bytes (ISO-8859-1) instead of JSON. */
+const xmlResponse = (description: string): FastifySchema['response'] => ({
+  ...withErrors({}),
+  200: { description, content: { [XML_TYPE]: { schema: { type: 'string' } } } },
+});
+
+const routes: RouteModule = async (app, { ctx }) => {
+  const { dte, dteSend } = ctx.services;
+
+  app.post<{ Params: Static<typeof TenantParams>; Body: Static<typeof CreateDteBody> }>(
+    '/api/v1/tenants/:tenantId/dte',
+    {
+      schema: {
+        tags: ['DTE'],
+        summary: 'Create a DTE: allocate a folio, build, stamp (TED) and sign it',
+        description:
+          'All or nothing. Amounts are checked (422 amount_mismatch names the field and the expected value); 409 tenant_not_ready, ' +
+          '409 folios_exhausted. The document is not sent until POST …/dte/send.',
+        params: TenantParams,
+        body: CreateDteBody,
+        response: withErrors({ 201: DteSchema }, [503]),
+      },
+    },
+    async (req, reply) => reply.status(201).send(await dte.create(req.auth!.accountId, req.params.tenantId, req.body)),
+  );
+
+  app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(
+    '/api/v1/tenants/:tenantId/dte',
+    {
+      schema: { tags: ['DTE'], summary: 'List DTEs, newest first', params: TenantParams, querystring: ListDteQuery, response: withErrors({ 200: PageOf(DteSchema) }) },
+    },
+    async (req) =>
+      dte.list(req.auth!.accountId, req.params.tenantId, {
+        limit: req.query.limit ?? 50,
+        iterator: req.query.iterator,
+        status: req.query.status,
+        tipoDte: req.query.tipoDte,
+      }),
+  );
+
+  app.post<{ Params: Static<typeof TenantParams>; Body: Static<typeof SendBody> }>(
+    '/api/v1/tenants/:tenantId/dte/send',
+    {
+      schema: {
+        tags: ['DTE'],
+        summary: 'Send DTEs to the tax authority',
+        description:
+          'Boletas (39, 41) go in an EnvioBOLETA, the rest in an EnvioDTE. Uploaded by a background job; the answer waits briefly ' +
+          '(DTE_SEND_WAIT) so it usually carries the trackId. Progress: GET /api/v1/dte/{dteId}/status and dte.status.changed events.',
+        params: TenantParams,
+        body: SendBody,
+        response: withErrors({ 202: SendResponse }),
+      },
+    },
+    async (req, reply) => reply.status(202).send(await dteSend.send(req.auth!.accountId, req.params.tenantId, req.body.dteIds)),
+  );
+
+  app.get<{ Params: Static<typeof TenantEnvioParams> }>(
+    '/api/v1/tenants/:tenantId/dte/envios/:envioId',
+    { schema: { tags: ['DTE'], summary: 'Read an envío (one uploaded envelope)', params: TenantEnvioParams, response: withErrors({ 200: EnvioSchema }) } },
+    async (req) => dte.envio(req.auth!.accountId, req.params.tenantId, req.params.envioId),
+  );
+
+  app.get<{ Params: Static<typeof TenantEnvioParams> }>(
+    '/api/v1/tenants/:tenantId/dte/envios/:envioId/xml',
+    {
+      schema: {
+        tags: ['DTE'],
+        summary: 'The signed EnvioDTE / EnvioBOLETA as uploaded',
+        params: TenantEnvioParams,
+        response: xmlResponse('The envelope bytes, ISO-8859-1.'),
+      },
+    },
+    async (req, reply) => reply.type(XML_TYPE).send(await dte.envioXml(req.auth!.accountId, req.params.tenantId, req.params.envioId)),
+  );
+
+  app.get<{ Params: Static<typeof TenantDteParams> }>(
+    '/api/v1/tenants/:tenantId/dte/:dteId',
+    { schema: { tags: ['DTE'], summary: 'Read a DTE', params: TenantDteParams, response: withErrors({ 200: DteSchema }) } },
+    async (req) => dte.get(req.auth!.accountId, req.params.tenantId, req.params.dteId),
+  );
+
+  app.get<{ Params: Static<typeof TenantDteParams> }>(
+    '/api/v1/tenants/:tenantId/dte/:dteId/xml',
+    {
+      schema: { tags: ['DTE'], summary: 'The signed DTE XML, byte for byte', params: TenantDteParams, response: xmlResponse('The signed DTE, ISO-8859-1.') },
+    },
+    async (req, reply) => reply.type(XML_TYPE).send(await dte.xml(req.auth!.accountId, req.params.tenantId, req.params.dteId)),
+  );
+
+  app.get<{ Params: Static<typeof TenantDteParams> }>(
+    '/api/v1/tenants/:tenantId/dte/:dteId/history',
+    { schema: { tags: ['DTE'], summary: 'Every state the DTE went through', params: TenantDteParams, response: withErrors({ 200: HistorySchema }) } },
+    async (req) => dte.history(req.auth!.accountId, req.params.tenantId, req.params.dteId),
+  );
+
+  const statusSchema = (prefix: string) => ({
+    schema: {
+      tags: ['DTE'],
+      summary: `Current status of a DTE${prefix ? '' : ' (the contract path, same answer)'}`,
+      params: DteParams,
+      response: withErrors({ 200: DteStatusSchema }),
+    },
+  });
+  app.get<{ Params: Static<typeof DteParams> }>('/api/v1/dte/:dteId/status', statusSchema('/api/v1'), async (req) =>
+    dte.status(req.auth!.accountId, req.params.dteId),
+  );
+  app.get<{ Params: Static<typeof DteParams> }>('/dte/:dteId/status', statusSchema(''), async (req) => dte.status(req.auth!.accountId, req.params.dteId));
+};
+
+export default routes;

@@ -1,0 +1,257 @@
+import type { Db } from '../../db/types.ts';
+import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
+import { AppError, errors } from '../../errors.ts';
+import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId, UUID_RE } from '../../lib/tokens.ts';
+import { providerErrorToAppError } from '../../provider/errors.ts';
+import { ProviderError, type Provider, type ProviderCredentials, type UploadStatus } from '../../provider/port.ts';
+import { requireReady } from '../folios/folios.service.ts';
+import type { TenantRow } from '../tenants/tenants.store.ts';
+import { engineErrorToAppError } from './dte.input.ts';
+import { toEnvio } from './dte.service.ts';
+import { dteStore, type DteRow, type DteStatus, type EnvioRow } from './dte.store.ts';
+import { changeStatus, SENDABLE } from './dte.transitions.ts';
+import type { SignerCache } from './signer-cache.ts';
+
+/**
+ * Sending (decisions §7): `send` moves the DTEs to `sending` and queues one upload job per
+ * envelope in the same transaction; the upload job builds the EnvioDTE/EnvioBOLETA from the
+ * stored signed bytes (spliced verbatim), signs it and uploads it; the poll job asks the provider
+ * until the SII's verdict is final. Every state change goes through changeStatus (history +
+ * `dte.status.changed`, in the same transaction). Jobs are durable and idempotent: a job that
+ * finds its envío already past its step does nothing.
+ */
+export const UPLOAD_QUEUE = 'dte.upload';
+export const POLL_QUEUE = 'dte.poll';
+const UPLOAD_ATTEMPTS = 6;
+
+/** Poll backoff: 0.5 s, 1 s, 2 s, … up to 5 minutes between questions. */
+export const pollDelayMs = (polls: number): number => Math.min(500 * 2 ** Math.min(polls, 12), 300_000);
+
+export interface SendDeps {
+  db: Db;
+  clock: Clock;
+  provider: Pick<Provider, 'upload' | 'uploadStatus' | 'documentStatus'>;
+  signers: SignerCache;
+  credentials: { getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> };
+  getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
+  sendWaitMs: number;
+  sleep?: (ms: number) => Promise<void>;
+  log?: { warn: (obj: object, msg: string) => void };
+}
+
+interface Outcome {
+  status: DteStatus;
+  estado: string;
+  glosa: string;
+}
+
+export function createSendService(deps: SendDeps) {
+  const { db, clock } = deps;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+
+  const failEnvio = async (envio: EnvioRow, e: AppError) => {
+    const now = clock.now();
+    await db.transaction(async (tx) => {
+      const cur = await dteStore.getEnvioForUpdate(tx, envio.account_id, envio.id);
+      if (!cur || cur.status !== 'pending') return;
+      await dteStore.updateEnvio(tx, { id: envio.id, accountId: envio.account_id, status: 'failed', estado: null, glosa: e.message, errorCode: e.code, now });
+      for (const r of await dteStore.rowsOf(tx, envio.account_id, envio.dte_ids, true)) {
+        if (r.status === 'sending') await changeStatus(tx, r, 'send_failed', { trackId: null, estado: null, glosa: `${e.code}: ${e.message}` }, now);
+      }
+    });
+  };
+
+  /** Documents the answer does not list are judged by the per-type counts, or asked about one by one. */
+  const outcomes = async (st: UploadStatus, rows: DteRow[], creds: Required<ProviderCredentials>, tenant: TenantRow): Promise<Map<string, Outcome>> => {
+    const out = new Map<string, Outcome>();
+    if (st.estado !== 'EPR') {
+      for (const r of rows) out.set(r.id, { status: 'rejected', estado: st.estado, glosa: st.glosa });
+      return out;
+    }
+    const byDoc = new Map(st.documents.map((d) => [`${d.tipoDte}:${d.folio}`, d]));
+    for (const r of rows) {
+      const d = byDoc.get(`${r.tipo_dte}:${Number(r.folio)}`);
+      if (d) {
+        out.set(r.id, { status: d.status, estado: d.estado, glosa: d.glosa });
+        continue;
+      }
+      const s = st.estadistica?.find((x) => x.tipoDte === r.tipo_dte);
+      if (s && s.aceptados === s.informados) {
+        out.set(r.id, { status: 'accepted', estado: 'DOK', glosa: 'DTE Aceptado' });
+        continue;
+      }
+      const q = await deps.provider.documentStatus(creds, {
+        rutEmpresa: toSiiRut(tenant.rut_empresa),
+        tipoDte: r.tipo_dte,
+        folio: Number(r.folio),
+        rutReceptor: r.receptor.rut,
+        fechaEmision: r.fecha_emision,
+        montoTotal: Number(r.monto_total),
+        ambiente: tenant.ambiente,
+      });
+      out.set(r.id, { status: q.estado === 'DOK' ? 'accepted' : 'rejected', estado: q.estado, glosa: q.glosa });
+    }
+    return out;
+  };
+
+  return {
+    /** POST …/dte/send: 202 with one envío per envelope kind. */
+    async send(accountId: string, tenantId: string, dteIds: string[]) {
+      const tenant = await deps.getTenant(accountId, tenantId);
+      const seen = new Map<string, number>();
+      dteIds.forEach((id, i) => {
+        if (seen.has(id)) throw errors.invalid('duplicate_dte_id', `dteIds[${i}] repeats '${id}' (already at dteIds[${seen.get(id)}]).`, { param: `dteIds[${i}]` });
+        seen.set(id, i);
+      });
+      dteIds.forEach((id, i) => {
+        if (!UUID_RE.test(id)) throw errors.notFound('dte', id, `dteIds[${i}]`);
+      });
+      requireReady(tenant);
+      const now = clock.now();
+      const envioIds = await db.transaction(async (tx) => {
+        const rows = new Map((await dteStore.lockForSend(tx, accountId, tenantId, dteIds)).map((r) => [r.id, r]));
+        dteIds.forEach((id, i) => {
+          if (!rows.has(id)) throw errors.notFound('dte', id, `dteIds[${i}]`);
+        });
+        dteIds.forEach((id, i) => {
+          const r = rows.get(id)!;
+          if (!SENDABLE.includes(r.status))
+            throw errors.conflict('dte_already_sent', `DTE '${id}' is ${r.status}: only created or send_failed DTEs can be sent.`, {
+              param: `dteIds[${i}]`,
+              details: { dteId: id, status: r.status },
+            });
+        });
+        const groups = new Map<'EnvioDTE' | 'EnvioBOLETA', string[]>();
+        for (const id of dteIds) {
+          const kind = envelopeKindFor(rows.get(id)!.tipo_dte);
+          groups.set(kind, [...(groups.get(kind) ?? []), id]);
+        }
+        const ids: string[] = [];
+        for (const [kind, members] of groups) {
+          const envioId = newId();
+          ids.push(envioId);
+          await dteStore.insertEnvio(tx, { id: envioId, accountId, tenantId, tipoEnvio: kind, dteIds: members, now });
+          for (const id of members) await changeStatus(tx, rows.get(id)!, 'sending', { trackId: null, estado: null, glosa: null }, now, envioId);
+          await enqueue(tx, UPLOAD_QUEUE, { envioId, accountId }, { singletonKey: `${UPLOAD_QUEUE}:${envioId}`, maxAttempts: UPLOAD_ATTEMPTS });
+        }
+        return ids;
+      });
+      // Most uploads take a moment: wait briefly so the answer can carry the trackId.
+      const deadline = Date.now() + deps.sendWaitMs;
+      let delay = 20;
+      for (;;) {
+        const envios = await dteStore.envios(db, accountId, envioIds);
+        const left = deadline - Date.now();
+        if (envios.every((e) => e.status !== 'pending') || left <= 0) {
+          const order = new Map(envioIds.map((id, i) => [id, i]));
+          return { envios: envios.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(toEnvio) };
+        }
+        await sleep(Math.min(delay, left));
+        delay = Math.min(delay * 2, 250);
+      }
+    },
+
+    /** The upload job: build and sign the envelope, upload it, record the trackId. */
+    async runUpload(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<void> {
+      const accountId = String(payload.accountId);
+      const envio = await dteStore.getEnvio(db, accountId, String(payload.envioId));
+      if (!envio || envio.status !== 'pending') return;
+      const lastAttempt = job.attempts >= job.max_attempts;
+      try {
+        const tenant = await deps.getTenant(accountId, envio.tenant_id);
+        const { signer } = await deps.signers.get(accountId, envio.tenant_id);
+        const creds = await deps.credentials.getProviderCredentials(accountId, envio.tenant_id);
+        const xmls = await dteStore.xmlsOf(db, accountId, envio.dte_ids);
+        const built = buildEnvelope({
+          dtes: envio.dte_ids.map((id) => xmls.get(id)!),
+          rutEmisor: tenant.rut_empresa,
+          fechaResolucion: tenant.fecha_resolucion,
+          numeroResolucion: tenant.numero_resolucion,
+          signer,
+          now: clock.now(),
+        });
+        await dteStore.saveEnvelope(db, accountId, envio.id, built.xml, clock.now());
+        const up = await deps.provider.upload(creds, {
+          rutEmpresa: toSiiRut(tenant.rut_empresa),
+          envelope: built.xml,
+          tipo: built.kind === 'EnvioBOLETA' ? 'boleta' : 'dte',
+          ambiente: tenant.ambiente,
+        });
+        const now = clock.now();
+        await db.transaction(async (tx) => {
+          const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
+          if (!cur || cur.status !== 'pending') return;
+          await dteStore.updateEnvio(tx, { id: envio.id, accountId, status: 'sent', trackId: up.trackId, estado: up.estado, glosa: up.glosa, uploadResponse: up.raw ?? null, now });
+          for (const r of await dteStore.rowsOf(tx, accountId, envio.dte_ids, true)) {
+            if (r.status === 'sending') await changeStatus(tx, r, 'sent', { trackId: up.trackId, estado: up.estado, glosa: up.glosa }, now);
+          }
+          await enqueue(tx, POLL_QUEUE, { envioId: envio.id, accountId }, { delayMs: pollDelayMs(0), singletonKey: `${POLL_QUEUE}:${envio.id}` });
+        });
+      } catch (e) {
+        // Transient provider trouble (and unexpected errors) are retried by the queue; a refusal,
+        // or the last attempt, fails the envío and its DTEs become send_failed (they can be sent again).
+        const final = (e instanceof ProviderError && !e.transient) || e instanceof AppError || isDteEngineError(e);
+        if (!final && !lastAttempt) throw e;
+        const err =
+          e instanceof ProviderError
+            ? providerErrorToAppError(e)
+            : e instanceof AppError
+              ? e
+              : isDteEngineError(e)
+                ? (engineErrorToAppError(e) as AppError)
+                : new AppError('unavailable', 'upload_failed', 'The upload failed repeatedly; send the DTEs again.');
+        deps.log?.warn({ envioId: envio.id, code: err.code }, 'upload failed');
+        await failEnvio(envio, err);
+      }
+    },
+
+    /** The poll job: until the SII's verdict is final; then each DTE's outcome. */
+    async runPoll(payload: Record<string, unknown>): Promise<JobResult> {
+      const accountId = String(payload.accountId);
+      const envio = await dteStore.getEnvio(db, accountId, String(payload.envioId));
+      if (!envio || envio.status !== 'sent' || !envio.track_id) return;
+      const later = { rescheduleInMs: pollDelayMs(envio.polls + 1) };
+      let st: UploadStatus;
+      let tenant: TenantRow;
+      let creds: Required<ProviderCredentials>;
+      let found: Map<string, Outcome>;
+      try {
+        tenant = await deps.getTenant(accountId, envio.tenant_id);
+        creds = await deps.credentials.getProviderCredentials(accountId, envio.tenant_id);
+        st = await deps.provider.uploadStatus(creds, {
+          rutEmpresa: toSiiRut(tenant.rut_empresa),
+          trackId: envio.track_id,
+          tipo: envio.tipo_envio === 'EnvioBOLETA' ? 'boleta' : 'dte',
+          ambiente: tenant.ambiente,
+        });
+        if (!st.final) {
+          await dteStore.updateEnvio(db, { id: envio.id, accountId, status: 'sent', estado: st.estado, glosa: st.glosa, pollsIncrement: 1, now: clock.now() });
+          return later;
+        }
+        found = await outcomes(st, await dteStore.rowsOf(db, accountId, envio.dte_ids), creds, tenant);
+      } catch (e) {
+        // The provider or the tenant's credentials are not usable right now: ask again later.
+        if (e instanceof ProviderError || e instanceof AppError) {
+          const code = e instanceof ProviderError ? providerErrorToAppError(e).code : e.code;
+          await dteStore.updateEnvio(db, { id: envio.id, accountId, status: 'sent', estado: envio.sii_estado, glosa: envio.sii_glosa, errorCode: code, pollsIncrement: 1, now: clock.now() });
+          return later;
+        }
+        throw e;
+      }
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
+        if (!cur || cur.status !== 'sent') return;
+        await dteStore.updateEnvio(tx, { id: envio.id, accountId, status: 'processed', estado: st.estado, glosa: st.glosa, statusResponse: st.raw ?? null, pollsIncrement: 1, now });
+        for (const r of await dteStore.rowsOf(tx, accountId, envio.dte_ids, true)) {
+          const o = found.get(r.id);
+          if (o && r.status === 'sent') await changeStatus(tx, r, o.status, { trackId: envio.track_id, estado: o.estado, glosa: o.glosa }, now);
+        }
+      });
+    },
+  };
+}
+
+export type SendService = ReturnType<typeof createSendService>;

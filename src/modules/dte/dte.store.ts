@@ -1,0 +1,299 @@
+import type { Sql } from '../../db/types.ts';
+import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
+
+/** DTE, history and envío rows. Every query is scoped by account (another account's row is a 404). */
+export type DteStatus = 'created' | 'sending' | 'sent' | 'accepted' | 'accepted_with_objections' | 'rejected' | 'send_failed';
+
+export interface StoredReceptor {
+  rut: string;
+  razonSocial: string | null;
+  giro: string | null;
+  direccion: string | null;
+  comuna: string | null;
+  ciudad: string | null;
+}
+
+export interface StoredLine {
+  nombre: string;
+  cantidad: number;
+  precioUnitario: number;
+  montoItem: number;
+  exento: boolean;
+  unidad: string | null;
+  descripcion: string | null;
+}
+
+export interface StoredReferencia {
+  tipoDocRef: string;
+  folioRef: string;
+  fechaRef: string;
+  codRef: number | null;
+  razonRef: string | null;
+}
+
+export interface DteRow {
+  id: string;
+  account_id: string;
+  tenant_id: string;
+  tipo_dte: number;
+  folio: number;
+  status: DteStatus;
+  fecha_emision: string;
+  receptor: StoredReceptor;
+  detalle: StoredLine[];
+  referencias: StoredReferencia[];
+  forma_pago: number | null;
+  monto_neto: number;
+  monto_exento: number;
+  iva: number;
+  monto_total: number;
+  envio_id: string | null;
+  track_id: string | null;
+  sii_estado: string | null;
+  sii_glosa: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface NewDte {
+  id: string;
+  accountId: string;
+  tenantId: string;
+  tipoDte: number;
+  folio: number;
+  fechaEmision: string;
+  receptor: StoredReceptor;
+  detalle: StoredLine[];
+  referencias: StoredReferencia[];
+  formaPago: number | null;
+  montoNeto: number;
+  montoExento: number;
+  iva: number;
+  montoTotal: number;
+  xml: Buffer;
+  now: Date;
+}
+
+export interface EnvioRow {
+  id: string;
+  account_id: string;
+  tenant_id: string;
+  tipo_envio: 'EnvioDTE' | 'EnvioBOLETA';
+  status: 'pending' | 'sent' | 'processed' | 'failed';
+  dte_ids: string[];
+  track_id: string | null;
+  sii_estado: string | null;
+  sii_glosa: string | null;
+  error_code: string | null;
+  polls: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface HistoryRow {
+  previous_status: DteStatus | null;
+  status: DteStatus;
+  sii_estado: string | null;
+  sii_glosa: string | null;
+  track_id: string | null;
+  created_at: Date;
+}
+
+// Never selects `xml`: the signed bytes are read only where they are needed.
+const DTE_COLS = `id, account_id, tenant_id, tipo_dte, folio::float8 as folio, status, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision,
+  receptor, detalle, referencias, forma_pago, monto_neto::float8 as monto_neto, monto_exento::float8 as monto_exento,
+  iva::float8 as iva, monto_total::float8 as monto_total, envio_id, track_id, sii_estado, sii_glosa, created_at, updated_at`;
+const ENVIO_COLS = 'id, account_id, tenant_id, tipo_envio, status, dte_ids, track_id, sii_estado, sii_glosa, error_code, polls, created_at, updated_at';
+
+export const dteStore = {
+  /** The DTE with its signed XML and its first history entry, in one statement; returns the row. */
+  async insert(tx: Sql, d: NewDte): Promise<DteRow> {
+    const r = await tx.query<DteRow>(
+      `with ins as (
+         insert into dtes (id, account_id, tenant_id, tipo_dte, folio, status, fecha_emision, receptor, detalle, referencias, forma_pago,
+           monto_neto, monto_exento, iva, monto_total, xml, created_at, updated_at)
+         values ($1, $2, $3, $4, $5, 'created', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+         returning ${DTE_COLS}
+       ), h as (
+         insert into dte_status_history (dte_id, account_id, previous_status, status, created_at)
+         select id, account_id, null, 'created', $16 from ins
+       )
+       select * from ins`,
+      [
+        d.id,
+        d.accountId,
+        d.tenantId,
+        d.tipoDte,
+        d.folio,
+        d.fechaEmision,
+        JSON.stringify(d.receptor),
+        JSON.stringify(d.detalle),
+        JSON.stringify(d.referencias),
+        d.formaPago,
+        d.montoNeto,
+        d.montoExento,
+        d.iva,
+        d.montoTotal,
+        d.xml,
+        d.now,
+      ],
+    );
+    return r.rows[0]!;
+  },
+
+  async get(sql: Sql, accountId: string, id: string, tenantId?: string): Promise<DteRow | undefined> {
+    const r = await sql.query<DteRow>(
+      `select ${DTE_COLS} from dtes where account_id = $1 and id::text = $2 and ($3::uuid is null or tenant_id = $3)`,
+      [accountId, id, tenantId ?? null],
+    );
+    return r.rows[0];
+  },
+
+  async getXml(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | undefined> {
+    const r = await sql.query<{ xml: Buffer }>('select xml from dtes where account_id = $1 and tenant_id = $2 and id::text = $3', [accountId, tenantId, id]);
+    return r.rows[0]?.xml;
+  },
+
+  async list(
+    sql: Sql,
+    accountId: string,
+    tenantId: string,
+    q: { limit: number; cursor?: Cursor | undefined; status?: string | undefined; tipoDte?: number | undefined },
+  ): Promise<DteRow[]> {
+    const c = cursorCondition(q.cursor, 6);
+    const r = await sql.query<DteRow>(
+      `select ${DTE_COLS} from dtes
+       where account_id = $1 and tenant_id = $2 and ($3::text is null or status = $3) and ($4::int is null or tipo_dte = $4) and ${c.sql}
+       order by created_at desc, id desc limit $5`,
+      [accountId, tenantId, q.status ?? null, q.tipoDte ?? null, q.limit + 1, ...c.params],
+    );
+    return r.rows;
+  },
+
+  /** The DTEs to send, locked for the state change, in the order asked. */
+  async lockForSend(tx: Sql, accountId: string, tenantId: string, ids: string[]): Promise<DteRow[]> {
+    const r = await tx.query<DteRow>(
+      `select ${DTE_COLS} from dtes where account_id = $1 and tenant_id = $2 and id::text = any($3::text[]) order by id for update`,
+      [accountId, tenantId, ids],
+    );
+    return r.rows;
+  },
+
+  async xmlsOf(sql: Sql, accountId: string, ids: string[]): Promise<Map<string, Buffer>> {
+    const r = await sql.query<{ id: string; xml: Buffer }>('select id, xml from dtes where account_id = $1 and id::text = any($2::text[])', [accountId, ids]);
+    return new Map(r.rows.map((x) => [x.id, x.xml]));
+  },
+
+  async rowsOf(sql: Sql, accountId: string, ids: string[], forUpdate = false): Promise<DteRow[]> {
+    const r = await sql.query<DteRow>(
+      `select ${DTE_COLS} from dtes where account_id = $1 and id::text = any($2::text[]) order by id${forUpdate ? ' for update' : ''}`,
+      [accountId, ids],
+    );
+    return r.rows;
+  },
+
+  async setStatus(
+    tx: Sql,
+    d: { id: string; accountId: string; status: DteStatus; envioId?: string | null; trackId: string | null; estado: string | null; glosa: string | null; now: Date },
+  ) {
+    await tx.query(
+      `update dtes set status = $3, envio_id = coalesce($4, envio_id), track_id = $5, sii_estado = $6, sii_glosa = $7, updated_at = $8
+       where account_id = $1 and id = $2`,
+      [d.accountId, d.id, d.status, d.envioId ?? null, d.trackId, d.estado, d.glosa, d.now],
+    );
+  },
+
+  async addHistory(
+    tx: Sql,
+    h: { dteId: string; accountId: string; previous: DteStatus | null; status: DteStatus; trackId: string | null; estado: string | null; glosa: string | null; now: Date },
+  ) {
+    await tx.query(
+      `insert into dte_status_history (dte_id, account_id, previous_status, status, sii_estado, sii_glosa, track_id, created_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [h.dteId, h.accountId, h.previous, h.status, h.estado, h.glosa, h.trackId, h.now],
+    );
+  },
+
+  async history(sql: Sql, accountId: string, dteId: string): Promise<HistoryRow[]> {
+    const r = await sql.query<HistoryRow>(
+      'select previous_status, status, sii_estado, sii_glosa, track_id, created_at from dte_status_history where account_id = $1 and dte_id = $2 order by id',
+      [accountId, dteId],
+    );
+    return r.rows;
+  },
+
+  async insertEnvio(tx: Sql, e: { id: string; accountId: string; tenantId: string; tipoEnvio: string; dteIds: string[]; now: Date }) {
+    await tx.query(
+      `insert into dte_envios (id, account_id, tenant_id, tipo_envio, status, dte_ids, created_at, updated_at)
+       values ($1, $2, $3, $4, 'pending', $5, $6, $6)`,
+      [e.id, e.accountId, e.tenantId, e.tipoEnvio, JSON.stringify(e.dteIds), e.now],
+    );
+  },
+
+  async getEnvio(sql: Sql, accountId: string, id: string, tenantId?: string): Promise<EnvioRow | undefined> {
+    const r = await sql.query<EnvioRow>(
+      `select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = $2 and ($3::uuid is null or tenant_id = $3)`,
+      [accountId, id, tenantId ?? null],
+    );
+    return r.rows[0];
+  },
+
+  async getEnvioForUpdate(tx: Sql, accountId: string, id: string): Promise<EnvioRow | undefined> {
+    const r = await tx.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id = $2 for update`, [accountId, id]);
+    return r.rows[0];
+  },
+
+  async envios(sql: Sql, accountId: string, ids: string[]): Promise<EnvioRow[]> {
+    const r = await sql.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = any($2::text[])`, [accountId, ids]);
+    return r.rows;
+  },
+
+  async getEnvelope(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | null | undefined> {
+    const r = await sql.query<{ envelope: Buffer | null }>('select envelope from dte_envios where account_id = $1 and tenant_id = $2 and id::text = $3', [
+      accountId,
+      tenantId,
+      id,
+    ]);
+    return r.rows[0] ? r.rows[0].envelope : undefined;
+  },
+
+  async saveEnvelope(sql: Sql, accountId: string, id: string, envelope: Buffer, now: Date) {
+    await sql.query(`update dte_envios set envelope = $3, updated_at = $4 where account_id = $1 and id = $2 and status = 'pending'`, [accountId, id, envelope, now]);
+  },
+
+  async updateEnvio(
+    tx: Sql,
+    e: {
+      id: string;
+      accountId: string;
+      status: EnvioRow['status'];
+      trackId?: string | null;
+      estado: string | null;
+      glosa: string | null;
+      errorCode?: string | null;
+      uploadResponse?: Buffer | null;
+      statusResponse?: Buffer | null;
+      pollsIncrement?: number;
+      now: Date;
+    },
+  ) {
+    await tx.query(
+      `update dte_envios set status = $3, track_id = coalesce($4, track_id), sii_estado = $5, sii_glosa = $6, error_code = coalesce($7, error_code),
+         upload_response = coalesce($8, upload_response), status_response = coalesce($9, status_response), polls = polls + $10, updated_at = $11
+       where account_id = $1 and id = $2`,
+      [
+        e.accountId,
+        e.id,
+        e.status,
+        e.trackId ?? null,
+        e.estado,
+        e.glosa,
+        e.errorCode ?? null,
+        e.uploadResponse ?? null,
+        e.statusResponse ?? null,
+        e.pollsIncrement ?? 0,
+        e.now,
+      ],
+    );
+  },
+};

@@ -1,0 +1,110 @@
+import type { Sql } from '../../db/types.ts';
+import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
+
+export interface TenantRow {
+  id: string;
+  account_id: string;
+  rut_empresa: string;
+  razon_social: string;
+  giro: string;
+  direccion: string;
+  comuna: string;
+  ciudad: string;
+  numero_resolucion: number;
+  fecha_resolucion: string;
+  acteco: number[];
+  ambiente: 'certificacion' | 'produccion';
+  email: string | null;
+  status: 'pending_credentials' | 'active';
+  api_key_verified_at: Date | null;
+  certificate_configured: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface TenantFields {
+  rutEmpresa: string;
+  razonSocial: string;
+  giro: string;
+  direccion: string;
+  comuna: string;
+  ciudad: string;
+  numeroResolucion: number;
+  fechaResolucion: string;
+  acteco: number[];
+  ambiente: 'certificacion' | 'produccion';
+  email: string | null;
+}
+
+const COLUMNS: Record<keyof TenantFields, string> = {
+  rutEmpresa: 'rut_empresa',
+  razonSocial: 'razon_social',
+  giro: 'giro',
+  direccion: 'direccion',
+  comuna: 'comuna',
+  ciudad: 'ciudad',
+  numeroResolucion: 'numero_resolucion',
+  fechaResolucion: 'fecha_resolucion',
+  acteco: 'acteco',
+  ambiente: 'ambiente',
+  email: 'email',
+};
+
+// fecha_resolucion is read as text so that a DATE never shifts through a time zone.
+const SELECT = `select t.*, to_char(t.fecha_resolucion, 'YYYY-MM-DD') as fecha_resolucion from tenants t`;
+
+/** Every query is scoped by account: another account's tenant simply does not exist here. */
+export const tenantsStore = {
+  async insert(tx: Sql, accountId: string, id: string, f: TenantFields, now: Date) {
+    await tx.query(
+      `insert into tenants (id, account_id, rut_empresa, razon_social, giro, direccion, comuna, ciudad,
+         numero_resolucion, fecha_resolucion, acteco, ambiente, email, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
+      [id, accountId, f.rutEmpresa, f.razonSocial, f.giro, f.direccion, f.comuna, f.ciudad, f.numeroResolucion,
+        f.fechaResolucion, JSON.stringify(f.acteco), f.ambiente, f.email, now],
+    );
+    return (await this.get(tx, accountId, id))!;
+  },
+  async get(tx: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) {
+    const r = await tx.query<TenantRow>(`${SELECT} where t.account_id = $1 and t.id::text = $2${opts.forUpdate ? ' for update' : ''}`, [
+      accountId,
+      id,
+    ]);
+    return r.rows[0];
+  },
+  async list(tx: Sql, accountId: string, opts: { limit: number; cursor?: Cursor | undefined; status?: string | undefined }) {
+    const c = cursorCondition(opts.cursor, 4, 't');
+    const r = await tx.query<TenantRow>(
+      `${SELECT} where t.account_id = $1 and ($3::text is null or t.status = $3) and ${c.sql}
+       order by t.created_at desc, t.id desc limit $2`,
+      [accountId, opts.limit + 1, opts.status ?? null, ...c.params],
+    );
+    return r.rows;
+  },
+  async update(tx: Sql, accountId: string, id: string, patch: Partial<TenantFields>, now: Date) {
+    const sets: string[] = [];
+    const params: unknown[] = [accountId, id, now];
+    for (const [k, v] of Object.entries(patch) as [keyof TenantFields, unknown][]) {
+      if (v === undefined) continue;
+      params.push(k === 'acteco' ? JSON.stringify(v) : v);
+      sets.push(`${COLUMNS[k]} = $${params.length}`);
+    }
+    await tx.query(
+      `update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id::text = $2`,
+      params,
+    );
+    return this.get(tx, accountId, id);
+  },
+  /** Recomputes status from the credential summary; returns the row and whether it changed. */
+  async refreshStatus(tx: Sql, accountId: string, id: string, now: Date) {
+    const r = await tx.query<{ status: string; previous: string }>(
+      `update tenants t set status = case when t.api_key_verified_at is not null and t.certificate_configured
+           then 'active' else 'pending_credentials' end,
+         updated_at = $3
+       from (select status as previous from tenants where account_id = $1 and id::text = $2) p
+       where t.account_id = $1 and t.id::text = $2 returning t.status, p.previous`,
+      [accountId, id, now],
+    );
+    return r.rows[0];
+  },
+};

@@ -1,0 +1,71 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { EventType } from '../../events/event-types.ts';
+import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+
+/**
+ * The `data` of each event (contract §6, decisions §5–§8), as named schemas for the OpenAPI
+ * document and docs/webhooks.md. The emitting modules own the values; these are the shapes.
+ */
+const Date10 = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
+
+export const EVENT_DATA_SCHEMAS: Record<EventType, TSchema> = {
+  'tenant.credentials.updated': Type.Object(
+    {
+      tenantId: Uuid(),
+      apiKey: Type.Object({ configured: Type.Boolean() }),
+      certificate: Type.Object({ configured: Type.Boolean() }),
+    },
+    {
+      $id: 'TenantCredentialsUpdatedData',
+      title: 'TenantCredentialsUpdatedData',
+      description: 'Emitted whenever a change leaves both credentials configured (activation completed, or an API-side change).',
+    },
+  ),
+  'folio.low': Type.Object(
+    {
+      tenantId: Uuid(),
+      tipoDte: Type.Integer(),
+      disponibles: Type.Integer({ description: 'Folios left for this document type.' }),
+      lowThreshold: Type.Integer(),
+    },
+    { $id: 'FolioLowData', title: 'FolioLowData', description: 'Emitted once when stock falls below the threshold; re-armed by a replenishment.' },
+  ),
+  'certificate.expiring': Type.Object(
+    {
+      tenantId: Uuid(),
+      certificateId: Uuid(),
+      rutCertificado: Type.String(),
+      nombreTitular: Type.String(),
+      fechaVencimiento: Date10,
+      daysRemaining: Type.Integer({ minimum: 0, maximum: 30, description: 'Whole days from today (America/Santiago) to fechaVencimiento.' }),
+    },
+    {
+      $id: 'CertificateExpiringData',
+      title: 'CertificateExpiringData',
+      description: 'Emitted once per certificate when it enters the 30-day window before expiry; never for an expired certificate.',
+    },
+  ),
+  'dte.status.changed': Type.Object(
+    {
+      tenantId: Uuid(),
+      dteId: Uuid(),
+      tipoDte: Type.Integer(),
+      folio: Type.Integer(),
+      previousStatus: Type.String(),
+      status: Type.String({ description: 'sent, accepted, accepted_with_objections, rejected, send_failed, …' }),
+      trackId: Nullable(Type.String()),
+      sii: Type.Object({ estado: Nullable(Type.String()), glosa: Nullable(Type.String()) }),
+    },
+    { $id: 'DteStatusChangedData', title: 'DteStatusChangedData', description: 'Emitted on every status change of a sent DTE.' },
+  ),
+};
+
+/** The delivered body: `{event, timestamp, data}`. */
+export const WebhookPayloadSchema = Type.Object(
+  {
+    event: Type.String({ description: 'One of the four event names.' }),
+    timestamp: Timestamp('When the event happened (ISO 8601 UTC).'),
+    data: Type.Object({}, { additionalProperties: true, description: 'Depends on the event: see the *Data schemas.' }),
+  },
+  { $id: 'WebhookPayload', title: 'WebhookPayload' },
+);

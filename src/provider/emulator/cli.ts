@@ -1,0 +1,62 @@
+import { parseArgs } from 'node:util';
+import { loadConfig, parseDuration } from '../../config.ts';
+import { startStandaloneEmulator } from './standalone.ts';
+
+/**
+ * `npx dte emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--json]`: the
+ * SimpleAPI + SII emulator as its own server (docs/emulator.md). Runs until SIGINT/SIGTERM.
+ * Defaults come from the same settings as the service (EMULATOR_DATA_DIR, EMULATOR_DELAY,
+ * EMULATOR_SLOW, EMULATOR_SCHEMA_DIR); flags win.
+ */
+export const EMULATOR_USAGE =
+  '  emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--json]\n' +
+  '                                                       run the SimpleAPI + SII emulator as a server (docs/emulator.md)';
+
+export async function runEmulatorCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      delay: { type: 'string' },
+      slow: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const config = loadConfig();
+  const port = values.port === undefined ? 4010 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`--port must be a port number, got '${values.port}'`);
+    return 2;
+  }
+  const duration = (flag: string, v: string | undefined, def: number) => {
+    if (v === undefined) return def;
+    const d = parseDuration(v);
+    if (d === undefined) throw new Error(`--${flag} expects a duration like 2s or 1500 (ms), got '${v}'`);
+    return d;
+  };
+  const emu = await startStandaloneEmulator({
+    port,
+    host: values.host ?? '127.0.0.1',
+    dataDir: values['data-dir'] ?? config.emulator.dataDir,
+    processingDelayMs: duration('delay', values.delay, config.emulator.processingDelayMs),
+    slowMs: duration('slow', values.slow, config.emulator.slowMs),
+    schemaDir: config.emulator.schemaDir,
+  });
+  const info = { url: emu.url, port: emu.port, siiPublicKey: emu.siiKey.publicKeyPath, siiPublicKeyUrl: `${emu.url}/emulator/sii-public-key.pem` };
+  if (values.json) console.log(JSON.stringify(info));
+  else {
+    console.log(`SimpleAPI + SII emulator listening on ${emu.url}`);
+    console.log(`CAFs are signed with its SII key (IDK 666): ${info.siiPublicKey ?? info.siiPublicKeyUrl}`);
+    console.log('Point the service at it with:');
+    console.log(`  PROVIDER=simpleapi SIMPLEAPI_BASE_URL=${emu.url} SIMPLEAPI_SERVICIOS_URL=${emu.url}${info.siiPublicKey ? ` EMULATOR_SII_PUBLIC_KEY=${info.siiPublicKey}` : ''}`);
+  }
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await emu.close();
+  return 0;
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance } from 'fastify';
+import type { Provider } from '../port.ts';
+import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
+import { createEmulatorCore, type EmulatorCoreOptions } from './emulator.ts';
+import { buildEmulatorServer } from './server.ts';
+import type { EmulatorSiiKey } from './sii-key.ts';
+
+/**
+ * The embedded emulator (`PROVIDER=emulator`, the default): the same SimpleAPI adapter the
+ * service uses in production, talking to the emulator's own HTTP routes without a socket
+ * (Fastify's inject). Multipart encoding, status codes and error mapping are exercised exactly as
+ * against a remote SimpleAPI, so what works here works over the network.
+ */
+export interface InProcessEmulator extends Provider {
+  readonly siiKey: EmulatorSiiKey;
+  close(): Promise<void>;
+}
+
+const BASE = 'http://emulator.invalid';
+
+export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?: number }): InProcessEmulator {
+  const core = createEmulatorCore(opts);
+  let server: Promise<FastifyInstance> | undefined;
+  const app = () => (server ??= buildEmulatorServer(core).then(async (a) => (await a.ready(), a)));
+
+  const viaInject: typeof fetch = async (input, init) => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    const body = req.method === 'GET' ? undefined : Buffer.from(await req.arrayBuffer());
+    const r = await (await app()).inject({
+      method: req.method as 'GET' | 'POST',
+      url: url.pathname + url.search,
+      headers: Object.fromEntries(req.headers),
+      ...(body ? { payload: body } : {}),
+    });
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : String(v));
+    return new Response(r.statusCode === 204 ? null : new Uint8Array(r.rawPayload), { status: r.statusCode, headers });
+  };
+
+  const adapter = createSimpleApiProvider({
+    apiBaseUrl: BASE,
+    serviciosBaseUrl: BASE,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    retries: 0,
+    fetch: viaInject,
+  });
+  return {
+    ...adapter,
+    name: 'emulator',
+    siiKey: core.siiKey,
+    async close() {
+      if (server) await (await server).close();
+    },
+  };
+}

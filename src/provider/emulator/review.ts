@@ -1,0 +1,325 @@
+import crypto from 'node:crypto';
+import { computeLineAmount, siiDate, verifyEnvelope, type SchemaValidator, type SiiKeys, type VerificationIssue } from '../../dte/index.ts';
+import type { Sql } from '../../db/types.ts';
+import { DOCUMENT_TRIGGERS, SANDBOX_CODES } from './sandbox.ts';
+import { emulatorStore, type EmuDocumentOutcome, type EmuStats } from './store.ts';
+
+/**
+ * The emulated SII's review of an uploaded envelope (REFERENCE §10, §12), in two steps:
+ *
+ * 1. `inspectEnvelope` (pure, CPU): the engine's verifier checks schema, the envelope signature in
+ *    context, the carátula, and every DTE standalone (signature, TED, CAF signature and range,
+ *    CAF expiry); we add what a verifier cannot know: the uploader vs RutEnvia, certificate
+ *    validity, and the totals (reparos).
+ * 2. `judgeDocuments` (in the emulator's transaction): what needs the SII's records — the folio
+ *    not received before (DTE-3-101), the CAF granted to this issuer, annulled folios, referenced
+ *    documents received — then records each accepted document, so a folio is received once.
+ *
+ * Decisions (documented in docs/emulator.md):
+ *  - envelope-level failures reject the whole upload: RSC (schema, malformed) before RFR
+ *    (signature, signer's certificate) before RCT (carátula);
+ *  - wrong totals are reparos, not rejections ("No se rechazan documentos por errores de
+ *    contenido", SII-FORMATO §2.2): DET-2-100 line amount, HED-2-302 IVA, HED-2-303 neto/exento,
+ *    HED-2-304 total. Everything level 3 rejects the document;
+ *  - a rejected document does not take its folio (it can be issued again); an identical copy of a
+ *    received document (same bytes) gets the first reception's outcome back, a different document
+ *    with a received folio is DTE-3-101;
+ *  - a CAF is expired for a document stamped on or after its vencimiento, or received on or after
+ *    it (CAF-3-517): send documents promptly.
+ */
+export const GLOSAS: Record<string, string> = {
+  'DTE-3-100': 'DTE repetido',
+  'DTE-3-101': 'Folio para este Tipo de documento ya fue recibido en el SII',
+  'DTE-3-500': 'Documento mal formado',
+  'DTE-3-505': 'Firma DTE Incorrecta',
+  'DTE-3-506': 'Certificado digital no vigente al firmar el DTE',
+  'DTE-3-601': 'Folio anulado',
+  'CAF-3-516': 'Firma del CAF Incorrecta',
+  'CAF-3-517': 'CAF Vencido',
+  'CAF-3-518': 'Folio fuera del rango del CAF',
+  'CAF-3-519': 'CAF no corresponde al emisor o al tipo de documento',
+  'TED-3-510': 'Firma del Timbre Electrónico Incorrecta',
+  'TED-3-511': 'Datos del Timbre no coinciden con el documento',
+  'HED-3-305': 'Fecha de emisión anterior a la autorización del CAF',
+  'REF-3-750': 'Documento referenciado no ha sido recibido por el SII',
+  'HED-2-302': 'Monto de IVA no corresponde a la tasa',
+  'HED-2-303': 'Montos neto o exento no corresponden al detalle',
+  'HED-2-304': 'Monto total no corresponde a neto + IVA + exento',
+  'DET-2-100': 'Valor Detalle Distinto a Precio * Cantidad',
+};
+
+const ENVELOPE_GLOSAS: Record<string, string> = {
+  RSC: 'Rechazado por Error en Schema',
+  RFR: 'Rechazado por Error en Firma',
+  RCT: 'Rechazado por Error en Carátula',
+};
+
+export type Finding = { codigo: string; descripcion: string };
+
+const finding = (codigo: string, detail?: string): Finding => ({
+  codigo,
+  descripcion: GLOSAS[codigo] ? (detail ? `${GLOSAS[codigo]}: ${detail}` : GLOSAS[codigo]!) : (detail ?? codigo),
+});
+
+const levelOf = (codigo: string): number => Number(/^[A-Z]+-(\d)-/.exec(codigo)?.[1] ?? '3');
+
+export interface InspectedDocument {
+  tipoDte: number | null;
+  folio: number | null;
+  rutEmisor: string | null;
+  rutReceptor: string | null;
+  fechaEmision: string | null;
+  montoTotal: number | null;
+  digest: string;
+  cafModulus: string | null;
+  references: { tipoDte: number; folio: number }[];
+  findings: Finding[];
+  razonSocialReceptor: string;
+}
+
+export interface InspectedEnvelope {
+  kind: 'EnvioDTE' | 'EnvioBOLETA' | null;
+  rutEmisor: string | null;
+  rutEnvia: string | null;
+  rejection: { estado: 'RSC' | 'RFR' | 'RCT'; glosa: string } | null;
+  documents: InspectedDocument[];
+  slow: boolean;
+  sha256: string;
+}
+
+const text = (s: string, name: string): string | undefined => {
+  const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`).exec(s);
+  return m ? m[1]!.trim() : undefined;
+};
+const num = (s: string | undefined): number | null => (s !== undefined && /^-?\d+(\.\d+)?$/.test(s) ? Number(s) : null);
+const decode = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+
+function certificateValidity(b64: string | undefined): { notBefore: Date; notAfter: Date } | null {
+  if (!b64) return null;
+  try {
+    const x = new crypto.X509Certificate(Buffer.from(b64.replace(/\s+/g, ''), 'base64'));
+    return { notBefore: new Date(x.validFrom), notAfter: new Date(x.validTo) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * TmstFirma is a Chilean local time without offset; the certificate's validity is UTC. Compared
+ * as Chilean calendar days, so a zone offset can never turn a valid signature into an invalid one.
+ */
+const signedOutside = (tmst: string | undefined, v: { notBefore: Date; notAfter: Date }): boolean => {
+  if (!tmst) return false;
+  const day = tmst.slice(0, 10);
+  return day < siiDate(v.notBefore) || day > siiDate(v.notAfter);
+};
+
+/** Reparos for amounts that do not add up (see the decisions above). */
+export function amountFindings(dte: string, tipoDte: number): Finding[] {
+  const out: Finding[] = [];
+  let taxed = 0n;
+  let exempt = 0n;
+  let lineIssue = false;
+  for (const m of dte.matchAll(/<Detalle>([\s\S]*?)<\/Detalle>/g)) {
+    const d = m[1]!;
+    const monto = num(text(d, 'MontoItem'));
+    const qty = num(text(d, 'QtyItem'));
+    const prc = num(text(d, 'PrcItem'));
+    const indExe = text(d, 'IndExe');
+    if (monto === null) continue;
+    if (qty !== null && prc !== null && !lineIssue) {
+      try {
+        if (computeLineAmount(qty, prc) !== monto && !text(d, 'DescuentoMonto') && !text(d, 'RecargoMonto')) {
+          out.push(finding('DET-2-100', `línea con MontoItem ${monto}, esperado ${computeLineAmount(qty, prc)}`));
+          lineIssue = true;
+        }
+      } catch {
+        /* amounts outside what we can check are left to the schema */
+      }
+    }
+    if (indExe === '1') exempt += BigInt(monto);
+    else if (indExe === undefined) taxed += BigInt(monto);
+  }
+  const tot = text(dte, 'Totales') ?? '';
+  const neto = BigInt(num(text(tot, 'MntNeto')) ?? 0);
+  const exe = BigInt(num(text(tot, 'MntExe')) ?? 0);
+  const iva = BigInt(num(text(tot, 'IVA')) ?? 0);
+  const total = BigInt(num(text(tot, 'MntTotal')) ?? 0);
+  if (tipoDte === 34 || tipoDte === 41) {
+    if (exe !== exempt + taxed) out.push(finding('HED-2-303', `MntExe ${exe}, detalle suma ${exempt + taxed}`));
+    if (total !== exe) out.push(finding('HED-2-304', `MntTotal ${total}, esperado ${exe}`));
+  } else if (tipoDte === 39) {
+    if (total !== taxed + exempt) out.push(finding('HED-2-304', `MntTotal ${total}, detalle suma ${taxed + exempt}`));
+    if (neto + iva !== taxed && (neto > 0n || iva > 0n)) out.push(finding('HED-2-302', `MntNeto ${neto} + IVA ${iva} no es ${taxed}`));
+  } else {
+    const tasa = num(text(tot, 'TasaIVA'));
+    if (neto !== taxed || exe !== exempt) out.push(finding('HED-2-303', `MntNeto ${neto} / MntExe ${exe}, detalle ${taxed} / ${exempt}`));
+    if (tasa !== null) {
+      const bp = BigInt(Math.round(tasa * 100));
+      const expectedIva = (neto * bp + 5000n) / 10000n;
+      if (iva !== expectedIva) out.push(finding('HED-2-302', `IVA ${iva}, esperado ${expectedIva} (${tasa} %)`));
+    }
+    if (total !== neto + iva + exe) out.push(finding('HED-2-304', `MntTotal ${total}, esperado ${neto + iva + exe}`));
+  }
+  return out;
+}
+
+const issueFinding = (i: VerificationIssue): Finding => finding(i.code, i.message);
+
+export interface InspectOptions {
+  siiKeys: SiiKeys;
+  now: Date;
+  schemaValidator?: SchemaValidator | undefined;
+  /** The upload's declared kind (SimpleAPI `Tipo`). */
+  tipo: 'dte' | 'boleta';
+  /** RUT of the certificate the upload was made with. */
+  rutUploader: string | null;
+}
+
+export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Promise<InspectedEnvelope> {
+  const v = await verifyEnvelope(bytes, {
+    siiKeys: opts.siiKeys,
+    now: opts.now,
+    expectedRutReceptor: '60803000-K',
+    ...(opts.schemaValidator ? { schemaValidator: opts.schemaValidator } : {}),
+  });
+  const raw = bytes.toString('latin1');
+  const dteTexts = [...raw.matchAll(/<DTE[\s>][\s\S]*?<\/DTE>/g)].map((m) => m[0]);
+  const byState: Record<'RSC' | 'RFR' | 'RCT', Finding[]> = { RSC: [], RFR: [], RCT: [] };
+  for (const e of v.errors) {
+    const state = e.code === 'RSC' || e.code === 'RFR' || e.code === 'RCT' ? e.code : 'RSC';
+    byState[state].push({ codigo: state, descripcion: e.message });
+  }
+  if (v.kind && (v.kind === 'EnvioBOLETA') !== (opts.tipo === 'boleta')) {
+    byState.RSC.push({ codigo: 'RSC', descripcion: `Tipo de envío (${opts.tipo}) no corresponde al archivo (${v.kind})` });
+  }
+  const envelopeCert = [...raw.matchAll(/<X509Certificate>([\s\S]*?)<\/X509Certificate>/g)].pop()?.[1];
+  const validity = certificateValidity(envelopeCert);
+  if (validity && (opts.now < validity.notBefore || opts.now > validity.notAfter)) {
+    byState.RFR.push({ codigo: 'RFR', descripcion: 'El certificado que firma el envío no está vigente' });
+  }
+  const rutEnvia = v.caratula?.rutEnvia ?? null;
+  if (opts.rutUploader && rutEnvia && opts.rutUploader !== rutEnvia) {
+    byState.RCT.push({ codigo: 'CRT-3-11', descripcion: `RUT Envia (${rutEnvia}) diferente al Upload (${opts.rutUploader})` });
+  }
+  let rejection: InspectedEnvelope['rejection'] = null;
+  for (const estado of ['RSC', 'RFR', 'RCT'] as const) {
+    if (byState[estado].length > 0) {
+      rejection = { estado, glosa: `${ENVELOPE_GLOSAS[estado]}: ${byState[estado].map((f) => f.descripcion).join('; ')}` };
+      break;
+    }
+  }
+
+  const documents: InspectedDocument[] = v.dtes.map((d, i) => {
+    const dte = dteTexts[i] ?? '';
+    const findings = d.errors.map(issueFinding);
+    const tmst = text(dte, 'TmstFirma');
+    const certValidity = certificateValidity(text(dte.slice(dte.lastIndexOf('<Signature')), 'X509Certificate'));
+    if (certValidity && signedOutside(tmst, certValidity)) findings.push(finding('DTE-3-506', `firmado el ${tmst}`));
+    const fa = text(dte, 'FA');
+    if (fa && d.fechaEmision && d.fechaEmision < fa) findings.push(finding('HED-3-305', `FchEmis ${d.fechaEmision}, CAF autorizado el ${fa}`));
+    const tipoDte = d.tipoDte;
+    if (tipoDte !== null) findings.push(...amountFindings(dte, tipoDte));
+    const references: { tipoDte: number; folio: number }[] = [];
+    for (const m of dte.matchAll(/<Referencia>([\s\S]*?)<\/Referencia>/g)) {
+      const t = num(text(m[1]!, 'TpoDocRef'));
+      const f = num(text(m[1]!, 'FolioRef'));
+      if (t !== null && f !== null && ELECTRONIC_TYPES.has(t)) references.push({ tipoDte: t, folio: f });
+    }
+    const rsapk = text(dte, 'RSAPK');
+    return {
+      tipoDte,
+      folio: d.folio,
+      rutEmisor: d.rutEmisor,
+      rutReceptor: d.rutReceptor,
+      fechaEmision: d.fechaEmision,
+      montoTotal: d.montoTotal,
+      digest: crypto.createHash('sha256').update(dte, 'latin1').digest('hex'),
+      cafModulus: rsapk ? (text(rsapk, 'M') ?? '').replace(/\s+/g, '') : null,
+      references,
+      findings,
+      razonSocialReceptor: decode(text(dte, 'RznSocRecep') ?? ''),
+    };
+  });
+  return {
+    kind: v.kind,
+    rutEmisor: v.caratula?.rutEmisor ?? null,
+    rutEnvia,
+    rejection,
+    documents,
+    slow: documents.some((d) => DOCUMENT_TRIGGERS.slow.test(d.razonSocialReceptor)),
+    sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
+const ELECTRONIC_TYPES = new Set([33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112]);
+
+/** Step 2: the checks against the SII's records, and the recording of received documents. */
+export async function judgeDocuments(
+  tx: Sql,
+  env: InspectedEnvelope,
+  ctx: { trackId: number; now: Date },
+): Promise<{ detalle: EmuDocumentOutcome[]; estadistica: EmuStats[] }> {
+  const detalle: EmuDocumentOutcome[] = [];
+  for (const d of env.documents) {
+    const findings = [...d.findings];
+    const rut = d.rutEmisor;
+    if (rut && d.tipoDte !== null && d.folio !== null) {
+      const cafReadable = !findings.some((f) => f.codigo === 'CAF-3-516' || f.codigo === 'CAF-3-519');
+      if (cafReadable && d.cafModulus && !(await emulatorStore.ownsCaf(tx, rut, d.tipoDte, d.folio, d.cafModulus))) {
+        findings.push(finding('CAF-3-519', `el SII no otorgó este CAF a ${rut}`));
+      }
+      if (await emulatorStore.isAnnulled(tx, rut, d.tipoDte, d.folio)) findings.push(finding('DTE-3-601'));
+      for (const ref of d.references) {
+        if (!(await emulatorStore.getDocument(tx, rut, ref.tipoDte, ref.folio))) {
+          findings.push(finding('REF-3-750', `tipo ${ref.tipoDte} folio ${ref.folio}`));
+        }
+      }
+    }
+    if (DOCUMENT_TRIGGERS.reject.test(d.razonSocialReceptor)) findings.push(SANDBOX_CODES.reject);
+    else if (DOCUMENT_TRIGGERS.objection.test(d.razonSocialReceptor)) findings.push(SANDBOX_CODES.objection);
+
+    let estado = findings.some((f) => levelOf(f.codigo) >= 3) ? 'RCH' : findings.length > 0 ? 'RLV' : 'DOK';
+    let descripcion = estado === 'DOK' ? 'DTE Aceptado' : estado === 'RLV' ? 'DTE Aceptado con Reparos Leves' : 'DTE Rechazado';
+    let errores = findings;
+    if (estado !== 'RCH' && rut && d.tipoDte !== null && d.folio !== null) {
+      const fresh = await emulatorStore.insertDocument(tx, {
+        rut,
+        tipoDte: d.tipoDte,
+        folio: d.folio,
+        digest: d.digest,
+        trackId: ctx.trackId,
+        estado,
+        glosa: descripcion,
+        fechaEmision: d.fechaEmision,
+        montoTotal: d.montoTotal,
+        rutReceptor: d.rutReceptor,
+        now: ctx.now,
+      });
+      if (!fresh) {
+        const prior = (await emulatorStore.getDocument(tx, rut, d.tipoDte, d.folio))!;
+        if (prior.digest === d.digest) {
+          // The same document again: the SII keeps its first verdict.
+          estado = prior.estado;
+          descripcion = `${prior.glosa} (reenvío idéntico; recibido antes en el envío ${prior.track_id})`;
+          errores = [];
+        } else {
+          estado = 'RCH';
+          descripcion = 'DTE Rechazado';
+          errores = [finding('DTE-3-101', `recibido antes en el envío ${prior.track_id}`), ...findings];
+        }
+      }
+    }
+    detalle.push({ tipo: d.tipoDte ?? 0, folio: d.folio ?? 0, estado, descripcion, errores });
+  }
+  const stats = new Map<number, EmuStats>();
+  for (const o of detalle) {
+    const s = stats.get(o.tipo) ?? { tipo: o.tipo, informados: 0, aceptados: 0, rechazados: 0, reparos: 0 };
+    s.informados++;
+    if (o.estado === 'RCH') s.rechazados++;
+    else if (o.estado === 'RLV') s.reparos++;
+    else s.aceptados++;
+    stats.set(o.tipo, s);
+  }
+  return { detalle, estadistica: [...stats.values()].sort((a, b) => a.tipo - b.tipo) };
+}

@@ -1,0 +1,170 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db, Sql } from '../../db/types.ts';
+import { migrate } from '../../db/migrate.ts';
+
+/** The emulated SII's records (migrations/emulator_*.sql). Applied lazily, once per database. */
+export const EMULATOR_MIGRATIONS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+const ready = new WeakMap<Db, Promise<unknown>>();
+
+export function ensureEmulatorSchema(db: Db): Promise<unknown> {
+  let p = ready.get(db);
+  if (!p) {
+    p = migrate(db, EMULATOR_MIGRATIONS);
+    p.catch(() => ready.delete(db));
+    ready.set(db, p);
+  }
+  return p;
+}
+
+export interface EmuDocumentOutcome {
+  tipo: number;
+  folio: number;
+  estado: string;
+  descripcion: string;
+  errores: { codigo: string; descripcion: string }[];
+}
+
+export interface EmuStats {
+  tipo: number;
+  informados: number;
+  aceptados: number;
+  rechazados: number;
+  reparos: number;
+}
+
+export interface EmuEnvioRow {
+  track_id: number;
+  rut_emisor: string | null;
+  rut_envia: string | null;
+  tipo: string;
+  received_at: Date;
+  ready_at: Date;
+  estado: string;
+  glosa: string;
+  estadistica: EmuStats[];
+  detalle: EmuDocumentOutcome[];
+}
+
+export interface EmuDocumentRow {
+  rut_emisor: string;
+  tipo_dte: number;
+  folio: number;
+  digest: string;
+  track_id: number;
+  estado: string;
+  glosa: string;
+  fecha_emision: string | null;
+  monto_total: number | null;
+  rut_receptor: string | null;
+}
+
+export const emulatorStore = {
+  /** Reserves the next `cantidad` folios of an issuer's type; returns the range. */
+  async reserveRange(db: Sql, rut: string, tipoDte: number, cantidad: number): Promise<{ desde: number; hasta: number }> {
+    const r = await db.query<{ last_folio: number }>(
+      `insert into emu_folio_counters (rut_emisor, tipo_dte, last_folio) values ($1, $2, $3)
+       on conflict (rut_emisor, tipo_dte) do update set last_folio = emu_folio_counters.last_folio + $3
+       returning last_folio`,
+      [rut, tipoDte, cantidad],
+    );
+    const hasta = Number(r.rows[0]!.last_folio);
+    return { desde: hasta - cantidad + 1, hasta };
+  },
+  async insertCaf(db: Sql, c: { rut: string; tipoDte: number; desde: number; hasta: number; fechaAutorizacion: string; modulus: string; now: Date }) {
+    await db.query(
+      `insert into emu_cafs (rut_emisor, tipo_dte, desde, hasta, fecha_autorizacion, modulus, issued_at)
+       values ($1, $2, $3, $4, $5, $6, $7)`,
+      [c.rut, c.tipoDte, c.desde, c.hasta, c.fechaAutorizacion, c.modulus, c.now],
+    );
+  },
+  /** Whether this issuer was granted a CAF with this key covering the folio. */
+  async ownsCaf(db: Sql, rut: string, tipoDte: number, folio: number, modulus: string): Promise<boolean> {
+    const r = await db.query(
+      `select 1 from emu_cafs where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 and modulus = $4 limit 1`,
+      [rut, tipoDte, folio, modulus],
+    );
+    return r.rowCount > 0;
+  },
+  async insertAnnulled(db: Sql, a: { rut: string; tipoDte: number; desde: number; hasta: number; now: Date }) {
+    await db.query('insert into emu_annulled (rut_emisor, tipo_dte, desde, hasta, annulled_at) values ($1, $2, $3, $4, $5)', [
+      a.rut,
+      a.tipoDte,
+      a.desde,
+      a.hasta,
+      a.now,
+    ]);
+  },
+  async isAnnulled(db: Sql, rut: string, tipoDte: number, folio: number): Promise<boolean> {
+    const r = await db.query('select 1 from emu_annulled where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 limit 1', [
+      rut,
+      tipoDte,
+      folio,
+    ]);
+    return r.rowCount > 0;
+  },
+  async nextTrackId(db: Sql): Promise<number> {
+    const r = await db.query<{ id: number }>(`select nextval('emu_envios_track_id_seq') as id`);
+    return Number(r.rows[0]!.id);
+  },
+  async insertEnvio(
+    db: Sql,
+    e: {
+      trackId: number;
+      rutEmisor: string | null;
+      rutEnvia: string | null;
+      tipo: string;
+      receivedAt: Date;
+      readyAt: Date;
+      estado: string;
+      glosa: string;
+      estadistica: EmuStats[];
+      detalle: EmuDocumentOutcome[];
+      sha256: string;
+    },
+  ) {
+    await db.query(
+      `insert into emu_envios (track_id, rut_emisor, rut_envia, tipo, received_at, ready_at, estado, glosa, estadistica, detalle, envelope_sha256)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+      [e.trackId, e.rutEmisor, e.rutEnvia, e.tipo, e.receivedAt, e.readyAt, e.estado, e.glosa, JSON.stringify(e.estadistica), JSON.stringify(e.detalle), e.sha256],
+    );
+  },
+  async getEnvio(db: Sql, trackId: number): Promise<EmuEnvioRow | undefined> {
+    const r = await db.query<EmuEnvioRow>('select * from emu_envios where track_id = $1', [trackId]);
+    return r.rows[0];
+  },
+  /** Records a received document; false when its folio was received before. */
+  async insertDocument(
+    db: Sql,
+    d: {
+      rut: string;
+      tipoDte: number;
+      folio: number;
+      digest: string;
+      trackId: number;
+      estado: string;
+      glosa: string;
+      fechaEmision: string | null;
+      montoTotal: number | null;
+      rutReceptor: string | null;
+      now: Date;
+    },
+  ): Promise<boolean> {
+    const r = await db.query(
+      `insert into emu_documents (rut_emisor, tipo_dte, folio, digest, track_id, estado, glosa, fecha_emision, monto_total, rut_receptor, received_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict do nothing`,
+      [d.rut, d.tipoDte, d.folio, d.digest, d.trackId, d.estado, d.glosa, d.fechaEmision, d.montoTotal, d.rutReceptor, d.now],
+    );
+    return r.rowCount === 1;
+  },
+  async getDocument(db: Sql, rut: string, tipoDte: number, folio: number): Promise<EmuDocumentRow | undefined> {
+    const r = await db.query<EmuDocumentRow>('select * from emu_documents where rut_emisor = $1 and tipo_dte = $2 and folio = $3', [
+      rut,
+      tipoDte,
+      folio,
+    ]);
+    const row = r.rows[0];
+    return row ? { ...row, folio: Number(row.folio), monto_total: row.monto_total === null ? null : Number(row.monto_total) } : undefined;
+  },
+};

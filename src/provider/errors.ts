@@ -1,0 +1,44 @@
+import { AppError } from '../errors.ts';
+import { ProviderError } from './port.ts';
+
+/**
+ * How a billing-provider failure reaches an API client. The tenant's key or quota problems are
+ * 422 (the caller must fix something at the provider; retrying will not help); an unreachable or
+ * slow provider is 502/504 (retry later). Messages never include the key or the certificate.
+ */
+export function providerErrorToAppError(e: ProviderError): AppError {
+  switch (e.kind) {
+    case 'invalid_api_key':
+      return new AppError(
+        'unprocessable',
+        'provider_api_key_invalid',
+        "The billing provider refused the tenant's API key. Save a valid key with POST /api/v1/tenants/{tenantId}/credentials/api-key.",
+        { param: 'apiKey' },
+      );
+    case 'expired_api_key':
+      return new AppError(
+        'unprocessable',
+        'provider_api_key_expired',
+        "The tenant's billing-provider API key has expired (Apikey vencida). Renew it with the provider and save the new key.",
+        { param: 'apiKey' },
+      );
+    case 'quota_exhausted':
+      return new AppError(
+        'unprocessable',
+        'provider_quota_exhausted',
+        "The tenant's billing-provider plan has no calls left this period. Upgrade the plan or wait for the quota to renew.",
+      );
+    case 'timeout':
+      return new AppError('gateway_timeout', 'provider_timeout', 'The billing provider did not answer in time. Retry later.', {
+        headers: { 'Retry-After': '30' },
+      });
+    case 'unavailable':
+      return new AppError('bad_gateway', 'provider_unavailable', 'The billing provider is unreachable or failing. Retry later.', {
+        headers: { 'Retry-After': '30' },
+      });
+    case 'rejected':
+      return new AppError('unprocessable', 'provider_rejected', `The billing provider rejected the request: ${e.message}`);
+  }
+}
+
+export const isProviderError = (e: unknown): e is ProviderError => e instanceof ProviderError;

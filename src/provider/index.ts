@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/types.ts';
+import type { SiiKeys } from '../dte/index.ts';
+import type { Clock } from '../lib/clock.ts';
+import { createInProcessEmulator } from './emulator/inprocess.ts';
+import { schemaValidatorFrom } from './emulator/schemas.ts';
+import { loadOrCreateSiiKey } from './emulator/sii-key.ts';
+import type { Provider } from './port.ts';
+import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
+import { cafTrust } from './sii-keys.ts';
+
+/**
+ * Chooses the billing-provider adapter from config.provider (decisions §1) and the set of keys
+ * CAFs must be signed with. The emulator keeps its SII key in EMULATOR_DATA_DIR (default
+ * DATA_DIR/emulator) and its records in emu_* tables of the service's own database, so in-process
+ * it survives restarts and is shared by every process of one PostgreSQL.
+ */
+export interface ProviderSetup {
+  provider: Provider & { close?: () => Promise<void> };
+  cafKeys: SiiKeys;
+}
+
+export function createProvider(config: Config, deps: { db: Db; clock: Clock }): ProviderSetup {
+  if (config.provider === 'simpleapi') {
+    const extra = config.emulator.siiPublicKeyFile
+      ? [{ idk: 666, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
+      : [];
+    return {
+      provider: createSimpleApiProvider({
+        apiBaseUrl: config.simpleapi.apiBaseUrl,
+        serviciosBaseUrl: config.simpleapi.serviciosBaseUrl,
+        timeoutMs: config.simpleapi.timeoutMs,
+        retries: config.simpleapi.retries,
+      }),
+      cafKeys: cafTrust(extra),
+    };
+  }
+  const siiKey = loadOrCreateSiiKey(config.emulator.dataDir ?? path.join(config.dataDir, 'emulator'));
+  const provider = createInProcessEmulator({
+    db: deps.db,
+    clock: deps.clock,
+    siiKey,
+    processingDelayMs: config.emulator.processingDelayMs,
+    slowMs: config.emulator.slowMs,
+    schemaValidator: schemaValidatorFrom(config.emulator.schemaDir),
+    timeoutMs: config.simpleapi.timeoutMs,
+  });
+  return { provider, cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }]) };
+}

@@ -1,0 +1,180 @@
+import crypto from 'node:crypto';
+import type { Db } from '../../../db/types.ts';
+import { AppError, errors } from '../../../errors.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import type { RateLimit, RateLimiter } from '../../../lib/rate-limiter.ts';
+import { sha256Hex } from '../../../lib/tokens.ts';
+import { normaliseEmail, type AccountsService } from '../../../modules/accounts/accounts.service.ts';
+import { accountsStore } from '../../../modules/accounts/accounts.store.ts';
+import { dummyHash, hashPassword, needsRehash, passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './password.ts';
+import { sessionsStore, type SessionRow } from './sessions.store.ts';
+
+/**
+ * The account holder's login to the dashboard: sign-up, log-in, log-out, server-side sessions and
+ * their CSRF tokens. Knows nothing of HTTP; the routes put the token in a cookie.
+ *
+ * Invariants:
+ * - The session token (cookie value) is 32 random bytes; the database keeps only its SHA-256.
+ * - Logging in or signing up always issues a NEW token and deletes the one presented, so a token
+ *   planted in a browser before login (session fixation) never becomes a logged-in session.
+ * - A session ends at logout, after `idleMs` without a request, or `absoluteMs` after it began,
+ *   whichever comes first; changing the password ends all of the account's sessions.
+ * - The CSRF token is HMAC-SHA256(session token, "csrf"): bound to the session, different for every
+ *   session, and not derivable from the database (which has only the token's hash).
+ */
+export const SESSION_TOKEN_BYTES = 32;
+const SESSION_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+
+export interface DashboardSession {
+  tokenHash: string;
+  account: { id: string; name: string; email: string } | null;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+export interface DashboardAuthSettings {
+  idleMs: number;
+  absoluteMs: number;
+  /** Pre-login sessions (they only carry the CSRF token of the login form) live this long at most. */
+  anonymousMs: number;
+  signupEnabled: boolean;
+  loginRateLimit: RateLimit;
+}
+
+export const csrfTokenFor = (sessionToken: string): string =>
+  crypto.createHmac('sha256', sessionToken).update('csrf-v1').digest('base64url');
+
+/** Constant-time check of a submitted CSRF token against the session's. */
+export function csrfMatches(session: DashboardSession, presented: unknown): boolean {
+  if (typeof presented !== 'string' || presented.length !== session.csrfToken.length) return false;
+  return crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(session.csrfToken));
+}
+
+const invalidCredentials = () =>
+  errors.unauthorized('invalid_credentials', 'The e-mail or the password is not correct.');
+
+export function checkPassword(password: string, param = 'password'): void {
+  const problem = passwordProblem(password);
+  if (problem === 'too_short')
+    throw errors.invalid('password_too_short', `The password must have at least ${PASSWORD_MIN_LENGTH} characters.`, { param });
+  if (problem === 'too_long')
+    throw errors.invalid('password_too_long', `The password must have at most ${PASSWORD_MAX_LENGTH} characters.`, { param });
+}
+
+export function createDashboardAuthService(deps: {
+  db: Db;
+  clock: Clock;
+  accounts: AccountsService;
+  rateLimiter: RateLimiter;
+  settings: DashboardAuthSettings;
+}) {
+  const { db, clock, settings } = deps;
+
+  const toSession = (row: SessionRow, token: string): DashboardSession => ({
+    tokenHash: row.token_hash,
+    account: row.account_id ? { id: row.account_id, name: row.account_name ?? '', email: row.account_email ?? '' } : null,
+    csrfToken: csrfTokenFor(token),
+    expiresAt: row.expires_at,
+  });
+
+  /** Creates a session row and returns its token; `replace` is the token it supersedes. */
+  const issue = async (accountId: string | null, replace: string | undefined) => {
+    const token = crypto.randomBytes(SESSION_TOKEN_BYTES).toString('base64url');
+    const now = clock.now();
+    const tokenHash = sha256Hex(token);
+    const expiresAt = new Date(now.getTime() + (accountId ? settings.absoluteMs : settings.anonymousMs));
+    await db.transaction(async (tx) => {
+      if (replace) await sessionsStore.remove(tx, sha256Hex(replace));
+      await sessionsStore.insert(tx, { tokenHash, accountId, now, expiresAt });
+    });
+    const row = (await sessionsStore.get(db, tokenHash))!;
+    return { token, session: toSession(row, token) };
+  };
+
+  const limited = async (key: string) => {
+    const r = await deps.rateLimiter.take(key, settings.loginRateLimit);
+    if (!r.allowed)
+      throw new AppError('rate_limited', 'login_rate_limited', `Too many attempts from your network. Try again in ${r.retryAfterSeconds} seconds.`, {
+        headers: { 'Retry-After': String(r.retryAfterSeconds) },
+      });
+  };
+
+  return {
+    settings,
+
+    /** The session a cookie names, if it is still valid; expired ones are deleted on sight. */
+    async resolve(token: string | undefined): Promise<DashboardSession | undefined> {
+      if (!token || !SESSION_TOKEN_RE.test(token)) return undefined;
+      const tokenHash = sha256Hex(token);
+      const row = await sessionsStore.get(db, tokenHash);
+      if (!row) return undefined;
+      const now = clock.now();
+      if (row.expires_at.getTime() <= now.getTime() || row.last_seen_at.getTime() + settings.idleMs <= now.getTime()) {
+        await sessionsStore.remove(db, tokenHash);
+        return undefined;
+      }
+      await sessionsStore.touch(db, tokenHash, now);
+      return toSession(row, token);
+    },
+
+    /** A pre-login session, so the login and sign-up forms carry a CSRF token too. */
+    startAnonymous: () => issue(null, undefined),
+
+    async signUp(input: { name: string; email: string; password: string; ip: string }, current?: string) {
+      if (!settings.signupEnabled)
+        throw new AppError('not_found', 'signup_disabled', 'Sign-up is turned off on this server. Ask its operator for an account.');
+      await limited(`signup-ip:${input.ip}`);
+      checkPassword(input.password);
+      const { account } = await deps.accounts.create({
+        name: input.name,
+        email: input.email,
+        passwordHash: await hashPassword(input.password),
+      });
+      return issue(account.id, current);
+    },
+
+    /**
+     * One generic error for an unknown e-mail, a wrong password and an account without a
+     * password, each after a full scrypt verification, so neither the answer nor its timing says
+     * which e-mails have accounts.
+     */
+    async logIn(input: { email: string; password: string; ip: string }, current?: string) {
+      await limited(`login-ip:${input.ip}`);
+      if (input.password.length > PASSWORD_MAX_LENGTH * 4) throw invalidCredentials();
+      let email: string | undefined;
+      try {
+        email = normaliseEmail(input.email);
+      } catch {
+        email = undefined;
+      }
+      const row = email ? await accountsStore.findByEmail(db, email) : undefined;
+      const stored = row?.password_hash ?? null;
+      const ok = await verifyPassword(input.password, stored ?? (await dummyHash()));
+      if (!row || !stored || !ok) throw invalidCredentials();
+      if (needsRehash(stored)) await deps.accounts.setPasswordHash(row.id, await hashPassword(input.password));
+      return issue(row.id, current);
+    },
+
+    async logOut(token: string | undefined): Promise<void> {
+      if (token && SESSION_TOKEN_RE.test(token)) await sessionsStore.remove(db, sha256Hex(token));
+    },
+
+    /** Sets (or replaces) an account's password and ends every session it has. For the CLI. */
+    async setPassword(email: string, password: string): Promise<{ accountId: string; sessionsEnded: number }> {
+      checkPassword(password);
+      const row = await accountsStore.findByEmail(db, normaliseEmail(email));
+      if (!row) throw errors.notFound('account', undefined, 'email');
+      const hash = await hashPassword(password);
+      const sessionsEnded = await db.transaction(async (tx) => {
+        await accountsStore.update(tx, row.id, { passwordHash: hash }, clock.now());
+        return sessionsStore.removeForAccount(tx, row.id);
+      });
+      return { accountId: row.id, sessionsEnded };
+    },
+
+    /** Periodic clean-up of sessions that can no longer be used. */
+    purgeExpired: () => sessionsStore.purgeExpired(db, clock.now(), settings.idleMs),
+  };
+}
+
+export type DashboardAuthService = ReturnType<typeof createDashboardAuthService>;

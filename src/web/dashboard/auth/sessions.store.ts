@@ -1,0 +1,52 @@
+import type { Sql } from '../../../db/types.ts';
+
+export interface SessionRow {
+  token_hash: string;
+  account_id: string | null;
+  created_at: Date;
+  last_seen_at: Date;
+  expires_at: Date;
+  /** Joined from accounts when the session is logged in. */
+  account_name: string | null;
+  account_email: string | null;
+}
+
+/** Sessions are looked up by the hash of the cookie value only; the value itself is never stored. */
+export const sessionsStore = {
+  async insert(tx: Sql, s: { tokenHash: string; accountId: string | null; now: Date; expiresAt: Date }) {
+    await tx.query(
+      `insert into dashboard_sessions (token_hash, account_id, created_at, last_seen_at, expires_at) values ($1, $2, $3, $3, $4)`,
+      [s.tokenHash, s.accountId, s.now, s.expiresAt],
+    );
+  },
+  async get(tx: Sql, tokenHash: string) {
+    const r = await tx.query<SessionRow>(
+      `select s.*, a.name as account_name, a.email as account_email
+       from dashboard_sessions s left join accounts a on a.id = s.account_id
+       where s.token_hash = $1`,
+      [tokenHash],
+    );
+    return r.rows[0];
+  },
+  /** Written at most once a minute per session: the idle clock needs no finer grain. */
+  async touch(tx: Sql, tokenHash: string, now: Date) {
+    await tx.query(
+      `update dashboard_sessions set last_seen_at = $2 where token_hash = $1 and last_seen_at < $2::timestamptz - interval '1 minute'`,
+      [tokenHash, now],
+    );
+  },
+  async remove(tx: Sql, tokenHash: string) {
+    await tx.query('delete from dashboard_sessions where token_hash = $1', [tokenHash]);
+  },
+  async removeForAccount(tx: Sql, accountId: string) {
+    const r = await tx.query('delete from dashboard_sessions where account_id = $1', [accountId]);
+    return r.rowCount;
+  },
+  async purgeExpired(tx: Sql, now: Date, idleMs: number) {
+    const r = await tx.query(
+      `delete from dashboard_sessions where expires_at <= $1 or last_seen_at <= $1::timestamptz - ($2::float8 * interval '1 millisecond')`,
+      [now, idleMs],
+    );
+    return r.rowCount;
+  },
+};

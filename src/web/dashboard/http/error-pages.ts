@@ -1,0 +1,61 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, isAppError } from '../../../errors.ts';
+import { messagesFor } from '../i18n/index.ts';
+import { errorText, notice } from '../ui/components.ts';
+import { html } from '../../shared/html.ts';
+import { bareLayout, layout, type PageContext } from '../ui/layout.ts';
+import { sendPage } from './state.ts';
+
+/** A POST whose CSRF token is missing or is not the session's. */
+export class CsrfError extends Error {
+  constructor() {
+    super('csrf token missing or invalid');
+    this.name = 'CsrfError';
+  }
+}
+
+const ctxFor = (req: FastifyRequest): PageContext => {
+  const s = req.dashboard;
+  const t = s?.t ?? messagesFor('es');
+  return { t, lang: s?.lang ?? 'es', url: req.url, csrf: s?.session?.csrfToken ?? '', account: s?.session?.account ?? null };
+};
+
+const frame = (ctx: PageContext, title: string, body: ReturnType<typeof html>) =>
+  ctx.account ? layout(ctx, { title, body }) : bareLayout(ctx, { title, body });
+
+/**
+ * The dashboard's error handler: the same AppErrors the API maps to JSON become HTML pages with
+ * the same status. Another account's id is a plain 404 page; unknown errors are logged in full
+ * and shown only as a request id.
+ */
+export function renderError(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const ctx = ctxFor(req);
+  const t = ctx.t;
+  const home = html`<p><a href="/">${t.errors.goHome}</a></p>`;
+  if (err instanceof CsrfError) {
+    return sendPage(reply, frame(ctx, t.errors.csrfTitle, html`${notice(t.errors.csrf, 'bad')}${home}`), 403);
+  }
+  const validation = (err as { validation?: unknown }).validation;
+  const appErr: AppError | undefined = isAppError(err)
+    ? err
+    : validation
+      ? new AppError('invalid_request', 'invalid_field', err.message)
+      : (err as FastifyError).statusCode && (err as FastifyError).statusCode! < 500
+        ? new AppError('invalid_request', 'invalid_request', 'The request is malformed.')
+        : undefined;
+  if (appErr) {
+    if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) reply.header(k, v);
+    if (appErr.kind === 'not_found')
+      return sendPage(reply, frame(ctx, t.errors.notFoundTitle, html`<p>${t.errors.notFound}</p>${home}`), 404);
+    const title = appErr.kind === 'rate_limited' ? t.errors.rateLimitedTitle : t.common.errorTitle;
+    return sendPage(reply, frame(ctx, title, html`${notice(errorText(appErr, t), 'bad')}${home}`), appErr.status);
+  }
+  req.log.error({ err }, 'dashboard page failed');
+  return sendPage(reply, frame(ctx, t.errors.genericTitle, html`${notice(html`${t.errors.generic} <code>${req.id}</code>`, 'bad')}${home}`), 500);
+}
+
+/** The per-IP limit of the pre-login pages was hit (Retry-After is already set). */
+export function renderRateLimited(req: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
+  const ctx = ctxFor(req);
+  return sendPage(reply, frame(ctx, ctx.t.errors.rateLimitedTitle, html`${notice(ctx.t.errors.rateLimited(retryAfterSeconds), 'bad')}`), 429);
+}

@@ -1,0 +1,87 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DashboardSession } from '../auth/dashboard-auth.service.ts';
+import { LANG_COOKIE, pickLang, type Lang, type Messages } from '../i18n/index.ts';
+import type { PageContext } from '../ui/layout.ts';
+
+/** Per-request state of a dashboard page: its language and, when there is one, its session. */
+export interface DashboardState {
+  lang: Lang;
+  t: Messages;
+  session: DashboardSession | undefined;
+  /** The raw session token from the cookie (never logged, never rendered). */
+  token: string | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboard: DashboardState | null;
+  }
+  interface FastifyContextConfig {
+    /** Dashboard routes reachable without a logged-in session (login, sign-up, assets). */
+    dashboardPublic?: boolean;
+    /** Static files: no session lookup, cacheable. */
+    dashboardAsset?: boolean;
+  }
+}
+
+export interface CookieSettings {
+  secure: boolean;
+  sessionCookie: string;
+}
+
+/** `__Host-` cookies are pinned to this host and path `/`, and need Secure: used on https only. */
+export const cookieSettings = (appUrl: string): CookieSettings => {
+  const secure = appUrl.startsWith('https:');
+  return { secure, sessionCookie: secure ? '__Host-dte_session' : 'dte_session' };
+};
+
+/** The cookie lives as long as the session can (the server enforces the idle limit too). */
+export function setSessionCookie(reply: FastifyReply, c: CookieSettings, token: string, session: { expiresAt: Date }, now: Date): void {
+  const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000));
+  reply.setCookie(c.sessionCookie, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: c.secure, maxAge });
+}
+
+export function clearSessionCookie(reply: FastifyReply, c: CookieSettings): void {
+  reply.clearCookie(c.sessionCookie, { path: '/', httpOnly: true, sameSite: 'lax', secure: c.secure });
+}
+
+export function resolveLang(req: FastifyRequest, reply: FastifyReply, c: CookieSettings): Lang {
+  const q = (req.query as Record<string, unknown> | undefined)?.lang;
+  const { lang, remember } = pickLang(q, req.cookies[LANG_COOKIE]);
+  if (remember) reply.setCookie(LANG_COOKIE, lang, { path: '/', sameSite: 'lax', secure: c.secure, maxAge: 365 * 86_400, httpOnly: true });
+  return lang;
+}
+
+export const state = (req: FastifyRequest): DashboardState => {
+  if (!req.dashboard) throw new Error('dashboard state missing: route registered outside the dashboard plugin');
+  return req.dashboard;
+};
+
+export function pageContext(req: FastifyRequest): PageContext {
+  const s = state(req);
+  return { t: s.t, lang: s.lang, url: req.url, csrf: s.session?.csrfToken ?? '', account: s.session?.account ?? null };
+}
+
+/** The signed-in account's id; routes that call it are behind the login hook. */
+export const accountId = (req: FastifyRequest): string => {
+  const id = state(req).session?.account?.id;
+  if (!id) throw new Error('not signed in');
+  return id;
+};
+
+export const t = (req: FastifyRequest): Messages => state(req).t;
+
+export function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
+  return reply.status(status).type('text/html; charset=utf-8').send(body);
+}
+
+/** 303 after a POST, so reloading the next page never re-submits the form. */
+export const seeOther = (reply: FastifyReply, location: string): FastifyReply => reply.redirect(location, 303);
+
+/** Only a path on this site: never `//host`, `/\host` or an absolute URL (open redirect). */
+export function safeNext(next: unknown): string | undefined {
+  if (typeof next !== 'string' || next.length > 512) return undefined;
+  if (!/^\/(?![/\\])[\x21-\x7e]*$/.test(next)) return undefined;
+  if (next.startsWith('/login') || next.startsWith('/logout') || next.startsWith('/signup')) return undefined;
+  return next;
+}

@@ -1,0 +1,84 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isAppError } from '../../../errors.ts';
+import { asForm, text } from '../http/form.ts';
+import { clearSessionCookie, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
+import { loginView, signupView } from '../views/auth.view.ts';
+import { errorText } from '../ui/components.ts';
+import type { DashboardRoutes } from './types.ts';
+
+/**
+ * Sign-up, login and logout. The login and sign-up forms are reached without an account, but
+ * still carry a CSRF token: a pre-login session is started for them (login CSRF would otherwise
+ * let another site log a browser into the attacker's account).
+ */
+export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
+  const auth = ctx.services.dashboardAuth;
+  const signupEnabled = ctx.config.signupEnabled;
+
+  /** Makes sure the form about to be shown has a session (and so a CSRF token) behind it. */
+  const ensureSession = async (req: FastifyRequest, reply: FastifyReply) => {
+    const s = state(req);
+    if (s.session) return;
+    const started = await auth.startAnonymous();
+    s.session = started.session;
+    s.token = started.token;
+    setSessionCookie(reply, cookies, started.token, started.session, ctx.clock.now());
+  };
+
+  app.get<{ Querystring: { next?: string; loggedOut?: string; expired?: string } }>(
+    '/login',
+    { config: { dashboardPublic: true } },
+    async (req, reply) => {
+      if (state(req).session?.account) return seeOther(reply, safeNext(req.query.next) ?? '/');
+      await ensureSession(req, reply);
+      const flash = req.query.loggedOut ? 'loggedOut' : req.query.expired ? 'sessionExpired' : undefined;
+      return sendPage(reply, loginView(pageContext(req), { flash, next: safeNext(req.query.next), signupEnabled }));
+    },
+  );
+
+  app.post('/login', { config: { dashboardPublic: true } }, async (req, reply) => {
+    const body = asForm(req.body);
+    const email = text(body, 'email', 320);
+    const password = text(body, 'password', 1024);
+    const next = safeNext(text(body, 'next', 512));
+    try {
+      const { token, session } = await auth.logIn({ email, password, ip: req.ip }, state(req).token);
+      setSessionCookie(reply, cookies, token, session, ctx.clock.now());
+      return seeOther(reply, next ?? '/');
+    } catch (e) {
+      if (!isAppError(e) || (e.code !== 'invalid_credentials' && e.code !== 'login_rate_limited')) throw e;
+      if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+      return sendPage(reply, loginView(pageContext(req), { email, error: { message: e.code === 'login_rate_limited' ? t(req).errors.rateLimited(Number(e.headers?.['Retry-After'] ?? 60)) : errorText(e, t(req)) }, next, signupEnabled }), e.status);
+    }
+  });
+
+  app.get('/signup', { config: { dashboardPublic: true } }, async (req, reply) => {
+    if (state(req).session?.account) return seeOther(reply, '/');
+    if (signupEnabled) await ensureSession(req, reply);
+    return sendPage(reply, signupView(pageContext(req), { enabled: signupEnabled }), signupEnabled ? 200 : 404);
+  });
+
+  app.post('/signup', { config: { dashboardPublic: true } }, async (req, reply) => {
+    if (!signupEnabled) return sendPage(reply, signupView(pageContext(req), { enabled: false }), 404);
+    const body = asForm(req.body);
+    const name = text(body, 'name', 200);
+    const email = text(body, 'email', 320);
+    const password = text(body, 'password', 1024);
+    try {
+      const { token, session } = await auth.signUp({ name, email, password, ip: req.ip }, state(req).token);
+      setSessionCookie(reply, cookies, token, session, ctx.clock.now());
+      return seeOther(reply, '/');
+    } catch (e) {
+      if (!isAppError(e) || e.status >= 500 || e.kind === 'not_found') throw e;
+      if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+      return sendPage(reply, signupView(pageContext(req), { name, email, error: { message: errorText(e, t(req)), param: e.param }, enabled: true }), e.status);
+    }
+  });
+
+  // Logout is a POST with the CSRF token, so another site cannot log a user out with a link.
+  app.post('/logout', { config: { dashboardPublic: true } }, async (req, reply) => {
+    await auth.logOut(state(req).token);
+    clearSessionCookie(reply, cookies);
+    return seeOther(reply, '/login?loggedOut=1');
+  });
+};

@@ -1,0 +1,45 @@
+import { queryValue } from '../http/form.ts';
+import { accountId, pageContext, sendPage } from '../http/state.ts';
+import { documentsView, documentView } from '../views/documents.view.ts';
+import { DTE_STATUSES, TIPOS_DTE } from './issuing.ts';
+import type { DashboardRoutes } from './types.ts';
+
+type Id = { Params: { tenantId: string; dteId: string } };
+
+/** Documents of a tenant: list with filters, one document (amounts, history, SII answer), its XML. */
+export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
+  const { tenants, dte } = ctx.services;
+
+  app.get<{ Params: { tenantId: string } }>('/tenants/:tenantId/documents', async (req, reply) => {
+    const account = accountId(req);
+    const tenant = await tenants.get(account, req.params.tenantId);
+    const status = queryValue(req.query, 'status', 32);
+    const tipo = queryValue(req.query, 'tipoDte', 4);
+    // Unknown filter values are ignored, like an unselected filter: the select offers only valid ones.
+    const filters = {
+      status: DTE_STATUSES.includes(status as (typeof DTE_STATUSES)[number]) ? status : undefined,
+      tipoDte: (TIPOS_DTE as readonly number[]).includes(Number(tipo)) ? tipo : undefined,
+    };
+    const iterator = queryValue(req.query, 'iterator');
+    const page = await dte.list(account, tenant.id, { limit: 50, iterator, status: filters.status, tipoDte: filters.tipoDte ? Number(filters.tipoDte) : undefined });
+    return sendPage(reply, documentsView(pageContext(req), { tenant, documents: page.data, filters, iterator: page.iterator, onFirst: !iterator }));
+  });
+
+  app.get<Id>('/tenants/:tenantId/documents/:dteId', async (req, reply) => {
+    const account = accountId(req);
+    const tenant = await tenants.get(account, req.params.tenantId);
+    const [doc, history] = await Promise.all([dte.get(account, tenant.id, req.params.dteId), dte.history(account, tenant.id, req.params.dteId)]);
+    return sendPage(reply, documentView(pageContext(req), { tenant, dte: doc, history: history.data }));
+  });
+
+  app.get<Id>('/tenants/:tenantId/documents/:dteId/xml', async (req, reply) => {
+    const account = accountId(req);
+    const doc = await dte.get(account, req.params.tenantId, req.params.dteId);
+    const xml = await dte.xml(account, req.params.tenantId, doc.id);
+    // The signed bytes exactly as stored (ISO-8859-1, as the SII requires): never re-encoded.
+    return reply
+      .header('Content-Disposition', `attachment; filename="DTE-T${doc.tipoDte}-F${doc.folio}.xml"`)
+      .type('application/xml; charset=ISO-8859-1')
+      .send(xml);
+  });
+};

@@ -1,0 +1,11 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../../context.ts';
+import type { CookieSettings } from '../http/state.ts';
+
+export interface DashboardDeps {
+  ctx: AppContext;
+  cookies: CookieSettings;
+}
+
+/** A group of dashboard pages, registered inside the dashboard plugin (so its hooks apply). */
+export type DashboardRoutes = (app: FastifyInstance, deps: DashboardDeps) => void;

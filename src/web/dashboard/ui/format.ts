@@ -1,0 +1,35 @@
+import type { Messages } from '../i18n/index.ts';
+
+/** Dates and amounts as a Chilean user reads them: Santiago time, CLP without decimals. */
+const TZ = 'America/Santiago';
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+const dateFormats = new Map<string, Intl.DateTimeFormat>();
+
+export function formatDateTime(iso: string | Date | null | undefined, t: Messages): string {
+  if (!iso) return '—';
+  const d = typeof iso === 'string' ? new Date(iso) : iso;
+  if (Number.isNaN(d.getTime())) return '—';
+  let f = dateTimeFormats.get(t.locale);
+  if (!f) dateTimeFormats.set(t.locale, (f = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: TZ })));
+  return f.format(d);
+}
+
+/** A YYYY-MM-DD calendar date, shown without any time-zone shift. */
+export function formatDate(ymd: string | null | undefined, t: Messages): string {
+  if (!ymd || !/^\d{4}-\d{2}-\d{2}$/.test(ymd)) return ymd ?? '—';
+  let f = dateFormats.get(t.locale);
+  if (!f) dateFormats.set(t.locale, (f = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeZone: 'UTC' })));
+  return f.format(new Date(`${ymd}T12:00:00Z`));
+}
+
+const clp = new Intl.NumberFormat('es-CL', { style: 'currency', currency: 'CLP', maximumFractionDigits: 0 });
+export const formatClp = (n: number | null | undefined): string => (typeof n === 'number' ? clp.format(n) : '—');
+
+export const formatNumber = (n: number | null | undefined, t: Messages): string =>
+  typeof n === 'number' ? new Intl.NumberFormat(t.locale).format(n) : '—';
+
+/** Whole days from `now` until a YYYY-MM-DD date (negative once past). */
+export function daysUntil(ymd: string, now: Date): number {
+  const end = Date.parse(`${ymd}T23:59:59Z`);
+  return Math.floor((end - now.getTime()) / 86_400_000);
+}

@@ -1,0 +1,80 @@
+import type { Lang, Messages } from '../i18n/index.ts';
+import { csrfInput } from '../../shared/forms.ts';
+import { html, type SafeHtml } from '../../shared/html.ts';
+import { STYLESHEET_PATH } from '../../shared/layout.ts';
+import { ASSETS } from '../assets.ts';
+
+/**
+ * The dashboard's page frame. It loads the hosted pages' shared stylesheet and then the
+ * dashboard's own (wider layout, navigation, tables), plus one external script for copy buttons.
+ */
+export interface PageContext {
+  t: Messages;
+  lang: Lang;
+  /** Path and query of the current request, for the language switch. */
+  url: string;
+  csrf: string;
+  account: { id: string; name: string; email: string } | null;
+}
+
+export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'apiKeys';
+
+/** The current URL with `lang` replaced, so switching language stays on the same page. */
+export function withLang(url: string, lang: Lang): string {
+  const u = new URL(url, 'http://x');
+  u.searchParams.set('lang', lang);
+  u.searchParams.delete('iterator');
+  return `${u.pathname}?${u.searchParams.toString()}`;
+}
+
+function langSwitch(ctx: PageContext): SafeHtml {
+  const other: Lang = ctx.lang === 'es' ? 'en' : 'es';
+  return html`<a class="lang" href="${withLang(ctx.url, other)}" hreflang="${other}" lang="${other}">${other === 'en' ? 'English' : 'Español'}</a>`;
+}
+
+function head(ctx: PageContext, title: string): SafeHtml {
+  return html`<html lang="${ctx.t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex, nofollow"><title>${title} · ${ctx.t.appName}</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="stylesheet" href="${ASSETS.css}"><script src="${ASSETS.js}" defer></script></head>`;
+}
+
+export function layout(ctx: PageContext, o: { title: string; active?: NavKey; body: unknown; flash?: unknown }): string {
+  const t = ctx.t;
+  const item = (key: NavKey, href: string, label: string) =>
+    html`<li><a href="${href}"${o.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  return `<!doctype html>\n${
+    html`${head(ctx, o.title)}<body class="dashboard">
+<a class="skip-link" href="#main">${t.skipToContent}</a>
+<header class="dash-header"><div class="dash-header-inner">
+<a class="dash-brand" href="/">${t.appName}</a>
+<nav aria-label="${t.nav.main}"><ul class="dash-nav">
+${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tenants)}${item('webhooks', '/webhooks', t.nav.webhooks)}${item(
+      'logs',
+      '/logs/webhooks',
+      t.nav.logs,
+    )}${item('apiKeys', '/settings/api-keys', t.nav.apiKeys)}
+</ul></nav>
+<div class="dash-account">${langSwitch(ctx)}${
+      ctx.account
+        ? html`<span class="who" title="${t.nav.signedInAs(ctx.account.email)}">${ctx.account.name}</span>
+<form method="post" action="/logout" class="inline">${csrfInput(ctx.csrf)}<button type="submit" class="button button-secondary button-small">${t.nav.logout}</button></form>`
+        : ''
+    }</div>
+</div></header>
+<main id="main" tabindex="-1"><h1>${o.title}</h1>${o.flash ?? ''}${o.body}</main>
+<footer class="site-footer dash-footer"><a href="/docs">${t.nav.docs}</a></footer>
+</body></html>`.value
+  }\n`;
+}
+
+/** The frame of the pages shown before login (login, sign-up, and their errors). */
+export function bareLayout(ctx: PageContext, o: { title: string; body: unknown; flash?: unknown }): string {
+  const t = ctx.t;
+  return `<!doctype html>\n${
+    html`${head(ctx, o.title)}<body class="dashboard bare">
+<a class="skip-link" href="#main">${t.skipToContent}</a>
+<header class="site-header"><p class="brand">${t.appName} <span class="brand-lang">${langSwitch(ctx)}</span></p></header>
+<main id="main" tabindex="-1"><h1>${o.title}</h1>${o.flash ?? ''}${o.body}</main>
+</body></html>`.value
+  }\n`;
+}

@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAccountViaCli, ROOT, startServer, type ServerProc } from '../helpers/processes.ts';
+import { makeCert, modernPfx } from '../helpers/pfx.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+
+/**
+ * The curl examples of docs/guides/*.md are run, in file order, as one bash script against a live
+ * server (embedded default), so the guides cannot drift from the API. Every ```sh block runs;
+ * blocks share shell variables (TENANT_ID, DTE_ID, …) the way a reader's terminal would.
+ */
+const GUIDES = path.join(ROOT, 'docs/guides');
+
+export function extractShellBlocks(markdown: string): string[] {
+  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+}
+
+let server: ServerProc;
+let apiKey: string;
+let work: string;
+let certExpiry: string;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  server = await startServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', EMULATOR_DELAY: '200' });
+  apiKey = await createAccountViaCli(server.env);
+  receiver = await startWebhookReceiver();
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'guides-'));
+  // The certificate the credentials guide uploads: holder RUT 11.111.111-1, password in env.
+  const cert = makeCert({ rut: '11111111-1', commonName: 'María Pérez' });
+  certExpiry = cert.notAfter.toISOString().slice(0, 10);
+  fs.writeFileSync(path.join(work, 'certificado.pfx'), modernPfx(cert, 'clave-de-prueba'));
+}, 120_000);
+
+afterAll(async () => {
+  await receiver?.close();
+  await server?.stop();
+  if (work) fs.rmSync(work, { recursive: true, force: true });
+});
+
+it('runs every curl example in docs/guides against a live server', async () => {
+  const files = fs.readdirSync(GUIDES).filter((f) => f.endsWith('.md')).sort();
+  expect(files.length).toBeGreaterThanOrEqual(6);
+  let script = 'set -euo pipefail\n';
+  for (const f of files) {
+    extractShellBlocks(fs.readFileSync(path.join(GUIDES, f), 'utf8')).forEach((block, i) => {
+      script += `echo "::: ${f} block ${i + 1}" >&2\n${block}\n`;
+    });
+  }
+  const result = await new Promise<{ code: number; out: string }>((resolve) => {
+    execFile(
+      'bash',
+      ['-c', script],
+      { cwd: work, env: { ...process.env, BASE_URL: server.url, API_KEY: apiKey, PFX_PASSWORD: 'clave-de-prueba', CERT_EXPIRY: certExpiry, WEBHOOK_URL: receiver.url }, timeout: 240_000, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+    );
+  });
+  expect(result.code, result.out.slice(-4000)).toBe(0);
+  // The outcomes the guides promise, not just exit codes.
+  expect(result.out).toContain('"active"');
+  expect(result.out).toContain('final status: accepted');
+  expect(result.out).toMatch(/"code":"amount_mismatch"/);
+  expect(receiver.deliveries.filter((d) => !d.verified)).toEqual([]);
+}, 300_000);

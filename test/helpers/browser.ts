@@ -1,0 +1,114 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * Browser tests: Debian's Chromium driven by playwright-core, and the real service as a child
+ * process on a free port. Screenshots go to test-artifacts/ (gitignored).
+ * CHROMIUM_PATH overrides the browser binary (default /usr/bin/chromium).
+ */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
+}
+
+/** test-artifacts/<name>/, created empty. */
+export function artifactsDir(name: string): string {
+  const dir = path.join(ROOT, 'test-artifacts', name);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** Runs axe-core in the page (through the DevTools protocol, so the page's CSP does not block it). */
+export async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; help: string; nodes: number }[]> {
+  const source = fs.readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(source);
+  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
+    violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[];
+  };
+  return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.length }));
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+export interface ServerProcess {
+  baseUrl: string;
+  proc: ChildProcess;
+  env: Record<string, string>;
+  log(): string;
+  /** Runs `dte …` (bin/dte.js) against this server's data; returns stdout. */
+  cli(args: string[]): string;
+  stop(): Promise<void>;
+}
+
+/** `node src/main.ts` with its own data and key folders, embedded databases, on a free port. */
+export async function startServerProcess(extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-server-'));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: 'development',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    BASE_URL: baseUrl,
+    APP_URL: baseUrl,
+    DATA_DIR: path.join(dir, 'data'),
+    KEYS_DIR: path.join(dir, 'keys'),
+    ...extraEnv,
+  };
+  delete env.DATABASE_URL;
+  delete env.DATA_ENCRYPTION_KEY;
+  delete env.SECRETS_ENCRYPTION_KEY;
+  const proc = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('listening on')) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`the server did not start:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    baseUrl,
+    proc,
+    env,
+    log: () => out,
+    cli: (args) => execFileSync(process.execPath, ['bin/dte.js', ...args], { cwd: ROOT, env, encoding: 'utf8' }),
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import crypto from 'node:crypto';
+import { describe } from 'vitest';
+import { openDatabase } from '../../src/db/open.ts';
+import { openPostgres } from '../../src/db/postgres.ts';
+import type { Db } from '../../src/db/types.ts';
+
+/**
+ * Database suites run on PGlite always, and on PostgreSQL too when TEST_DATABASE_URL is set.
+ * Each PostgreSQL test database is a fresh schema, dropped at close.
+ */
+export type Backend = 'pglite' | 'postgres';
+
+export const backends = (): Backend[] => (process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
+
+export interface TestDb {
+  db: Db;
+  backend: Backend;
+  url?: string;
+  schema?: string;
+  close(): Promise<void>;
+}
+
+export async function openTestDb(backend: Backend, opts: { migrationsDir?: string; dir?: string } = {}): Promise<TestDb> {
+  if (backend === 'pglite') {
+    const db = await openDatabase({ dir: opts.dir, ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}) });
+    return { db, backend, close: () => db.close() };
+  }
+  const url = process.env.TEST_DATABASE_URL!;
+  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = await openPostgres(url, { max: 1 });
+  await admin.query(`create schema ${schema}`);
+  await admin.close();
+  const db = await openDatabase({ url, schema, ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}) });
+  return {
+    db,
+    backend,
+    url,
+    schema,
+    async close() {
+      await db.close();
+      const a = await openPostgres(url, { max: 1 });
+      await a.query(`drop schema if exists ${schema} cascade`);
+      await a.close();
+    },
+  };
+}
+
+/** `describe` once per backend, with the backend name in the title. */
+export function describeEachDb(title: string, fn: (backend: Backend) => void): void {
+  for (const backend of backends()) describe(`${title} [${backend}]`, () => fn(backend));
+}
+
+/**
+ * A second, independent pool on the same PostgreSQL schema: it stands for a second server process
+ * in tests of cross-process behaviour. On PGlite (one process by construction) there is none.
+ */
+export async function openSecondConnection(t: TestDb): Promise<Db | undefined> {
+  return t.backend === 'postgres' ? openDatabase({ url: t.url, schema: t.schema }) : undefined;
+}

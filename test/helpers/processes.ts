@@ -1,0 +1,193 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+/**
+ * Launches the real programs as separate processes for cross-process tests: the service
+ * (`node src/main.ts`), the standalone emulator (`dte emulator`) and CLI commands. Each process
+ * keeps its output for failure messages and can be stopped (SIGTERM) or killed (SIGKILL, a crash).
+ * `scratchDatabase` gives each test its own PostgreSQL database (dropped at the end).
+ */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Proc {
+  proc: ChildProcess;
+  pid: number;
+  log(): string;
+  /** SIGKILL: no cleanup, no graceful shutdown. */
+  kill(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export function launch(args: string[], env: Record<string, string>, opts: { cwd?: string } = {}): Proc {
+  const proc = spawn(process.execPath, args, {
+    cwd: opts.cwd ?? ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      // Vitest sets BASE_URL for Vite; the service would take it as its own address.
+      BASE_URL: '',
+      APP_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const alive = () => proc.exitCode === null && proc.signalCode === null;
+  return {
+    proc,
+    pid: proc.pid!,
+    log: () => out,
+    exited,
+    async kill() {
+      if (alive()) proc.kill('SIGKILL');
+      await exited;
+    },
+    async stop(graceMs = 10_000) {
+      if (alive()) proc.kill('SIGTERM');
+      const t = setTimeout(() => alive() && proc.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, proc: Proc, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.proc.exitCode !== null || proc.proc.signalCode !== null) throw new Error(`${what}: the process exited early:\n${proc.log()}`);
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not ready after ${timeoutMs} ms:\n${proc.log()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface EmulatorProc extends Proc {
+  url: string;
+  /** The emulator's SII public key (PEM file in its data directory). */
+  siiPublicKey: string;
+  dataDir: string;
+}
+
+/** `dte emulator --port 0 --data-dir D --json`; resolves once it prints where it listens. */
+export async function startEmulatorProcess(opts: { dataDir?: string; delay?: string; env?: Record<string, string> } = {}): Promise<EmulatorProc> {
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dte-emulator-'));
+  const p = launch(['bin/dte.js', 'emulator', '--port', '0', '--data-dir', dataDir, '--delay', opts.delay ?? '300', '--json'], opts.env ?? {});
+  const info = await until(
+    'emulator',
+    p,
+    async () => {
+      const line = p.log().split('\n').find((l) => l.startsWith('{'));
+      return line ? (JSON.parse(line) as { url: string; siiPublicKey: string }) : undefined;
+    },
+    30_000,
+  );
+  return { ...p, url: info.url, siiPublicKey: info.siiPublicKey, dataDir };
+}
+
+export interface ServerProc extends Proc {
+  url: string;
+  port: number;
+  /** The settings it runs with (DATA_DIR, KEYS_DIR, …), for CLI commands against it. */
+  env: Record<string, string>;
+}
+
+/** `node src/main.ts` with the given settings; resolves once it answers HTTP. */
+export async function startServer(env: Record<string, string>, args: string[] = []): Promise<ServerProc> {
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-server-'));
+  const fullEnv = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: path.join(dir, 'data'),
+    KEYS_DIR: path.join(dir, 'keys'),
+    ...env,
+  };
+  const p = launch(['src/main.ts', ...args], fullEnv);
+  const url = `http://127.0.0.1:${port}`;
+  await until('server', p, async () => ((await fetch(`${url}/api/v1/openapi.json`)).ok ? true : undefined), 60_000);
+  return { ...p, url, port, env: fullEnv };
+}
+
+/** Runs a CLI command (`node bin/dte.js …`) to completion and returns its output. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<string> {
+  const p = launch(['bin/dte.js', ...args], env);
+  const code = await p.exited;
+  if (code !== 0) throw new Error(`dte ${args.join(' ')} exited ${code}:\n${p.log()}`);
+  return p.log();
+}
+
+/** An account and its API key, made with `npx dte account create --json`. */
+export async function createAccountViaCli(env: Record<string, string>): Promise<string> {
+  const out = await runCli(['account', 'create', '--name', 'E2E SaaS', '--email', `e2e-${crypto.randomUUID()}@example.com`, '--json'], env);
+  const line = out.split('\n').find((l) => l.startsWith('{'))!;
+  return (JSON.parse(line) as { apiKey: string }).apiKey;
+}
+
+/** A database of its own on the TEST_DATABASE_URL server, with the keys the service requires. */
+export async function scratchDatabase(): Promise<{ env: Record<string, string>; url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `e2e_${crypto.randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const key = () => `k1:${crypto.randomBytes(32).toString('base64')}`;
+  return {
+    url,
+    env: { DATABASE_URL: url, DATA_ENCRYPTION_KEY: key(), SECRETS_ENCRYPTION_KEY: key() },
+    async drop() {
+      const a = new pg.Client({ connectionString: base });
+      await a.connect();
+      await a.query(`drop database if exists ${name} with (force)`);
+      await a.end();
+    },
+  };
+}
+
+/** JSON over HTTP with the API key, as a client of the running service would do it. */
+export function apiClient(baseUrl: string, apiKey: string) {
+  return async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const r = await fetch(baseUrl + url, {
+      method,
+      headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
+    });
+    const buf = Buffer.from(await r.arrayBuffer());
+    const text = buf.toString('utf8');
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: r.status, json: json as Record<string, unknown> & { [k: string]: unknown }, body: buf, headers: r.headers };
+  };
+}

@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Two projects: `main` runs in parallel; `serial` holds the tests that disturb shared machinery
+ * (restarting PostgreSQL, SIGKILLing processes) and runs after `main`, one file at a time
+ * (`npm test` runs both, in that order).
+ */
+export default defineConfig({
+  test: {
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'main',
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          exclude: ['**/*.serial.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'serial',
+          include: ['src/**/*.serial.test.ts', 'test/**/*.serial.test.ts'],
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
