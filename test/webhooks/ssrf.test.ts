@@ -137,8 +137,12 @@ describeEachDb('SSRF guard', (backend) => {
       }
     });
     const msg = await h.emit(acct, 'folio.low', { tenantId: newId(), tipoDte: 33, disponibles: 1, lowThreshold: 10 });
-    h.worker({ allowPrivateNetworks: false, retryScheduleMs: [0, 20, 20], concurrency: 64 }, { resolver }).start();
+    const w = h.worker({ allowPrivateNetworks: false, retryScheduleMs: [0, 20, 20], concurrency: 64 }, { resolver });
+    w.start();
     const m = await h.waitForMessage(acct, msg, (x) => x.status === 'failed', 30_000);
+    // Stopped here, not at the end of the file: a worker refusing private addresses that was still
+    // polling would claim the next test's deliveries and fail them.
+    await w.stop();
     expect(m.attempts).toHaveLength(urls.length * 3);
     for (const a of m.attempts) {
       expect(a.status).toBe('failed');
