@@ -18,7 +18,7 @@ let sharedKey: crypto.KeyObject | undefined;
 export const testKey = () => (sharedKey ??= crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
 
 export const makeCert = (opts: TestCertificateOptions = {}): TestCertificate =>
-  createTestCertificate({ privateKey: testKey(), notBefore: new Date(Date.now() - 86_400_000), ...opts });
+  createTestCertificate({ privateKey: testKey(), notBefore: new Date(Date.UTC(2024, 0, 1)), ...opts });
 
 const openssl = (args: string[], files: Record<string, string>, password: string): Buffer => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pfx-'));
