@@ -7,7 +7,9 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    testTimeout: 60_000,
+    // Generous: some tests make hundreds of requests or run whole flows; on a loaded 2-core CI
+    // machine 60 s was too close. A hung test still fails, just later.
+    testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
     projects: [

@@ -62,7 +62,7 @@ describe('dashboard in Chromium', () => {
       WEBHOOK_RETRY_SCHEDULE: '0,1h,2h,3h,4h',
       EMULATOR_DELAY: '0',
       FOLIO_REQUEST_WAIT: '20s',
-      DTE_SEND_WAIT: '2s',
+      DTE_SEND_WAIT: '20s',
     });
     browser = await launchBrowser();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'es-CL' });

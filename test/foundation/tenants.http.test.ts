@@ -65,6 +65,8 @@ describeEachDb('tenants over HTTP', (backend) => {
     for (let i = 0; i < 7; i++) {
       const r = await t.call(k2, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ razonSocial: `Empresa ${i}` }) });
       ids.push(r.json().id);
+      // Distinct creation times: two creates in one millisecond have no defined order.
+      await new Promise((res) => setTimeout(res, 3));
     }
     const seen: string[] = [];
     let iterator: string | null = null;

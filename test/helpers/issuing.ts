@@ -19,7 +19,7 @@ export interface IssuingApp extends TestApp {
 }
 
 export async function startIssuingApp(backend: Backend, opts: Parameters<typeof startTestApp>[1] = {}): Promise<IssuingApp> {
-  const t = await startTestApp(backend, { ...opts, env: { FOLIO_REQUEST_WAIT: '10s', DTE_SEND_WAIT: '2s', ...opts.env } });
+  const t = await startTestApp(backend, { ...opts, env: { FOLIO_REQUEST_WAIT: '10s', DTE_SEND_WAIT: '20s', ...opts.env } });
   const bg = startBackground(t.ctx, { pollMs: 25 });
   let stopped = false;
   const stopBackground = async () => {

@@ -19,7 +19,10 @@ export const testCipher = (spec = generateKeySpec()): DataCipher => createEnvelo
 
 export const FAST_SETTINGS: DeliverySettings = {
   retryScheduleMs: [0, 60, 60, 60, 60],
-  timeoutMs: 1_000,
+  // Generous: the receivers share the worker's event loop, and a stall (a certificate generated
+  // synchronously, a loaded CI machine) must not turn into a timeout and a redelivery. Tests about
+  // timeouts set their own.
+  timeoutMs: 10_000,
   allowPrivateNetworks: true,
   disableAfterMs: 5 * 86_400_000,
   concurrency: 16,

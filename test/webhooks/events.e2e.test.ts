@@ -85,7 +85,8 @@ describeEachDb('events end to end', (backend) => {
     expect(await scanExpiringCertificates(t.ctx.db, t.clock)).toBe(0);
     await new Promise((res) => setTimeout(res, 200));
     const mine = ofType('certificate.expiring').filter((d) => d.payload!.data.certificateId === entry.id);
-    expect(mine).toHaveLength(1);
+    // One event (a redelivery after a stall would carry the same webhook-id).
+    expect(new Set(mine.map((d) => d.webhookId)).size).toBe(1);
     expectContractShape(mine[0]!, 'certificate.expiring');
     expect(mine[0]!.payload!.data).toEqual({
       tenantId,

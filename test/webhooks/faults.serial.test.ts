@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { emitEvent } from '../../src/events/outbox.ts';
@@ -80,6 +80,10 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
     url = u.toString();
     db = await openDatabase({ url });
     service = createWebhooksService({ db, clock: systemClock, cipher, settings: { allowPrivateNetworks: true } });
+  });
+  // A test that fails midway must not leave its worker polling this schema into the next test.
+  afterEach(async () => {
+    for (const w of workers) await w.kill();
   });
   afterAll(async () => {
     for (const w of workers) await w.kill();

@@ -113,11 +113,12 @@ describeEachDb('webhook delivery', (backend) => {
     const r = await receiver({ respond: (d) => (d.seenCount === 1 ? { hang: true } : { status: 200 }) });
     await endpointFor(r);
     const id = await h.emit(acct, 'folio.low', data);
-    h.worker({ timeoutMs: 300 }).start();
+    h.worker({ timeoutMs: 1_500 }).start();
     const m = await h.waitForMessage(acct, id, (m) => m.status === 'succeeded');
     expect(m.attempts[0]).toMatchObject({ status: 'failed', responseStatusCode: null, error: expect.stringMatching(/^timeout/) });
-    expect(m.attempts[0]!.durationMs).toBeGreaterThanOrEqual(290);
-    expect(m.attempts[1]).toMatchObject({ status: 'succeeded', attemptNumber: 2 });
+    expect(m.attempts[0]!.durationMs).toBeGreaterThanOrEqual(1_490);
+    // The later attempt succeeds (a stall on a loaded machine could time out one more in between).
+    expect(m.attempts.at(-1)).toMatchObject({ status: 'succeeded' });
   });
 
   it('treats a 302 as a failure and never contacts its target', async () => {
@@ -165,10 +166,10 @@ describeEachDb('webhook delivery', (backend) => {
     await endpointFor(fast);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) ids.push(await h.emit(acct, 'folio.low', { ...data, disponibles: i }));
-    const t0 = Date.now();
-    h.worker({ timeoutMs: 5_000, concurrency: 8, endpointConcurrency: 4 }).start();
-    await fast.waitFor((all) => new Set(all.map((d) => d.webhookId)).size === 20, 4_000);
-    expect(Date.now() - t0).toBeLessThan(4_000); // well before the slow one's first timeout
+    // The slow receiver hangs far longer than the test may take: every fast delivery arriving while
+    // 4 of the 8 slots stay stuck on it is what shows it does not hold the others up.
+    h.worker({ timeoutMs: 60_000, concurrency: 8, endpointConcurrency: 4 }).start();
+    await fast.waitFor((all) => new Set(all.map((d) => d.webhookId)).size === 20, 30_000);
     expect(slow.deliveries.length).toBeLessThanOrEqual(4);
   });
 

@@ -79,7 +79,7 @@ describe('http sender', () => {
     expect(r.statusCode).toBeNull();
     expect(r.error).toMatch(/^timeout/);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-    expect(Date.now() - t0).toBeLessThan(1_500);
+    expect(Date.now() - t0).toBeLessThan(5_000); // far below the hang, with room for a loaded machine
   });
 
   it('reads at most 4 KiB of the response body', async () => {

@@ -116,13 +116,13 @@ describe('simpleapi adapter', () => {
     const down = await run(() => provider({ retries: 2 }).verifyApiKey('k-123456789'), () => ({ status: 502 }));
     expect(seen.length).toBe(3);
     expect(down.error!.kind).toBe('unavailable');
-    const timeout = await run(() => provider({ retries: 1, timeoutMs: 150 }).verifyApiKey('k-123456789'), () => ({ status: 200, body: '[]', delayMs: 400 }));
+    const timeout = await run(() => provider({ retries: 1, timeoutMs: 600 }).verifyApiKey('k-123456789'), () => ({ status: 200, body: '[]', delayMs: 1_500 }));
     expect(timeout.error!.kind).toBe('timeout');
     expect(seen.length).toBe(2);
   });
 
   it('does not repeat an upload that may have been received (timeout, broken connection, 500), but does after a 503', async () => {
-    const slow = await run(() => provider({ retries: 3, timeoutMs: 150 }).upload(creds, uploadReq), () => ({ status: 200, body: '{}', delayMs: 400 }));
+    const slow = await run(() => provider({ retries: 3, timeoutMs: 600 }).upload(creds, uploadReq), () => ({ status: 200, body: '{}', delayMs: 1_500 }));
     expect(slow.error!.kind).toBe('timeout');
     expect(seen.length).toBe(1);
     const cut = await run(() => provider({ retries: 3 }).upload(creds, uploadReq), () => 'hangup');
