@@ -11,6 +11,7 @@ import {
   ApiKeyResult,
   CertificateEntrySchema,
   CertificateForm,
+  CertificatePatchBody,
   CredentialStatusSchema,
   parseCertificateForm,
 } from './credentials.schemas.ts';
@@ -115,6 +116,31 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req) => credentials.status(req.auth!.accountId, req.params.tenantId),
+  );
+
+  app.patch<{ Params: { tenantId: string; certificateId: string }; Body: Static<typeof CertificatePatchBody> }>(
+    '/api/v1/tenants/:tenantId/credentials/certificates/:certificateId',
+    {
+      schema: {
+        tags: ['Credentials'],
+        summary: 'Make a certificate the primary',
+        description:
+          'With {"esPrincipal": true} this certificate signs the tenant\'s documents from now on and the others are demoted. ' +
+          'A tenant always has exactly one primary, so {"esPrincipal": false} → 422 certificate_primary_required.',
+        params: CertificateParams,
+        body: CertificatePatchBody,
+        response: withErrors({ 200: CertificateEntrySchema }),
+      },
+    },
+    async (req) => {
+      if (!req.body.esPrincipal)
+        throw errors.unprocessable(
+          'certificate_primary_required',
+          'A tenant always has one primary certificate. To change it, send {"esPrincipal": true} for the certificate that should sign instead.',
+          { param: 'esPrincipal' },
+        );
+      return credentials.makePrincipal(req.auth!.accountId, req.params.tenantId, req.params.certificateId);
+    },
   );
 
   app.delete<{ Params: { tenantId: string; certificateId: string } }>(

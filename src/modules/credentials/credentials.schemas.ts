@@ -33,6 +33,15 @@ const certificateEntryFields = {
 
 export const CertificateEntrySchema = Type.Object(certificateEntryFields, { title: 'CertificateEntry' });
 
+export const CertificatePatchBody = Type.Object(
+  {
+    esPrincipal: Type.Boolean({
+      description: 'true makes this certificate the primary (the one that signs) and demotes the others. false is refused: make another certificate primary instead.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const CredentialStatusSchema = Type.Object(
   {
     apiKey: Type.Object({

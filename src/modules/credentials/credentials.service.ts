@@ -226,6 +226,22 @@ export function createCredentialsService(deps: CredentialsDeps) {
       }
     },
 
+    /** Makes a certificate the one that signs the tenant's documents from now on. */
+    async makePrincipal(accountId: string, tenantId: string, certificateId: string): Promise<CertificateEntry> {
+      const row = await db.transaction(async (tx) => {
+        await requireTenant(tx, accountId, tenantId, true);
+        if (!UUID_RE.test(certificateId)) return undefined;
+        const now = clock.now();
+        const before = await credentialsStore.getCertificate(tx, accountId, tenantId, certificateId);
+        const cert = await credentialsStore.makePrincipal(tx, accountId, tenantId, certificateId, now);
+        // Only a real change of signer is a credentials change worth an event.
+        if (cert && before && !before.es_principal) await applyChange(tx, accountId, tenantId, now);
+        return cert;
+      });
+      if (!row) throw errors.notFound('certificate', certificateId);
+      return toCertificateEntry(row);
+    },
+
     async deleteCertificate(accountId: string, tenantId: string, certificateId: string) {
       const gone = await db.transaction(async (tx) => {
         await requireTenant(tx, accountId, tenantId, true);

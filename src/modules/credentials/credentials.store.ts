@@ -112,7 +112,22 @@ export const credentialsStore = {
     return (await this.getCertificate(tx, accountId, tenantId, c.id))!;
   },
 
-  /** Deletes one certificate; when it was the primary, the newest remaining one becomes primary. */
+  /**
+   * Makes one certificate the primary and demotes the others; undefined when it does not exist.
+   * Callers hold the tenant's row lock, so two concurrent changes cannot leave two primaries.
+   */
+  async makePrincipal(tx: Sql, accountId: string, tenantId: string, id: string, now: Date) {
+    const cert = await this.getCertificate(tx, accountId, tenantId, id);
+    if (!cert || cert.es_principal) return cert;
+    await tx.query(
+      `update tenant_certificates set es_principal = (id::text = $3), updated_at = $4
+       where account_id = $1 and tenant_id = $2 and (es_principal or id::text = $3)`,
+      [accountId, tenantId, id, now],
+    );
+    return this.getCertificate(tx, accountId, tenantId, id);
+  },
+
+  /** Deletes one certificate; when it was the primary, the remaining one that expires last becomes primary. */
   async deleteCertificate(tx: Sql, accountId: string, tenantId: string, id: string, now: Date) {
     const r = await tx.query<{ password_ref: string; es_principal: boolean }>(
       `delete from tenant_certificates where account_id = $1 and tenant_id = $2 and id::text = $3
