@@ -22,6 +22,30 @@ describeEachDb('API conventions', (backend) => {
     expect(nf.json().error.code).toBe('route_not_found');
   });
 
+  it('gives browsers an HTML 404 page outside /api and API clients the JSON envelope everywhere', async () => {
+    const browser = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+    const page = await t.app.inject({ method: 'GET', url: '/no-such-page/%3Cscript%3E?x=1', headers: browser });
+    expect(page.statusCode).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.headers['request-id']).toMatch(/^req_/);
+    expect(page.body).toContain('Page not found');
+    expect(page.body).toContain(page.headers['request-id']);
+    expect(page.body).not.toMatch(/<script/i);
+    for (const [url, headers] of [
+      ['/no-such-page', {}],
+      ['/no-such-page', { accept: 'application/json' }],
+      ['/api/v1/nothing-here', { ...browser, authorization: `Bearer ${key}` }],
+      ['/api', browser],
+    ] as const) {
+      const r = await t.app.inject({ method: 'GET', url, headers });
+      expect(r.statusCode, url).toBe(404);
+      expect(r.json().error.code, url).toBe('route_not_found');
+    }
+    const post = await t.app.inject({ method: 'POST', url: '/no-such-page', headers: browser, payload: {} });
+    expect(post.json().error.code).toBe('route_not_found');
+  });
+
   it('rejects bad JSON, wrong content types and oversized bodies with 4xx codes', async () => {
     const bad = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: '{"a":', headers: { 'content-type': 'application/json' } });
     expect([bad.statusCode, bad.json().error.code]).toEqual([400, 'invalid_json']);

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, isAppError } from '../../errors.ts';
+import { PAGE_SECURITY_HEADERS } from '../../web/shared/headers.ts';
+import { notFoundPage, wantsHtmlPage } from '../../web/shared/not-found.ts';
 
 /**
  * The one place where errors become HTTP responses. The envelope is
@@ -112,7 +114,10 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
       new AppError('unavailable', 'internal_error', 'Something went wrong on our side. Retry later; quote the requestId if it persists.'),
     ).status(500);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError('not_found', 'route_not_found', `No route ${request.method} ${request.url.split('?')[0]}. See /docs.`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    if (wantsHtmlPage(request.method, path, request.headers.accept))
+      return reply.status(404).headers(PAGE_SECURITY_HEADERS).type('text/html; charset=utf-8').send(notFoundPage(path, request.id));
+    return sendError(request, reply, new AppError('not_found', 'route_not_found', `No route ${request.method} ${path}. See /docs.`));
+  });
 });
