@@ -80,8 +80,10 @@ function callOnce(dataDir: string, cmd: AdminCommand): Promise<unknown> {
 export function adminCommands(ctx: AppContext): AdminHandler {
   return async ({ command, args }) => {
     switch (command) {
+      // The running server's URLs travel back so the CLI's hints name the port it really listens
+      // on, not the one the CLI's own environment would give.
       case 'account.set-password':
-        return ctx.services.dashboardAuth.setPassword(String(args.email ?? ''), String(args.password ?? ''));
+        return { ...(await ctx.services.dashboardAuth.setPassword(String(args.email ?? ''), String(args.password ?? ''))), appUrl: ctx.config.appUrl };
       case 'keys.status':
         return keyStatus(ctx);
       case 'keys.rotate':
@@ -89,7 +91,10 @@ export function adminCommands(ctx: AppContext): AdminHandler {
       case 'keys.prune':
         return pruneKeys(ctx, storesArg(args.store));
       case 'account.create':
-        return ctx.services.accounts.create({ name: String(args.name ?? ''), email: String(args.email ?? ''), withApiKey: true });
+        return {
+          ...(await ctx.services.accounts.create({ name: String(args.name ?? ''), email: String(args.email ?? ''), withApiKey: true })),
+          baseUrl: ctx.config.baseUrl,
+        };
       default:
         throw Object.assign(new Error(`Unknown command ${command}`), { code: 'unknown_command' });
     }

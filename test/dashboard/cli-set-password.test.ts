@@ -65,9 +65,14 @@ describe('dte account set-password', () => {
     expect(first.status).toBe(303);
     expect((await fetch(`${server.baseUrl}/tenants`, { headers: { cookie: first.cookie }, redirect: 'manual' })).status).toBe(200);
 
-    const viaSocket = dte(['account', 'set-password', '--email', 'cli@example.com'], 'otra clave todavía más larga\n', server.env);
+    // The CLI's own environment has no PORT or BASE_URL: its hints still name the running server.
+    const viaSocket = dte(['account', 'set-password', '--email', 'cli@example.com'], 'otra clave todavía más larga\n');
     expect(viaSocket.status, viaSocket.stderr).toBe(0);
     expect(viaSocket.stdout).toContain('1 open session(s) ended');
+    expect(viaSocket.stdout).toContain(`Log in at ${server.baseUrl}/login`);
+    const created = dte(['account', 'create', '--name', 'Hint SaaS', '--email', 'hint@example.com'], undefined);
+    expect(created.status, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(new RegExp(`curl -H "Authorization: Bearer sk_live_[\\w-]+" ${server.baseUrl}/api/v1/account`));
 
     const stale = await fetch(`${server.baseUrl}/tenants`, { headers: { cookie: first.cookie }, redirect: 'manual' });
     expect(stale.status).toBe(303);
