@@ -19,6 +19,7 @@ import { createProvider } from './provider/index.ts';
 import type { Provider } from './provider/port.ts';
 import type { SiiKeys } from './dte/index.ts';
 import { createFoliosService } from './modules/folios/folios.service.ts';
+import { createFolioAnnulment } from './modules/folios/folios.annul.ts';
 import { createDteService } from './modules/dte/dte.service.ts';
 import { createSendService } from './modules/dte/dte.send.ts';
 import { createSignerCache } from './modules/dte/signer-cache.ts';
@@ -100,6 +101,14 @@ export function createContext(deps: ContextDeps) {
     requestWaitMs: deps.config.folioRequestWaitMs,
     reservationTimeoutMs: deps.config.folioReservationTimeoutMs,
   });
+  const folioAnnulment = createFolioAnnulment({
+    db,
+    clock,
+    provider,
+    credentials,
+    getTenant: tenants.getRow,
+    log: { warn: (o, m) => console.warn(m, o) },
+  });
   const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, provider, credentials });
   const dteSend = createSendService({ db, clock, provider, signers, credentials, getTenant: tenants.getRow, sendWaitMs: deps.config.dteSendWaitMs });
   return {
@@ -109,7 +118,7 @@ export function createContext(deps: ContextDeps) {
     secrets: { dataCipher, secretsEnvelope, store: secretStore },
     // Keys of the hosted pages, derived from server key material so every process agrees.
     pageKeys: { csrf: Buffer.from(crypto.hkdfSync('sha256', deps.keyrings.data.keyring.current.key, 'dte-pages', 'csrf-v1', 32)) },
-    services: { apiKeys, accounts, tenants, dashboardAuth, credentials, activation, webhooks, folios, dte, dteSend },
+    services: { apiKeys, accounts, tenants, dashboardAuth, credentials, activation, webhooks, folios, folioAnnulment, dte, dteSend },
   };
 }
 

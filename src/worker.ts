@@ -41,7 +41,7 @@ export function collectPeriodics(ctx: AppContext): Periodic[] {
     // Secrets no row points to (crash between the two stores, abandoned activations): hourly.
     { name: 'credentials.sweep', everyMs: 3_600_000, run: async () => void (await ctx.services.credentials.sweep()) },
     ...webhookPeriodics(ctx),
-    ...folioPeriodics(ctx.services.folios, ctx.config.folioReservationTimeoutMs),
+    ...folioPeriodics(ctx.services.folios, ctx.services.folioAnnulment, ctx.config.folioReservationTimeoutMs),
     // Dashboard sessions past their idle or absolute expiry (each is also refused and deleted on sight).
     { name: 'dashboard.sessions.purge', everyMs: 15 * 60_000, run: async () => void (await ctx.services.dashboardAuth.purgeExpired()) },
   ];

@@ -7,6 +7,7 @@ import { openTestDb, type Backend, type TestDb } from './db.ts';
 import path from 'node:path';
 import type { PfxInspector } from '../../src/modules/credentials/pfx/isolated.ts';
 import type { ApiKeyVerifier } from '../../src/provider/emulator/verify-api-key.ts';
+import type { Provider } from '../../src/provider/port.ts';
 import { generateKeySpec, parseKeyring } from '../../src/secrets/envelope.ts';
 import type { Keyrings } from '../../src/secrets/keyring-files.ts';
 import { SECRETS_MIGRATIONS } from '../../src/secrets/secret-store.ts';
@@ -49,7 +50,7 @@ export async function startTestApp(
     env?: Record<string, string>;
     clock?: Clock;
     manualClock?: boolean;
-    provider?: ApiKeyVerifier;
+    provider?: ApiKeyVerifier | Partial<Provider>;
     pfxInspector?: PfxInspector;
     keyrings?: Keyrings;
     /** PGlite on disk under this folder (main/ and secrets/) instead of in memory. */

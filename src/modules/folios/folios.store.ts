@@ -53,6 +53,16 @@ const RANGE_COLS = `id, tenant_id, tipo_dte, desde::float8 as desde, hasta::floa
 // bigint columns come back as numbers on PostgreSQL (int8 parser) and as bigint on PGlite.
 const n = (v: unknown): number => Number(v);
 
+/** A voided folio waiting to be annulled at the SII. */
+export interface VoidedFolio {
+  accountId: string;
+  tenantId: string;
+  tipoDte: number;
+  folio: number;
+  rangeId: string;
+  attempts: number;
+}
+
 export const foliosStore = {
   async insertRequest(tx: Sql, r: { id: string; accountId: string; tenantId: string; tipoDte: number; cantidad: number; now: Date }) {
     await tx.query(
@@ -269,6 +279,37 @@ export const foliosStore = {
   async voidStale(sql: Sql, olderThan: Date): Promise<number> {
     const r = await sql.query(`update folio_allocations set status = 'void' where status = 'reserved' and reserved_at < $1`, [olderThan]);
     return r.rowCount;
+  },
+
+  /**
+   * Claims voided folios still to be annulled at the SII: due, under the attempt limit, and not
+   * claimed by another worker (SKIP LOCKED), pushing `annul_next_at` ahead as a lease.
+   */
+  async claimVoidedToAnnul(tx: Sql, a: { now: Date; leaseUntil: Date; maxAttempts: number; limit: number }): Promise<VoidedFolio[]> {
+    const r = await tx.query<{ account_id: string; tenant_id: string; tipo_dte: number; folio: string | number; range_id: string; annul_attempts: number }>(
+      `update folio_allocations f set annul_next_at = $2
+       from (select tenant_id, tipo_dte, folio from folio_allocations
+             where status = 'void' and annulled_at is null and annul_attempts < $3 and (annul_next_at is null or annul_next_at <= $1)
+             order by tenant_id, tipo_dte, folio limit $4 for update skip locked) c
+       where f.tenant_id = c.tenant_id and f.tipo_dte = c.tipo_dte and f.folio = c.folio
+       returning f.account_id, f.tenant_id, f.tipo_dte, f.folio, f.range_id, f.annul_attempts`,
+      [a.now, a.leaseUntil, a.maxAttempts, a.limit],
+    );
+    return r.rows.map((x) => ({ accountId: x.account_id, tenantId: x.tenant_id, tipoDte: x.tipo_dte, folio: n(x.folio), rangeId: x.range_id, attempts: x.annul_attempts }));
+  },
+
+  /** Records the provider's answer for folios desde..hasta of one tenant and type. */
+  async recordAnnulment(
+    sql: Sql,
+    a: { accountId: string; tenantId: string; tipoDte: number; desde: number; hasta: number; now: Date; error: string | null; nextAt: Date | null },
+  ) {
+    await sql.query(
+      `update folio_allocations
+       set annulled_at = case when $6::text is null then $5::timestamptz else null end, annul_error = $6,
+           annul_attempts = annul_attempts + 1, annul_next_at = $7
+       where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and folio between $4 and $8 and status = 'void' and annulled_at is null`,
+      [a.accountId, a.tenantId, a.tipoDte, a.desde, a.now, a.error, a.nextAt, a.hasta],
+    );
   },
 
   async getRangeKey(sql: Sql, accountId: string, rangeId: string) {
