@@ -232,11 +232,10 @@ export function createCredentialsService(deps: CredentialsDeps) {
         await requireTenant(tx, accountId, tenantId, true);
         if (!UUID_RE.test(certificateId)) return undefined;
         const now = clock.now();
-        const before = await credentialsStore.getCertificate(tx, accountId, tenantId, certificateId);
-        const cert = await credentialsStore.makePrincipal(tx, accountId, tenantId, certificateId, now);
+        const r = await credentialsStore.makePrincipal(tx, accountId, tenantId, certificateId, now);
         // Only a real change of signer is a credentials change worth an event.
-        if (cert && before && !before.es_principal) await applyChange(tx, accountId, tenantId, now);
-        return cert;
+        if (r?.changed) await applyChange(tx, accountId, tenantId, now);
+        return r?.row;
       });
       if (!row) throw errors.notFound('certificate', certificateId);
       return toCertificateEntry(row);

@@ -114,17 +114,18 @@ export const credentialsStore = {
 
   /**
    * Makes one certificate the primary and demotes the others; undefined when it does not exist.
-   * Callers hold the tenant's row lock, so two concurrent changes cannot leave two primaries.
+   * `changed` is false when it already was the primary. Callers hold the tenant's row lock, so two
+   * concurrent changes cannot leave two primaries.
    */
   async makePrincipal(tx: Sql, accountId: string, tenantId: string, id: string, now: Date) {
     const cert = await this.getCertificate(tx, accountId, tenantId, id);
-    if (!cert || cert.es_principal) return cert;
+    if (!cert || cert.es_principal) return cert && { row: cert, changed: false };
     await tx.query(
       `update tenant_certificates set es_principal = (id::text = $3), updated_at = $4
        where account_id = $1 and tenant_id = $2 and (es_principal or id::text = $3)`,
       [accountId, tenantId, id, now],
     );
-    return this.getCertificate(tx, accountId, tenantId, id);
+    return { row: { ...cert, es_principal: true, updated_at: now }, changed: true };
   },
 
   /** Deletes one certificate; when it was the primary, the remaining one that expires last becomes primary. */
