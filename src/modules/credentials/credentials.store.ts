@@ -120,11 +120,19 @@ export const credentialsStore = {
   async makePrincipal(tx: Sql, accountId: string, tenantId: string, id: string, now: Date) {
     const cert = await this.getCertificate(tx, accountId, tenantId, id);
     if (!cert || cert.es_principal) return cert && { row: cert, changed: false };
-    await tx.query(
-      `update tenant_certificates set es_principal = (id::text = $3), updated_at = $4
-       where account_id = $1 and tenant_id = $2 and (es_principal or id::text = $3)`,
-      [accountId, tenantId, id, now],
-    );
+    // Demote, then promote: one statement doing both can trip the one-primary unique index,
+    // which is checked row by row.
+    await tx.query('update tenant_certificates set es_principal = false, updated_at = $3 where account_id = $1 and tenant_id = $2 and es_principal', [
+      accountId,
+      tenantId,
+      now,
+    ]);
+    await tx.query('update tenant_certificates set es_principal = true, updated_at = $4 where account_id = $1 and tenant_id = $2 and id::text = $3', [
+      accountId,
+      tenantId,
+      id,
+      now,
+    ]);
     return { row: { ...cert, es_principal: true, updated_at: now }, changed: true };
   },
 
