@@ -124,15 +124,25 @@ describeEachDb('emulator in-process', (backend) => {
     expect(ds.estado).toBe('DOK');
   });
 
-  it('keeps the verdict hidden (REC) until the processing delay has passed', async () => {
+  it("walks the SII's stages (REC, SOK, CRT, FOK, PRD) until the processing delay has passed, then shows the verdict", async () => {
     const slow = createInProcessEmulator({ db: tdb.db, clock, siiKey: emu.siiKey, processingDelayMs: 5000 });
     const c = await caf(slow, 34);
     const up = await slow.upload(creds(), { rutEmpresa: RUT, envelope: envelope([build(c, input(34, c.desde))], clock.now()), tipo: 'dte', ambiente: 'certificacion' });
     const q = () => slow.uploadStatus(creds(), { rutEmpresa: RUT, trackId: up.trackId, tipo: 'dte', ambiente: 'certificacion' });
-    expect((await q()).estado).toBe('REC');
-    expect((await q()).final).toBe(false);
-    clock.advance(5000);
-    expect((await q()).estado).toBe('EPR');
+    const seen: [string, boolean][] = [];
+    for (let i = 0; i < 5; i++) {
+      const st = await q();
+      seen.push([st.estado, st.final]);
+      clock.advance(1000);
+    }
+    expect(seen).toEqual([
+      ['REC', false],
+      ['SOK', false],
+      ['CRT', false],
+      ['FOK', false],
+      ['PRD', false],
+    ]);
+    expect(await q()).toMatchObject({ estado: 'EPR', final: true });
     await slow.close();
   });
 

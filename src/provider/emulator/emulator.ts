@@ -27,9 +27,30 @@ import { emulatorStore, ensureEmulatorSchema } from './store.ts';
  * both ways behave identically.
  *
  * Timing: an upload is reviewed at once (so folio reuse is decided in reception order) and its
- * verdict is revealed after `processingDelayMs` (×10 for the LENTO sandbox trigger); before that
- * the envelope is REC.
+ * verdict is revealed after `processingDelayMs` (×10 for the LENTO sandbox trigger). Meanwhile the
+ * envelope walks the SII's stages, one fifth of the delay each: REC → SOK (schema) → CRT
+ * (carátula) → FOK (signature) → PRD (in process) → the verdict. A rejection shows at the stage
+ * that failed: RSC instead of SOK, RCT instead of CRT, RFR instead of FOK.
  */
+const STAGES = [
+  { estado: 'REC', glosa: 'Envío recibido, en proceso' },
+  { estado: 'SOK', glosa: 'Schema Validado' },
+  { estado: 'CRT', glosa: 'Carátula OK' },
+  { estado: 'FOK', glosa: 'Firma de Envío Validada' },
+  { estado: 'PRD', glosa: 'Envío en Proceso' },
+] as const;
+const REJECTED_AT_STAGE: Record<string, number> = { RSC: 1, RCT: 2, RFR: 3 };
+
+/** The stage an envelope shows at `now`, or undefined once its verdict is visible. */
+export function envelopeStage(e: { estado: string; received_at: Date; ready_at: Date }, now: Date): (typeof STAGES)[number] | undefined {
+  const total = e.ready_at.getTime() - e.received_at.getTime();
+  if (now >= e.ready_at || total <= 0) return undefined;
+  const stage = Math.min(STAGES.length - 1, Math.floor(((now.getTime() - e.received_at.getTime()) / total) * STAGES.length));
+  const rejectedAt = REJECTED_AT_STAGE[e.estado];
+  if (rejectedAt !== undefined && stage >= rejectedAt) return undefined;
+  return STAGES[Math.max(0, stage)];
+}
+
 export interface EmulatorCoreOptions {
   db: Db;
   clock: Clock;
@@ -156,9 +177,8 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       if (!envio || (envio.rut_emisor !== null && envio.rut_emisor !== rut)) {
         throw new ProviderError('rejected', `El envío ${String(input.TrackId)} no existe para la empresa ${rut}`, 404);
       }
-      if (clock.now() < envio.ready_at) {
-        return { trackId: String(envio.track_id), estado: 'REC', glosa: 'Envío recibido, en proceso', estadistica: [], detalle: [] };
-      }
+      const stage = envelopeStage(envio, clock.now());
+      if (stage) return { trackId: String(envio.track_id), estado: stage.estado, glosa: stage.glosa, estadistica: [], detalle: [] };
       return {
         trackId: String(envio.track_id),
         estado: envio.estado,
