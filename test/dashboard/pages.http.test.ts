@@ -3,6 +3,7 @@ import { manualClock } from '../../src/lib/clock.ts';
 import { describeEachDb } from '../helpers/db.ts';
 import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
 import { DashboardClient, textOf } from './client.ts';
+import { makeCert, modernPfx } from '../helpers/pfx.ts';
 
 describeEachDb('dashboard pages', (backend) => {
   let t: TestApp;
@@ -64,6 +65,33 @@ describeEachDb('dashboard pages', (backend) => {
     const api = await t.ctx.services.tenants.get(c_account(), id);
     expect([api.giro, api.ambiente]).toEqual(['Panadería artesanal', 'certificacion']);
     expect(textOf((await c.get('/tenants')).body)).toContain('Servicios Ejemplo SpA');
+  });
+
+  it('switches the primary certificate from the company page, through the same service as the API', async () => {
+    const tenant = await t.ctx.services.tenants.create(c_account(), validTenant());
+    const add = async (esPrincipal: boolean) => {
+      const cert = makeCert({ rut: '11111111-1', commonName: 'María Pérez' });
+      return t.ctx.services.credentials.addCertificate(c_account(), tenant.id, {
+        file: modernPfx(cert, 'clave'),
+        password: 'clave',
+        rutCertificado: '11111111-1',
+        nombreTitular: 'María Pérez',
+        fechaVencimiento: cert.notAfter.toISOString().slice(0, 10),
+        esPrincipal,
+      });
+    };
+    const first = await add(false);
+    const second = await add(false);
+    const page = await c.get(`/tenants/${tenant.id}`);
+    const action = `/tenants/${tenant.id}/certificates/${second.id}/primary`;
+    expect(page.body).toContain(`action="${action}"`);
+    expect(page.body).not.toContain(`/certificates/${first.id}/primary`); // already primary: no button
+    const r = await c.post(action);
+    expect(r.statusCode).toBe(303);
+    expect(r.headers.location).toBe(`/tenants/${tenant.id}?done=primary#credentials`);
+    expect(textOf((await c.get(`/tenants/${tenant.id}?done=primary`)).body)).toContain('Certificado principal cambiado');
+    const certs = (await t.ctx.services.credentials.status(c_account(), tenant.id)).certificates;
+    expect(Object.fromEntries(certs.map((x) => [x.id, x.esPrincipal]))).toEqual({ [first.id]: false, [second.id]: true });
   });
 
   it('generates an activation link shown once, then reports it pending, expired, and invalidated', async () => {

@@ -60,6 +60,7 @@ describeEachDb('dashboard security', (backend) => {
         '/settings/api-keys',
         '/settings/api-keys/:id/revoke',
         '/tenants/:tenantId/activation-link',
+        '/tenants/:tenantId/certificates/:certificateId/primary',
         '/tenants/:tenantId/edit',
         '/tenants/new',
         '/webhooks',

@@ -118,6 +118,9 @@ export const en: Messages = {
     rutCertificado: 'Holder RUT',
     expires: 'Expires',
     principal: 'Primary',
+    makePrincipal: 'Make primary',
+    makePrincipalFor: (holder: string, expires: string) => `Make the certificate of ${holder} (expires ${expires}) the primary`,
+    principalChanged: 'Primary certificate changed: new documents are signed with it.',
     expiresIn: (days: number) => (days < 0 ? 'expired' : days === 0 ? 'expires today' : `expires in ${days} days`),
     activation: 'Activation link',
     activationHelp:

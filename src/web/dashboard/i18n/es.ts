@@ -116,6 +116,9 @@ export const es = {
     rutCertificado: 'RUT del titular',
     expires: 'Vence',
     principal: 'Principal',
+    makePrincipal: 'Hacer principal',
+    makePrincipalFor: (holder: string, expires: string) => `Hacer principal el certificado de ${holder} (vence ${expires})`,
+    principalChanged: 'Certificado principal cambiado: los documentos nuevos se firman con él.',
     expiresIn: (days: number) => (days < 0 ? 'vencido' : days === 0 ? 'vence hoy' : `vence en ${days} días`),
     activation: 'Enlace de activación',
     activationHelp:

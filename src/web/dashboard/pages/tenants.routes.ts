@@ -74,7 +74,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
       folios.inventory(account, tenant.id).then((r) => r.data),
     ]);
     const done = queryValue(req.query, 'done', 16);
-    const flash = done === 'created' ? t(req).tenant.created : done === 'updated' ? t(req).tenant.updated : undefined;
+    const flash = { created: t(req).tenant.created, updated: t(req).tenant.updated, primary: t(req).tenant.principalChanged }[done ?? ''];
     const page = tenantView(pageContext(req), { tenant, credentials: creds, link, newLink, folios: stock, now: ctx.clock.now(), flash });
     return sendPage(reply, page, status);
   };
@@ -85,6 +85,12 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
   app.post<Id>('/tenants/:tenantId/activation-link', async (req, reply) => {
     const link = await activation.createLink(accountId(req), req.params.tenantId);
     return show(req, reply, { url: link.url, expiresAt: link.expiresAt }, 201);
+  });
+
+  // The same service as PATCH …/credentials/certificates/{id}: same rules, same event.
+  app.post<{ Params: { tenantId: string; certificateId: string } }>('/tenants/:tenantId/certificates/:certificateId/primary', async (req, reply) => {
+    await credentials.makePrincipal(accountId(req), req.params.tenantId, req.params.certificateId);
+    return seeOther(reply, `/tenants/${req.params.tenantId}?done=primary#credentials`);
   });
 
   app.get<Id>('/tenants/:tenantId/edit', async (req, reply) => {

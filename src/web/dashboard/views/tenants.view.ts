@@ -147,7 +147,14 @@ export function tenantView(
         cert.nombreTitular,
         cert.rutCertificado,
         html`${formatDate(cert.fechaVencimiento, t)} ${badge(t.tenant.expiresIn(days), days < 0 ? 'bad' : days <= 30 ? 'warn' : 'ok')}`,
-        cert.esPrincipal ? t.common.yes : t.common.no,
+        cert.esPrincipal
+          ? t.common.yes
+          : html`${t.common.no} ${postButton({
+              action: `/tenants/${x.id}/certificates/${cert.id}/primary`,
+              label: t.tenant.makePrincipal,
+              ariaLabel: t.tenant.makePrincipalFor(cert.nombreTitular, formatDate(cert.fechaVencimiento, t)),
+              csrf: ctx.csrf,
+            })}`,
       ];
     }),
   });
