@@ -64,6 +64,9 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     const c = new PageClient(t.app);
     expect((await c.get(path(first.token))).statusCode).toBe(410);
     expect(c.last!.body).toContain('Este enlace ya no es válido');
+    // Says why, and names who sent it (the account) as the one to ask.
+    expect(c.last!.body).toContain('fue reemplazado por uno más reciente');
+    expect(c.last!.body).toContain('pídalo a <strong>Test SaaS</strong>');
     expect((await c.get(path(second.token))).statusCode).toBe(200);
     await expect(t.ctx.services.activation.complete(first.token)).rejects.toMatchObject({ code: 'activation_link_invalidated', status: 410 });
   });
@@ -76,6 +79,8 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect((await c.get(path(link.token))).statusCode).toBe(200);
     clock().advance(1000);
     expect((await c.get(path(link.token))).statusCode).toBe(410);
+    expect(c.last!.body).toContain('El enlace de activación venció.');
+    expect(c.last!.body).toContain('<strong>Test SaaS</strong>');
     await expect(t.ctx.services.activation.submitApiKey(link.token, 'sk-sandbox-valid-1234')).rejects.toMatchObject({ code: 'activation_link_expired' });
     // Replacing an expired link records it as expired, not invalidated.
     await newLink(tenantId);
@@ -89,6 +94,8 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
       const r = await c.get(path(encodeURIComponent(token)));
       expect(r.statusCode).toBe(404);
       expect(r.body).toContain('Este enlace ya no es válido');
+      expect(r.body).toContain('no existe');
+      expect(r.body).toContain('la empresa que le envió este'); // an unknown token names nobody
       expect(r.body).not.toContain('<script>');
     }
   });
@@ -164,7 +171,9 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
 
     // Single use: the page and every form now say the link is no longer valid.
     expect((await c.get(path(link.token))).statusCode).toBe(410);
+    expect(c.last!.body).toContain('ya se usó');
     expect((await c.postForm(`${path(link.token)}/confirm`, { _csrf: 'x' })).statusCode).toBe(410);
+    expect(c.last!.body).toContain('<strong>Test SaaS</strong>');
     await expect(t.ctx.services.activation.complete(link.token)).rejects.toMatchObject({ code: 'activation_link_completed', status: 410 });
     // Staged secrets moved, none left behind on the link.
     const row = (await t.tdb.db.query<Record<string, unknown>>('select status, staged_pfx, api_key_ref, staged_password_ref from activation_links where tenant_id = $1', [tenantId])).rows[0]!;

@@ -3,6 +3,7 @@ import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
+import { accountsStore } from '../accounts/accounts.store.ts';
 import { tenantsStore } from '../tenants/tenants.store.ts';
 import { activationStore, type ActivationLinkRow, type StagedCertificate } from './activation.store.ts';
 import { apiKeyAad, pfxAad, pfxPasswordAad, secretRefs } from './credentials.encrypted.ts';
@@ -35,7 +36,9 @@ const TOKEN_RE = /^act_[A-Za-z0-9_-]{43}$/;
 
 export class LinkUnusableError extends AppError {
   readonly state: Exclude<LinkState, 'pending'>;
-  constructor(state: Exclude<LinkState, 'pending'>) {
+  /** Who sent the link (the account's name), so the page can say whom to ask; unknown tokens have none. */
+  readonly issuer: string | undefined;
+  constructor(state: Exclude<LinkState, 'pending'>, issuer?: string) {
     super(
       state === 'unknown' ? 'not_found' : 'gone',
       state === 'unknown' ? 'activation_link_not_found' : `activation_link_${state}`,
@@ -44,6 +47,7 @@ export class LinkUnusableError extends AppError {
         : `This activation link can no longer be used (${state}). Ask for a new one.`,
     );
     this.state = state;
+    this.issuer = issuer;
   }
 }
 
@@ -63,11 +67,14 @@ export function createActivationService(deps: {
   const find = async (sql: Sql, token: string, forUpdate = false) =>
     TOKEN_RE.test(token) ? activationStore.byTokenHash(sql, sha256Hex(token), { forUpdate }) : undefined;
 
+  /** The name of the account that sent a link: the person to ask for a new one. */
+  const issuerOf = async (sql: Sql, link: ActivationLinkRow | undefined) => (link ? (await accountsStore.get(sql, link.account_id))?.name : undefined);
+
   /** The usable link, or LinkUnusableError (404 unknown, 410 expired/invalidated/completed). */
   const usable = async (sql: Sql, token: string, forUpdate = false) => {
     const link = await find(sql, token, forUpdate);
     const state = stateOf(link, clock.now());
-    if (state !== 'pending') throw new LinkUnusableError(state);
+    if (state !== 'pending') throw new LinkUnusableError(state, await issuerOf(sql, link));
     return link!;
   };
 
@@ -110,10 +117,10 @@ export function createActivationService(deps: {
     },
 
     /** What the hosted page shows for a token. */
-    async view(token: string): Promise<LinkView | { state: Exclude<LinkState, 'pending'> }> {
+    async view(token: string): Promise<LinkView | { state: Exclude<LinkState, 'pending'>; issuer?: string | undefined }> {
       const link = await find(db, token);
       const state = stateOf(link, clock.now());
-      if (state !== 'pending' || !link) return { state: state as Exclude<LinkState, 'pending'> };
+      if (state !== 'pending' || !link) return { state: state as Exclude<LinkState, 'pending'>, issuer: await issuerOf(db, link) };
       const tenant = await tenantsStore.get(db, link.account_id, link.tenant_id);
       if (!tenant) return { state: 'unknown' };
       return {

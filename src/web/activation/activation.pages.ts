@@ -169,13 +169,25 @@ export function successPage(o: { razonSocial: string; certificate: { nombreTitul
   );
 }
 
-export function invalidLinkPage(): string {
+const WHY_INVALID = {
+  unknown: 'El enlace de activación no existe. Revise que lo haya copiado completo.',
+  expired: 'El enlace de activación venció.',
+  invalidated: 'El enlace de activación fue reemplazado por uno más reciente.',
+  completed: 'El enlace de activación ya se usó: la activación quedó completa.',
+} as const;
+
+/** One page for every unusable link: why, and whom to ask (the sender, when the link is known). */
+export function invalidLinkPage(o: { state: keyof typeof WHY_INVALID; issuer?: string | undefined }): string {
   return page(
     'Enlace no válido',
     html`<div class="card">
 <h1>Este enlace ya no es válido</h1>
-<p>El enlace de activación no existe, venció, fue reemplazado por uno más reciente o ya se usó.</p>
-<p>Para completar la activación, pida un enlace nuevo a la empresa que le envió este (su proveedor del sistema de facturación).</p>
+<p>${WHY_INVALID[o.state]}</p>
+<p>${
+      o.issuer
+        ? html`Si necesita un enlace nuevo, pídalo a <strong>${o.issuer}</strong>, que le envió este.`
+        : 'Si necesita un enlace nuevo, pídalo a la empresa que le envió este (su proveedor del sistema de facturación).'
+    }</p>
 </div>`,
   );
 }

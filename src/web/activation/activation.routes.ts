@@ -31,13 +31,14 @@ const routes: RouteModule = async (app, { ctx }) => {
   const appOrigin = new URL(ctx.config.appUrl).origin;
   const csrf = createCsrf({ key: ctx.pageKeys.csrf, secure: appOrigin.startsWith('https:') });
 
-  const invalid = (reply: FastifyReply, state: LinkUnusableError['state']) => send(reply, state === 'unknown' ? 404 : 410, invalidLinkPage());
+  const invalid = (reply: FastifyReply, state: LinkUnusableError['state'], issuer?: string) =>
+    send(reply, state === 'unknown' ? 404 : 410, invalidLinkPage({ state, issuer }));
 
   /** The link behind the URL, or the "no longer valid" page already sent. */
   const pendingView = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply): Promise<LinkView | undefined> => {
     const view = await activation.view(req.params.token);
     if (view.state !== 'pending') {
-      await invalid(reply, view.state);
+      await invalid(reply, view.state, view.issuer);
       return undefined;
     }
     return view;
@@ -62,12 +63,12 @@ const routes: RouteModule = async (app, { ctx }) => {
 
   /** Renders a failed step again with the message next to its field, or the right page. */
   const renderFailure = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply, err: unknown, step: 'apiKey' | 'certificate' | 'confirm') => {
-    if (err instanceof LinkUnusableError) return invalid(reply, err.state);
+    if (err instanceof LinkUnusableError) return invalid(reply, err.state, err.issuer);
     if (!isAppError(err)) throw err;
     if (err.code === 'rate_limited') return send(reply, 429, messagePage({ title: 'Demasiados intentos', message: 'Espere un momento y vuelva a intentarlo.' }));
     if (err.code === 'activation_step_order' || err.code === 'activation_incomplete') return reply.redirect(`/activate/${req.params.token}`, 303);
     const view = await activation.view(req.params.token);
-    if (view.state !== 'pending') return invalid(reply, view.state);
+    if (view.state !== 'pending') return invalid(reply, view.state, view.issuer);
     const token = csrf.issue(req, reply, view.linkId);
     if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
     const mapped = MESSAGES[err.code];
@@ -119,7 +120,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         const url = req.routeOptions.url ?? '';
         return renderFailure(r, reply, appErr, url.endsWith('/api-key') ? 'apiKey' : url.endsWith('/confirm') ? 'confirm' : 'certificate');
       });
-      scope.setNotFoundHandler((_req, reply) => send(reply, 404, invalidLinkPage()));
+      scope.setNotFoundHandler((_req, reply) => send(reply, 404, invalidLinkPage({ state: 'unknown' })));
 
       scope.get<{ Params: Params; Querystring: { paso?: string } }>('/:token', PAGE, async (req, reply) => {
         const view = await pendingView(req, reply);
