@@ -106,7 +106,6 @@ export function createContext(deps: ContextDeps) {
     clock,
     provider,
     credentials,
-    getTenant: tenants.getRow,
     log: { warn: (o, m) => console.warn(m, o) },
   });
   const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, provider, credentials });

@@ -63,8 +63,6 @@ describeEachDb('annulment of voided folios', (backend) => {
     ]);
     // Nothing is annulled twice.
     expect(await t.ctx.services.folioAnnulment.annulVoided()).toEqual({ annulled: 0, failed: 0 });
-    // An annulled folio is never handed out again either: the next create continues after it.
-    expect(await create(tenantId)).toBe(7);
   });
 
   it('keeps the error and retries with backoff while the provider is down, up to the attempt limit', async () => {
@@ -122,6 +120,55 @@ describeEachDb('annulment of voided folios', (backend) => {
       expect(last.annul_error).toMatch(/^provider_unavailable: /);
     } finally {
       await t2.close();
+    }
+  });
+  it("annuls in the CAF's environment and issuer, once even with two workers, and never records under a lost lease", async () => {
+    const calls: { rutEmpresa: string; ambiente: string; desde: number; hasta: number }[] = [];
+    let during: (() => Promise<void>) | undefined;
+    const t3 = await startIssuingApp(backend, {
+      provider: {
+        annulFolios: async (_creds, req) => {
+          calls.push({ rutEmpresa: req.rutEmpresa, ambiente: req.ambiente, desde: req.desde, hasta: req.hasta });
+          await new Promise((res) => setTimeout(res, 50)); // a real call takes a while: let the other worker try
+          await during?.();
+          return { ok: true, glosa: 'ok' };
+        },
+      },
+    });
+    try {
+      const a3 = await t3.account();
+      const tenantId = await readyTenant(t3, a3.key, { ambiente: 'certificacion' });
+      await requestFolios(t3, a3.key, tenantId, 33, 10);
+      await t3.stopBackground();
+      const voidOne3 = async () => {
+        const r = await t3.ctx.services.folios.reserve(a3.accountId, tenantId, 33);
+        await t3.ctx.services.folios.release(a3.accountId, tenantId, 33, r.folio);
+        return r.folio;
+      };
+      await voidOne3();
+      await voidOne3();
+      const rut = (await t3.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenantId])).rows[0]!.rut_empresa;
+      // The tenant moves to production after the CAF was granted in certification.
+      const moved = await t3.call(a3.key, { method: 'PATCH', url: `/api/v1/tenants/${tenantId}`, payload: { ambiente: 'produccion' } });
+      expect(moved.statusCode, moved.body).toBe(200);
+
+      // Two workers at once: the claim lets only one of them call the provider for the run.
+      const both = await Promise.all([t3.ctx.services.folioAnnulment.annulVoided(), t3.ctx.services.folioAnnulment.annulVoided()]);
+      expect(both.map((x) => x.annulled).sort()).toEqual([0, 1]);
+      expect(calls).toEqual([{ rutEmpresa: rut.replace(/\./g, ''), ambiente: 'certificacion', desde: 1, hasta: 2 }]);
+
+      // A worker whose lease was taken over (another worker re-claimed the folios meanwhile)
+      // records nothing: the new owner records its own outcome.
+      const third = await voidOne3();
+      during = async () => {
+        await t3.ctx.db.query("update folio_allocations set annul_next_at = annul_next_at + interval '1 second' where tenant_id = $1 and folio = $2", [tenantId, third]);
+      };
+      expect(await t3.ctx.services.folioAnnulment.annulVoided()).toEqual({ annulled: 0, failed: 0 });
+      const row = (await t3.ctx.db.query<{ annulled_at: Date | null; annul_attempts: number }>(
+        'select annulled_at, annul_attempts from folio_allocations where tenant_id = $1 and folio = $2', [tenantId, third])).rows[0]!;
+      expect(row).toEqual({ annulled_at: null, annul_attempts: 0 });
+    } finally {
+      await t3.close();
     }
   });
 });

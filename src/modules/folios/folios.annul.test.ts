@@ -9,6 +9,7 @@ const v = (folio: number, over: Partial<VoidedFolio> = {}): VoidedFolio => ({
   folio,
   rangeId: 'r1',
   attempts: 0,
+  ambiente: 'certificacion',
   ...over,
 });
 

@@ -1,10 +1,9 @@
 import type { Db } from '../../db/types.ts';
-import { toSiiRut } from '../../dte/index.ts';
+import { parseCafBlock } from '../../dte/index.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider } from '../../provider/port.ts';
-import type { TenantRow } from '../tenants/tenants.store.ts';
 import type { FolioCredentialsSource } from './folios.service.ts';
 import { foliosStore, type VoidedFolio } from './folios.store.ts';
 
@@ -34,6 +33,7 @@ export interface FolioRun {
   desde: number;
   hasta: number;
   attempts: number;
+  ambiente: 'certificacion' | 'produccion';
 }
 
 /** Consecutive folios of the same tenant, type and CAF become one run (one provider call). */
@@ -48,7 +48,7 @@ export function contiguousRuns(folios: readonly VoidedFolio[]): FolioRun[] {
       last.hasta = f.folio;
       last.attempts = Math.max(last.attempts, f.attempts);
     } else {
-      runs.push({ accountId: f.accountId, tenantId: f.tenantId, tipoDte: f.tipoDte, rangeId: f.rangeId, desde: f.folio, hasta: f.folio, attempts: f.attempts });
+      runs.push({ accountId: f.accountId, tenantId: f.tenantId, tipoDte: f.tipoDte, rangeId: f.rangeId, desde: f.folio, hasta: f.folio, attempts: f.attempts, ambiente: f.ambiente });
     }
   }
   return runs;
@@ -59,7 +59,6 @@ export interface FolioAnnulmentDeps {
   clock: Clock;
   provider: Pick<Provider, 'annulFolios'>;
   credentials: FolioCredentialsSource;
-  getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
   log?: { warn: (obj: object, msg: string) => void };
 }
 
@@ -69,14 +68,17 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
   /** One run: the provider's answer, or why it could not be asked (never throws). */
   const annulRun = async (run: FolioRun): Promise<string | null> => {
     try {
-      const tenant = await deps.getTenant(run.accountId, run.tenantId);
+      // The issuer and environment of the CAF itself, not the tenant's current settings: a tenant
+      // that moved from certificación to producción must not annul production folios.
+      const range = await foliosStore.getRangeKey(db, run.accountId, run.rangeId);
+      if (!range) return 'annulment_failed: the folio range no longer exists';
       const creds = await deps.credentials.getProviderCredentials(run.accountId, run.tenantId);
       const r = await deps.provider.annulFolios(creds, {
-        rutEmpresa: toSiiRut(tenant.rut_empresa),
+        rutEmpresa: parseCafBlock(range.caf_block).rutEmisor,
         tipoDte: run.tipoDte,
         desde: run.desde,
         hasta: run.hasta,
-        ambiente: tenant.ambiente,
+        ambiente: run.ambiente,
       });
       return r.ok ? null : `annulment_refused: ${r.glosa || 'the SII refused the annulment'}`.slice(0, 500);
     } catch (e) {
@@ -93,16 +95,20 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
     /** Periodic: annul what is due; returns how many runs were annulled and how many failed. */
     async annulVoided(): Promise<{ annulled: number; failed: number }> {
       const now = clock.now();
+      const leaseUntil = new Date(now.getTime() + LEASE_MS);
       const claimed = await db.transaction((tx) =>
-        foliosStore.claimVoidedToAnnul(tx, { now, leaseUntil: new Date(now.getTime() + LEASE_MS), maxAttempts: MAX_ANNUL_ATTEMPTS, limit: CLAIM_LIMIT }),
+        foliosStore.claimVoidedToAnnul(tx, { now, leaseUntil, maxAttempts: MAX_ANNUL_ATTEMPTS, limit: CLAIM_LIMIT }),
       );
       let annulled = 0;
       let failed = 0;
       for (const run of contiguousRuns(claimed)) {
+        // Runs go one after another: stop while the claim is still safely ours. What is left is
+        // claimed again once the lease runs out, by this worker or another.
+        if (clock.now().getTime() > now.getTime() + LEASE_MS / 2) break;
         const error = await annulRun(run);
         const at = clock.now();
         const nextAt = error ? new Date(at.getTime() + annulRetryDelayMs(run.attempts + 1)) : null;
-        await foliosStore.recordAnnulment(db, { ...run, now: at, error, nextAt });
+        if ((await foliosStore.recordAnnulment(db, { ...run, leaseUntil, now: at, error, nextAt })) === 0) continue; // lease lost
         if (error) {
           failed++;
           deps.log?.warn({ tenantId: run.tenantId, tipoDte: run.tipoDte, desde: run.desde, hasta: run.hasta, error }, 'voided folios could not be annulled; will retry');

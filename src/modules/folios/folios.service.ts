@@ -280,6 +280,7 @@ export function createFoliosService(deps: FoliosDeps) {
           cafBlock: caf.cafXml,
           privateKeyEnc,
           requestId,
+          ambiente: tenant.ambiente,
           now,
         });
         await foliosStore.completeRequest(tx, accountId, requestId, rangeId, now);

@@ -61,6 +61,8 @@ export interface VoidedFolio {
   folio: number;
   rangeId: string;
   attempts: number;
+  /** The SII environment of the folio's CAF (where the annulment must go). */
+  ambiente: 'certificacion' | 'produccion';
 }
 
 export const foliosStore = {
@@ -120,14 +122,16 @@ export const foliosStore = {
       cafBlock: string;
       privateKeyEnc: Buffer;
       requestId: string | null;
+      /** The SII environment the CAF was granted in. */
+      ambiente: string;
       now: Date;
     },
   ): Promise<boolean> {
     const r = await tx.query(
       `insert into folio_ranges (id, account_id, tenant_id, tipo_dte, desde, hasta, next_folio, fecha_autorizacion, vencimiento,
-         idk, caf_block, private_key_enc, request_id, created_at)
-       values ($1, $2, $3, $4, $5, $6, $5, $7, $8, $9, $10, $11, $12, $13) on conflict do nothing`,
-      [g.id, g.accountId, g.tenantId, g.tipoDte, g.desde, g.hasta, g.fechaAutorizacion, g.vencimiento, g.idk, g.cafBlock, g.privateKeyEnc, g.requestId, g.now],
+         idk, caf_block, private_key_enc, request_id, created_at, ambiente)
+       values ($1, $2, $3, $4, $5, $6, $5, $7, $8, $9, $10, $11, $12, $13, $14) on conflict do nothing`,
+      [g.id, g.accountId, g.tenantId, g.tipoDte, g.desde, g.hasta, g.fechaAutorizacion, g.vencimiento, g.idk, g.cafBlock, g.privateKeyEnc, g.requestId, g.now, g.ambiente],
     );
     return r.rowCount === 1;
   },
@@ -286,30 +290,45 @@ export const foliosStore = {
    * claimed by another worker (SKIP LOCKED), pushing `annul_next_at` ahead as a lease.
    */
   async claimVoidedToAnnul(tx: Sql, a: { now: Date; leaseUntil: Date; maxAttempts: number; limit: number }): Promise<VoidedFolio[]> {
-    const r = await tx.query<{ account_id: string; tenant_id: string; tipo_dte: number; folio: string | number; range_id: string; annul_attempts: number }>(
+    const r = await tx.query<{ account_id: string; tenant_id: string; tipo_dte: number; folio: string | number; range_id: string; annul_attempts: number; ambiente: string }>(
       `update folio_allocations f set annul_next_at = $2
-       from (select tenant_id, tipo_dte, folio from folio_allocations
-             where status = 'void' and annulled_at is null and annul_attempts < $3 and (annul_next_at is null or annul_next_at <= $1)
-             order by tenant_id, tipo_dte, folio limit $4 for update skip locked) c
+       from (select a.tenant_id, a.tipo_dte, a.folio, g.ambiente from folio_allocations a join folio_ranges g on g.id = a.range_id
+             where a.status = 'void' and a.annulled_at is null and a.annul_attempts < $3 and (a.annul_next_at is null or a.annul_next_at <= $1)
+               and g.ambiente is not null
+             order by a.tenant_id, a.tipo_dte, a.folio limit $4 for update of a skip locked) c
        where f.tenant_id = c.tenant_id and f.tipo_dte = c.tipo_dte and f.folio = c.folio
-       returning f.account_id, f.tenant_id, f.tipo_dte, f.folio, f.range_id, f.annul_attempts`,
+       returning f.account_id, f.tenant_id, f.tipo_dte, f.folio, f.range_id, f.annul_attempts, c.ambiente`,
       [a.now, a.leaseUntil, a.maxAttempts, a.limit],
     );
-    return r.rows.map((x) => ({ accountId: x.account_id, tenantId: x.tenant_id, tipoDte: x.tipo_dte, folio: n(x.folio), rangeId: x.range_id, attempts: x.annul_attempts }));
+    return r.rows.map((x) => ({
+      accountId: x.account_id,
+      tenantId: x.tenant_id,
+      tipoDte: x.tipo_dte,
+      folio: n(x.folio),
+      rangeId: x.range_id,
+      attempts: x.annul_attempts,
+      ambiente: x.ambiente as 'certificacion' | 'produccion',
+    }));
   },
 
-  /** Records the provider's answer for folios desde..hasta of one tenant and type. */
+  /**
+   * Records the provider's answer for folios desde..hasta of one tenant and type, only while the
+   * claim (`leaseUntil`) is still ours: a worker whose lease ran out leaves the record to the one
+   * that took over. Returns how many folios were recorded.
+   */
   async recordAnnulment(
     sql: Sql,
-    a: { accountId: string; tenantId: string; tipoDte: number; desde: number; hasta: number; now: Date; error: string | null; nextAt: Date | null },
-  ) {
-    await sql.query(
+    a: { accountId: string; tenantId: string; tipoDte: number; desde: number; hasta: number; leaseUntil: Date; now: Date; error: string | null; nextAt: Date | null },
+  ): Promise<number> {
+    const r = await sql.query(
       `update folio_allocations
        set annulled_at = case when $6::text is null then $5::timestamptz else null end, annul_error = $6,
            annul_attempts = annul_attempts + 1, annul_next_at = $7
-       where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and folio between $4 and $8 and status = 'void' and annulled_at is null`,
-      [a.accountId, a.tenantId, a.tipoDte, a.desde, a.now, a.error, a.nextAt, a.hasta],
+       where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and folio between $4 and $8 and status = 'void' and annulled_at is null
+         and annul_next_at = $9`,
+      [a.accountId, a.tenantId, a.tipoDte, a.desde, a.now, a.error, a.nextAt, a.hasta, a.leaseUntil],
     );
+    return r.rowCount;
   },
 
   async getRangeKey(sql: Sql, accountId: string, rangeId: string) {
