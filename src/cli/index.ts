@@ -58,14 +58,15 @@ export async function runCli(argv: string[]): Promise<number> {
       const result = (await runAdmin(config, { command: 'account.create', args: { name: values.name, email: values.email } })) as {
         account: unknown;
         apiKey: { key: string };
-        baseUrl: string;
+        /** Absent from a server older than this CLI. */
+        baseUrl?: string;
       };
       const out = { account: result.account, apiKey: result.apiKey.key };
       if (values.json) console.log(JSON.stringify(out));
       else {
         console.log('Account created:', JSON.stringify(out.account, null, 2));
         console.log(`\nAPI key (shown once, keep it safe):\n  ${out.apiKey}\n`);
-        console.log(`Try it:\n  curl -H "Authorization: Bearer ${out.apiKey}" ${result.baseUrl}/api/v1/account`);
+        console.log(`Try it:\n  curl -H "Authorization: Bearer ${out.apiKey}" ${result.baseUrl ?? config.baseUrl}/api/v1/account`);
       }
       return 0;
     }
@@ -80,9 +81,9 @@ export async function runCli(argv: string[]): Promise<number> {
       const password = await readNewPassword();
       const result = (await runAdmin(config, { command: 'account.set-password', args: { email: values.email, password } })) as {
         sessionsEnded: number;
-        appUrl: string;
+        appUrl?: string;
       };
-      console.log(`Password set for ${values.email}. Log in at ${result.appUrl}/login` + (result.sessionsEnded ? ` (${result.sessionsEnded} open session(s) ended).` : '.'));
+      console.log(`Password set for ${values.email}. Log in at ${result.appUrl ?? config.appUrl}/login` + (result.sessionsEnded ? ` (${result.sessionsEnded} open session(s) ended).` : '.'));
       return 0;
     }
     if (group === 'keys' && (action === 'status' || action === 'rotate' || action === 'prune')) {

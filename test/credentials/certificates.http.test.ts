@@ -222,6 +222,11 @@ describeEachDb('certificate intake over HTTP', (backend) => {
     const bad = await t.call(key, { method: 'PATCH', url: url(ra.id), payload: { esPrincipal: 'yes' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toMatchObject({ code: 'invalid_field', param: 'esPrincipal' });
+    // An expired certificate cannot become the one that signs.
+    await t.tdb.db.query("update tenant_certificates set not_after = '2021-01-01T00:00:00Z' where id = $1", [ra.id]);
+    const expired = await t.call(key, { method: 'PATCH', url: url(ra.id), payload: { esPrincipal: true } });
+    expect(expired.statusCode).toBe(422);
+    expect(expired.json().error).toMatchObject({ code: 'certificate_expired', details: { notAfter: '2021-01-01T00:00:00.000Z' } });
     // None of the refusals moved the primary.
     expect(await primaries()).toEqual([rb.id]);
   });

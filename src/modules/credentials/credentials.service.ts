@@ -232,6 +232,13 @@ export function createCredentialsService(deps: CredentialsDeps) {
         await requireTenant(tx, accountId, tenantId, true);
         if (!UUID_RE.test(certificateId)) return undefined;
         const now = clock.now();
+        const cert = await credentialsStore.getCertificate(tx, accountId, tenantId, certificateId);
+        // An expired certificate cannot sign: making it primary would only make every create fail.
+        if (cert && !cert.es_principal && cert.not_after.getTime() <= now.getTime())
+          throw errors.unprocessable('certificate_expired', `The certificate expired on ${cert.not_after.toISOString()}; make a current one primary instead.`, {
+            param: 'certificateId',
+            details: { notAfter: cert.not_after.toISOString() },
+          });
         const r = await credentialsStore.makePrincipal(tx, accountId, tenantId, certificateId, now);
         // Only a real change of signer is a credentials change worth an event.
         if (r?.changed) await applyChange(tx, accountId, tenantId, now);

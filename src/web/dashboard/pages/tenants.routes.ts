@@ -74,7 +74,11 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
       folios.inventory(account, tenant.id).then((r) => r.data),
     ]);
     const done = queryValue(req.query, 'done', 16);
-    const flash = { created: t(req).tenant.created, updated: t(req).tenant.updated, primary: t(req).tenant.principalChanged }[done ?? ''];
+    const flash = new Map([
+      ['created', t(req).tenant.created],
+      ['updated', t(req).tenant.updated],
+      ['primary', t(req).tenant.principalChanged],
+    ]).get(done ?? '');
     const page = tenantView(pageContext(req), { tenant, credentials: creds, link, newLink, folios: stock, now: ctx.clock.now(), flash });
     return sendPage(reply, page, status);
   };

@@ -147,9 +147,12 @@ export function tenantView(
         cert.nombreTitular,
         cert.rutCertificado,
         html`${formatDate(cert.fechaVencimiento, t)} ${badge(t.tenant.expiresIn(days), days < 0 ? 'bad' : days <= 30 ? 'warn' : 'ok')}`,
+        // No button for an expired certificate: it cannot sign (the service refuses it too).
         cert.esPrincipal
           ? t.common.yes
-          : html`${t.common.no} ${postButton({
+          : days < 0
+            ? t.common.no
+            : html`${t.common.no} ${postButton({
               action: `/tenants/${x.id}/certificates/${cert.id}/primary`,
               label: t.tenant.makePrincipal,
               ariaLabel: t.tenant.makePrincipalFor(cert.nombreTitular, formatDate(cert.fechaVencimiento, t)),
