@@ -147,6 +147,8 @@ describeEachDb('annulment of voided folios', (backend) => {
       };
       await voidOne3();
       await voidOne3();
+      // A third create still running (reserved) when the tenant switches; it fails later.
+      const pending = await t3.ctx.services.folios.reserve(a3.accountId, tenantId, 33);
       const rut = (await t3.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenantId])).rows[0]!.rut_empresa;
       // The tenant moves to production after the CAF was granted in certification.
       const moved = await t3.call(a3.key, { method: 'PATCH', url: `/api/v1/tenants/${tenantId}`, payload: { ambiente: 'produccion' } });
@@ -159,7 +161,8 @@ describeEachDb('annulment of voided folios', (backend) => {
 
       // A worker whose lease was taken over (another worker re-claimed the folios meanwhile)
       // records nothing: the new owner records its own outcome.
-      const third = await voidOne3();
+      await t3.ctx.services.folios.release(a3.accountId, tenantId, 33, pending.folio);
+      const third = pending.folio;
       during = async () => {
         await t3.ctx.db.query("update folio_allocations set annul_next_at = annul_next_at + interval '1 second' where tenant_id = $1 and folio = $2", [tenantId, third]);
       };

@@ -124,6 +124,30 @@ describeEachDb('folios over HTTP', (backend) => {
     expect(inv).toMatchObject({ usados: 1, siguienteFolio: a.json().folio + 1 });
   });
 
+  it("numbers documents only from CAFs of the tenant's current SII environment", async () => {
+    const tenantId = await readyTenant(t, key, { ambiente: 'certificacion' });
+    await requestFolios(t, key, tenantId, 33, 5);
+    const create = () => t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(33) });
+    const inventory = async () => (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` })).json().data;
+    expect((await create()).json().folio).toBe(1);
+    const setAmbiente = async (ambiente: string) =>
+      expect((await t.call(key, { method: 'PATCH', url: `/api/v1/tenants/${tenantId}`, payload: { ambiente } })).statusCode).toBe(200);
+
+    // In production, the certification CAF is neither stock nor a source of folios.
+    await setAmbiente('produccion');
+    const refused = await create();
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().error.code).toBe('folios_exhausted');
+    expect(await inventory()).toEqual([expect.objectContaining({ tipoDte: 33, total: 0, disponibles: 0, rangos: [] })]);
+    const prod = await requestFolios(t, key, tenantId, 33, 3);
+    expect((await create()).json().folio).toBe(prod.rango.desde);
+
+    // Back in certification, its own range continues where it stopped.
+    await setAmbiente('certificacion');
+    expect((await create()).json().folio).toBe(2);
+    expect((await inventory())[0]).toMatchObject({ total: 5, disponibles: 3 });
+  });
+
   it('skips expired CAFs when allocating and answers folios_exhausted when none is left', async () => {
     const tenantId = await readyTenant(t, key);
     await requestFolios(t, key, tenantId, 33, 2);

@@ -53,6 +53,16 @@ const RANGE_COLS = `id, tenant_id, tipo_dte, desde::float8 as desde, hasta::floa
 // bigint columns come back as numbers on PostgreSQL (int8 parser) and as bigint on PGlite.
 const n = (v: unknown): number => Number(v);
 
+/**
+ * A range folios can still come from, as SQL on the range alias `g` with `today` in parameter
+ * `todayParam`: not used up, not expired, and granted in the tenant's current SII environment (a
+ * certification CAF must not number production documents, nor the other way round; ranges from
+ * before the environment was recorded have none and stay usable).
+ */
+const usable = (g: string, todayParam: string) =>
+  `${g}.next_folio <= ${g}.hasta and (${g}.vencimiento is null or ${g}.vencimiento > ${todayParam}::date)
+   and (${g}.ambiente is null or ${g}.ambiente = (select t.ambiente from tenants t where t.id = ${g}.tenant_id))`;
+
 /** A voided folio waiting to be annulled at the SII. */
 export interface VoidedFolio {
   accountId: string;
@@ -136,12 +146,12 @@ export const foliosStore = {
     return r.rowCount === 1;
   },
 
-  /** Usable ranges (not used up, not expired on `today`), oldest first. */
+  /** Usable ranges (not used up, not expired on `today`, of the tenant's environment), oldest first. */
   async usableRanges(sql: Sql, accountId: string, tenantId: string, today: string, tipoDte?: number): Promise<FolioRangeRow[]> {
     const r = await sql.query<FolioRangeRow>(
-      `select ${RANGE_COLS} from folio_ranges
-       where account_id = $1 and tenant_id = $2 and next_folio <= hasta and (vencimiento is null or vencimiento > $3::date)
-         and ($4::int is null or tipo_dte = $4)
+      `select ${RANGE_COLS} from folio_ranges g
+       where g.account_id = $1 and g.tenant_id = $2 and ${usable('g', '$3')}
+         and ($4::int is null or g.tipo_dte = $4)
        order by tipo_dte, desde`,
       [accountId, tenantId, today, tipoDte ?? null],
     );
@@ -184,8 +194,8 @@ export const foliosStore = {
   ): Promise<{ disponibles: number; fired: boolean; lowThreshold: number | null }> {
     const r = await tx.query<{ disponibles: number; low_armed: boolean | null; low_threshold: number | null }>(
       `with d as (
-         select coalesce(sum(hasta - next_folio + 1), 0)::float8 as disponibles from folio_ranges
-         where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and next_folio <= hasta and (vencimiento is null or vencimiento > $4::date)
+         select coalesce(sum(g.hasta - g.next_folio + 1), 0)::float8 as disponibles from folio_ranges g
+         where g.account_id = $1 and g.tenant_id = $2 and g.tipo_dte = $3 and ${usable('g', '$4')}
        ), s as (
          update folio_settings f set low_armed = (d.disponibles >= f.low_threshold), updated_at = $5
          from d
@@ -226,10 +236,9 @@ export const foliosStore = {
       low_armed: boolean | null;
     }>(
       `with pick as (
-         select id from folio_ranges
-         where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and next_folio <= hasta
-           and (vencimiento is null or vencimiento > $4::date)
-         order by desde limit 1 for update
+         select g.id from folio_ranges g
+         where g.account_id = $1 and g.tenant_id = $2 and g.tipo_dte = $3 and ${usable('g', '$4')}
+         order by g.desde limit 1 for update of g
        ), upd as (
          update folio_ranges g set next_folio = g.next_folio + 1
          from pick where g.id = pick.id and g.next_folio <= g.hasta
@@ -241,8 +250,7 @@ export const foliosStore = {
        )
        select upd.id, upd.folio::float8 as folio, upd.caf_block, upd.private_key_enc, exists (select 1 from ins) as reserved,
          (upd.left_here + coalesce((select sum(o.hasta - o.next_folio + 1) from folio_ranges o
-            where o.account_id = $1 and o.tenant_id = $2 and o.tipo_dte = $3 and o.id <> upd.id and o.next_folio <= o.hasta
-              and (o.vencimiento is null or o.vencimiento > $4::date)), 0))::float8 as disponibles,
+            where o.account_id = $1 and o.tenant_id = $2 and o.tipo_dte = $3 and o.id <> upd.id and ${usable('o', '$4')}), 0))::float8 as disponibles,
          s.low_threshold, s.low_armed
        from upd left join folio_settings s on s.tenant_id = $2 and s.tipo_dte = $3`,
       [a.accountId, a.tenantId, a.tipoDte, a.today, a.now],
