@@ -239,10 +239,11 @@ export function createCredentialsService(deps: CredentialsDeps) {
             param: 'certificateId',
             details: { notAfter: cert.not_after.toISOString() },
           });
-        const r = await credentialsStore.makePrincipal(tx, accountId, tenantId, certificateId, now);
+        if (!cert || cert.es_principal) return cert;
+        const row = await credentialsStore.makePrincipal(tx, cert, now);
         // Only a real change of signer is a credentials change worth an event.
-        if (r?.changed) await applyChange(tx, accountId, tenantId, now);
-        return r?.row;
+        await applyChange(tx, accountId, tenantId, now);
+        return row;
       });
       if (!row) throw errors.notFound('certificate', certificateId);
       return toCertificateEntry(row);

@@ -113,13 +113,11 @@ export const credentialsStore = {
   },
 
   /**
-   * Makes one certificate the primary and demotes the others; undefined when it does not exist.
-   * `changed` is false when it already was the primary. Callers hold the tenant's row lock, so two
-   * concurrent changes cannot leave two primaries.
+   * Makes a (non-primary) certificate the primary and demotes the others; returns the updated row.
+   * Callers hold the tenant's row lock, so two concurrent changes cannot leave two primaries.
    */
-  async makePrincipal(tx: Sql, accountId: string, tenantId: string, id: string, now: Date) {
-    const cert = await this.getCertificate(tx, accountId, tenantId, id);
-    if (!cert || cert.es_principal) return cert && { row: cert, changed: false };
+  async makePrincipal(tx: Sql, cert: CertificateRow, now: Date): Promise<CertificateRow> {
+    const { account_id: accountId, tenant_id: tenantId, id } = cert;
     // Demote, then promote: one statement doing both can trip the one-primary unique index,
     // which is checked row by row.
     await tx.query('update tenant_certificates set es_principal = false, updated_at = $3 where account_id = $1 and tenant_id = $2 and es_principal', [
@@ -133,7 +131,7 @@ export const credentialsStore = {
       id,
       now,
     ]);
-    return { row: { ...cert, es_principal: true, updated_at: now }, changed: true };
+    return { ...cert, es_principal: true, updated_at: now };
   },
 
   /** Deletes one certificate; when it was the primary, the remaining one that expires last becomes primary. */

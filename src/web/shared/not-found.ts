@@ -5,9 +5,9 @@ import { layout } from './layout.ts';
  * The page a browser gets for an unknown address outside /api (a mistyped dashboard URL, an old
  * bookmark). API clients keep the JSON envelope: this page is only for requests that ask for HTML.
  */
-export function wantsHtmlPage(method: string, url: string, accept: string | undefined): boolean {
+export function wantsHtmlPage(method: string, path: string, accept: string | undefined): boolean {
   if (method !== 'GET' && method !== 'HEAD') return false;
-  if (url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) return false;
+  if (path === '/api' || path.startsWith('/api/')) return false;
   return (accept ?? '').includes('text/html');
 }
 
