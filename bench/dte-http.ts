@@ -44,16 +44,30 @@ function body(): string {
   const t = computeTotals(33, detalle);
   return JSON.stringify({
     tipoDte: 33,
-    receptor: { rut: '77.777.777-7', razonSocial: 'Cliente de Prueba SpA', giro: 'Comercio', direccion: 'Calle 1', comuna: 'Santiago', ciudad: 'Santiago' },
+    receptor: {
+      rut: '77.777.777-7',
+      razonSocial: 'Cliente de Prueba SpA',
+      giro: 'Comercio',
+      direccion: 'Calle 1',
+      comuna: 'Santiago',
+      ciudad: 'Santiago',
+    },
     detalle: detalle.map((l, i) => ({ ...l, montoItem: t.lineas[i] })),
     montoTotal: t.montoTotal,
   });
 }
 
-export async function runDteHttpBench(opts: { backend: 'pglite' | 'postgres'; seconds?: number; connections?: number }): Promise<DteHttpResult> {
+export async function runDteHttpBench(opts: {
+  backend: 'pglite' | 'postgres';
+  seconds?: number;
+  connections?: number;
+}): Promise<DteHttpResult> {
   const seconds = opts.seconds ?? 10;
   const connections = opts.connections ?? 16;
-  const pg = opts.backend === 'postgres' ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined;
+  const pg =
+    opts.backend === 'postgres'
+      ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+      : undefined;
   const env: Record<string, string> = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', EMULATOR_DELAY: '0' };
   if (pg) {
     env.DATABASE_URL = pg.url;

@@ -15,8 +15,15 @@ export interface ReadsResult {
   peakRssMb: number | undefined;
 }
 
-export async function runReadsBench(opts: { backend: 'pglite' | 'postgres'; seconds?: number; connections?: number }): Promise<ReadsResult> {
-  const pg = opts.backend === 'postgres' ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined;
+export async function runReadsBench(opts: {
+  backend: 'pglite' | 'postgres';
+  seconds?: number;
+  connections?: number;
+}): Promise<ReadsResult> {
+  const pg =
+    opts.backend === 'postgres'
+      ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+      : undefined;
   const env: Record<string, string> = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' };
   if (pg) {
     env.DATABASE_URL = pg.url;
@@ -32,8 +39,14 @@ export async function runReadsBench(opts: { backend: 'pglite' | 'postgres'; seco
       method: 'POST',
       headers,
       body: JSON.stringify({
-        rutEmpresa: '76.192.083-9', razonSocial: 'Bench SpA', giro: 'Software', direccion: 'Calle 1',
-        comuna: 'Santiago', ciudad: 'Santiago', numeroResolucion: 0, fechaResolucion: '2020-01-01',
+        rutEmpresa: '76.192.083-9',
+        razonSocial: 'Bench SpA',
+        giro: 'Software',
+        direccion: 'Calle 1',
+        comuna: 'Santiago',
+        ciudad: 'Santiago',
+        numeroResolucion: 0,
+        fechaResolucion: '2020-01-01',
       }),
     });
     const tenant = (await created.json()) as { id: string };
@@ -60,5 +73,6 @@ export async function runReadsBench(opts: { backend: 'pglite' | 'postgres'; seco
 }
 
 if (import.meta.main) {
-  for (const backend of ['pglite', 'postgres'] as const) console.log(await runReadsBench({ backend, seconds: Number(process.env.BENCH_SECONDS ?? 10) }));
+  for (const backend of ['pglite', 'postgres'] as const)
+    console.log(await runReadsBench({ backend, seconds: Number(process.env.BENCH_SECONDS ?? 10) }));
 }

@@ -31,7 +31,9 @@ async function main() {
     }
   })();
 
-  console.log(`Benchmarks on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, commit ${commit}, ${seconds}s per run\n`);
+  console.log(
+    `Benchmarks on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, commit ${commit}, ${seconds}s per run\n`,
+  );
 
   const { runEngineBench } = await import('./engine.ts');
   const engine = await runEngineBench({ seconds: Math.min(seconds, 5) });
@@ -49,7 +51,14 @@ async function main() {
   for (const backend of backends) {
     const r = await runReadsBench({ backend, seconds });
     ((results.reads ??= {}) as Record<string, unknown>)[backend] = r;
-    rows.push({ benchmark: 'authenticated reads over HTTP', backend, figure: `${r.requestsPerSecond} req/s`, p50: `${r.p50Ms} ms`, p99: `${r.p99Ms} ms`, peakRssMb: fmt(r.peakRssMb) });
+    rows.push({
+      benchmark: 'authenticated reads over HTTP',
+      backend,
+      figure: `${r.requestsPerSecond} req/s`,
+      p50: `${r.p50Ms} ms`,
+      p99: `${r.p99Ms} ms`,
+      peakRssMb: fmt(r.peakRssMb),
+    });
   }
 
   if (fs.existsSync(path.join(ROOT, 'bench/dte-http.ts'))) {

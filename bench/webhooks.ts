@@ -102,13 +102,26 @@ async function startReceivers(secrets: Map<string, string>) {
 export async function runWebhookBench(opts: { backend?: 'pglite' | 'postgres'; seconds?: number } = {}): Promise<WebhookBenchResult> {
   const seconds = opts.seconds ?? 10;
   const backend = opts.backend ?? 'pglite';
-  const pgUrl = backend === 'postgres' ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test') : undefined;
+  const pgUrl =
+    backend === 'postgres'
+      ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
+      : undefined;
   const db: Db = await openDatabase(pgUrl ? { url: pgUrl.url, poolMax: 20 } : {});
-  const config = loadConfig({ NODE_ENV: 'production', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DATA_DIR: '/tmp/dte-bench-unused', DATABASE_URL: '', DATA_ENCRYPTION_KEY: '', SECRETS_ENCRYPTION_KEY: '' });
+  const config = loadConfig({
+    NODE_ENV: 'production',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    DATA_DIR: '/tmp/dte-bench-unused',
+    DATABASE_URL: '',
+    DATA_ENCRYPTION_KEY: '',
+    SECRETS_ENCRYPTION_KEY: '',
+  });
   const cipher = createEnvelope(parseKeyring(generateKeySpec()));
   const service = createWebhooksService({ db, clock: systemClock, cipher, settings: config.webhooks });
   const accountId = crypto.randomUUID();
-  await db.query(`insert into accounts (id, name, email, created_at, updated_at) values ($1, 'Bench', $2, now(), now())`, [accountId, `${accountId}@example.com`]);
+  await db.query(`insert into accounts (id, name, email, created_at, updated_at) values ($1, 'Bench', $2, now(), now())`, [
+    accountId,
+    `${accountId}@example.com`,
+  ]);
   const secrets = new Map<string, string>();
   const receivers = await startReceivers(secrets);
   for (let i = 0; i < ENDPOINTS; i++) {
@@ -122,7 +135,12 @@ export async function runWebhookBench(opts: { backend?: 'pglite' | 'postgres'; s
     const committed: { id: string; at: number }[] = [];
     for (let i = 0; i < n; i++) {
       const e = await db.transaction((tx) =>
-        emitEvent(tx, { accountId, type: 'folio.low', data: { tenantId: accountId, tipoDte: 33, disponibles: i, lowThreshold: 10 }, now: new Date() }),
+        emitEvent(tx, {
+          accountId,
+          type: 'folio.low',
+          data: { tenantId: accountId, tipoDte: 33, disponibles: i, lowThreshold: 10 },
+          now: new Date(),
+        }),
       );
       committed.push({ id: e.id, at: performance.now() });
     }

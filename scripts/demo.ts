@@ -129,7 +129,11 @@ function dteBody(tipoDte: TipoDte, facturaFolio: number, today: string): Record<
     { nombre: 'Capacitación', cantidad: 2, precioUnitario: 45000, exento: true },
   ];
   if (tipoDte === 34 || tipoDte === 41) lines = [{ nombre: 'Asesoría exenta', cantidad: 3, precioUnitario: 25000 }];
-  if (tipoDte === 39) lines = [{ nombre: 'Café grande', cantidad: 2, precioUnitario: 2490 }, { nombre: 'Medialuna', cantidad: 3, precioUnitario: 890 }];
+  if (tipoDte === 39)
+    lines = [
+      { nombre: 'Café grande', cantidad: 2, precioUnitario: 2490 },
+      { nombre: 'Medialuna', cantidad: 3, precioUnitario: 890 },
+    ];
   if (tipoDte === 56 || tipoDte === 61) lines = [{ nombre: 'Ajuste de precio', cantidad: 1, precioUnitario: 10000 }];
   const totals = computeTotals(tipoDte, lines);
   return {
@@ -192,7 +196,9 @@ async function main() {
   step('Create an account, its API key and a dashboard password');
   const email = 'demo@example.com';
   const password = `demo-${crypto.randomBytes(6).toString('base64url')}`;
-  const created = JSON.parse(cli(['account', 'create', '--name', 'Demo SaaS', '--email', email, '--json'], env).trim().split('\n').pop()!) as {
+  const created = JSON.parse(
+    cli(['account', 'create', '--name', 'Demo SaaS', '--email', email, '--json'], env).trim().split('\n').pop()!,
+  ) as {
     apiKey: string;
   };
   cli(['account', 'set-password', '--email', email], env, `${password}\n`);
@@ -260,7 +266,9 @@ async function main() {
   r = await page.post(`${token}/confirm`, new URLSearchParams({ _csrf: page.csrf() }));
   if (r.status !== 303 && r.status !== 200) throw new Error(`confirmation failed: ${r.status}`);
   const status = await api('GET', `/api/v1/tenants/${tenantId}/credentials/status`);
-  ok(`activation completed: apiKey configured ${status.apiKey?.['configured']}, ${(status.certificates as unknown[]).length} certificate, ready ${status.ready}`);
+  ok(
+    `activation completed: apiKey configured ${status.apiKey?.['configured']}, ${(status.certificates as unknown[]).length} certificate, ready ${status.ready}`,
+  );
 
   step('Request folios (CAF) from the SII for every document type');
   for (const tipoDte of TYPES) {
@@ -278,7 +286,9 @@ async function main() {
   const dtes: { id: string; tipoDte: number; folio: number; montoTotal: number }[] = [];
   let facturaFolio = 1;
   for (const tipoDte of TYPES) {
-    const d = await api('POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(tipoDte, facturaFolio, today), { 'idempotency-key': `demo-${tipoDte}` });
+    const d = await api('POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(tipoDte, facturaFolio, today), {
+      'idempotency-key': `demo-${tipoDte}`,
+    });
     if (tipoDte === 33) facturaFolio = d.folio;
     dtes.push({ id: d.id, tipoDte, folio: d.folio, montoTotal: d.montoTotal });
     ok(`${String(tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} total $${Number(d.montoTotal).toLocaleString('es-CL')}`);
@@ -298,7 +308,8 @@ async function main() {
     for (const d of dtes) {
       if (final.has(d.id)) continue;
       const s = await api('GET', `/dte/${d.id}/status`);
-      if (!['created', 'sending', 'sent'].includes(s.status)) final.set(d.id, { status: s.status, estado: s.sii?.['estado'] ?? null, glosa: s.sii?.['glosa'] ?? null });
+      if (!['created', 'sending', 'sent'].includes(s.status))
+        final.set(d.id, { status: s.status, estado: s.sii?.['estado'] ?? null, glosa: s.sii?.['glosa'] ?? null });
     }
     if (tty) process.stdout.write(`\r   ${spinner[i % spinner.length]} ${final.size}/${dtes.length} documents answered`);
     if (final.size < dtes.length) await new Promise((res) => setTimeout(res, 400));
@@ -307,7 +318,9 @@ async function main() {
   for (const d of dtes) {
     const f = final.get(d.id)!;
     const mark = f.status === 'rejected' ? red('✗') : green('✓');
-    console.log(`   ${mark} ${String(d.tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} ${f.status.padEnd(25)} ${dim(`${f.estado ?? ''} ${f.glosa ?? ''}`)}`);
+    console.log(
+      `   ${mark} ${String(d.tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} ${f.status.padEnd(25)} ${dim(`${f.estado ?? ''} ${f.glosa ?? ''}`)}`,
+    );
   }
 
   step('Webhook deliveries the local receiver got');
@@ -321,7 +334,9 @@ async function main() {
         : d.payload?.event === 'folio.low'
           ? `${data.tipoDte}: ${data.disponibles} left`
           : JSON.stringify(data).slice(0, 80);
-    console.log(`   ${d.verified ? green('✓ signature verified') : red(`✗ ${d.problem}`)}  ${String(d.payload?.event).padEnd(27)} ${dim(what)}`);
+    console.log(
+      `   ${d.verified ? green('✓ signature verified') : red(`✗ ${d.problem}`)}  ${String(d.payload?.event).padEnd(27)} ${dim(what)}`,
+    );
   }
   const unverified = receiver.deliveries.filter((d) => !d.verified).length;
   if (unverified) throw new Error(`${unverified} deliveries failed verification`);

@@ -53,7 +53,10 @@ async function main() {
   const api = async (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => {
     const r = await fetch(server.url + url, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
     });
     const text = await r.text();
@@ -79,7 +82,9 @@ async function main() {
   const endpoint = await must('POST', '/api/v1/webhooks/endpoints', { url: receiver.url });
   receiver.secret = endpoint.secret;
 
-  console.log(`soak: ${SECONDS}s of load, ${WORKERS} workers, ${TENANTS} tenants, receiver failing ${FAIL_RATE * 100}%, on ${db ? 'PostgreSQL' : 'PGlite'}`);
+  console.log(
+    `soak: ${SECONDS}s of load, ${WORKERS} workers, ${TENANTS} tenants, receiver failing ${FAIL_RATE * 100}%, on ${db ? 'PostgreSQL' : 'PGlite'}`,
+  );
   const cert = createTestCertificate({ rut: '13456789-9', commonName: 'Soak Firmante' });
   const pfx = cert.toPfx('soak-pass');
   const tenants: string[] = [];
@@ -87,8 +92,14 @@ async function main() {
     const body = 76_000_000 + crypto.randomInt(1_000_000);
     const t = await must('POST', '/api/v1/tenants', {
       rutEmpresa: formatRutDotted({ body, dv: computeDv(body) }),
-      razonSocial: `Soak ${i} SpA`, giro: 'Pruebas', direccion: 'Calle 1', comuna: 'Santiago', ciudad: 'Santiago',
-      numeroResolucion: 0, fechaResolucion: '2024-01-01', acteco: [620200],
+      razonSocial: `Soak ${i} SpA`,
+      giro: 'Pruebas',
+      direccion: 'Calle 1',
+      comuna: 'Santiago',
+      ciudad: 'Santiago',
+      numeroResolucion: 0,
+      fechaResolucion: '2024-01-01',
+      acteco: [620200],
     });
     await must('POST', `/api/v1/tenants/${t.id}/credentials/api-key`, { apiKey: 'sandbox-soak-key-001' });
     const form = new FormData();
@@ -113,11 +124,25 @@ async function main() {
   }, 2000);
 
   const body = (tipoDte: TipoDte) => {
-    const lines = tipoDte === 39 ? [{ nombre: 'Café', cantidad: 1 + crypto.randomInt(5), precioUnitario: 1990 }] : [{ nombre: 'Servicio', cantidad: 1 + crypto.randomInt(9), precioUnitario: 10000 + crypto.randomInt(90000) }];
+    const lines =
+      tipoDte === 39
+        ? [{ nombre: 'Café', cantidad: 1 + crypto.randomInt(5), precioUnitario: 1990 }]
+        : [{ nombre: 'Servicio', cantidad: 1 + crypto.randomInt(9), precioUnitario: 10000 + crypto.randomInt(90000) }];
     const totals = computeTotals(tipoDte, lines);
     return {
       tipoDte,
-      ...(tipoDte === 33 ? { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente Soak Ltda', giro: 'Comercio', direccion: 'Calle 2', comuna: 'Santiago', ciudad: 'Santiago' } } : {}),
+      ...(tipoDte === 33
+        ? {
+            receptor: {
+              rut: '77.777.777-7',
+              razonSocial: 'Cliente Soak Ltda',
+              giro: 'Comercio',
+              direccion: 'Calle 2',
+              comuna: 'Santiago',
+              ciudad: 'Santiago',
+            },
+          }
+        : {}),
       detalle: lines.map((l, i) => ({ ...l, montoItem: totals.lineas[i] })),
       montoTotal: totals.montoTotal,
     };
@@ -175,7 +200,10 @@ async function main() {
     messages.length = 0;
     let iterator: string | null = null;
     do {
-      const page: Json = await must('GET', `/api/v1/webhooks/messages?limit=250${iterator ? `&iterator=${encodeURIComponent(iterator)}` : ''}`);
+      const page: Json = await must(
+        'GET',
+        `/api/v1/webhooks/messages?limit=250${iterator ? `&iterator=${encodeURIComponent(iterator)}` : ''}`,
+      );
       messages.push(...page.data);
       iterator = page.iterator;
     } while (iterator);
@@ -242,7 +270,11 @@ async function main() {
     counts.errors ? `${counts.errors} request errors` : '',
     growth > 0.25 ? `memory grew ${(growth * 100).toFixed(0)}% between halves` : '',
   ].filter(Boolean);
-  console.log(failures.length ? `SOAK FAILED: ${failures.join('; ')}` : 'soak passed: every document final, every event delivered, no folio reused, memory flat');
+  console.log(
+    failures.length
+      ? `SOAK FAILED: ${failures.join('; ')}`
+      : 'soak passed: every document final, every event delivered, no folio reused, memory flat',
+  );
   process.exit(failures.length ? 1 : 0);
 }
 

@@ -109,7 +109,15 @@ export function createContext(deps: ContextDeps) {
     log: { warn: (o, m) => console.warn(m, o) },
   });
   const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, provider, credentials });
-  const dteSend = createSendService({ db, clock, provider, signers, credentials, getTenant: tenants.getRow, sendWaitMs: deps.config.dteSendWaitMs });
+  const dteSend = createSendService({
+    db,
+    clock,
+    provider,
+    signers,
+    credentials,
+    getTenant: tenants.getRow,
+    sendWaitMs: deps.config.dteSendWaitMs,
+  });
   return {
     ...deps,
     provider,

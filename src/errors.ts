@@ -67,8 +67,7 @@ export const isAppError = (e: unknown): e is AppError => e instanceof AppError;
 
 /** Shorthands for the common cases, so call sites read as the rule they enforce. */
 export const errors = {
-  invalid: (code: string, message: string, opts?: AppErrorOptions) =>
-    new AppError('invalid_request', code, message, opts),
+  invalid: (code: string, message: string, opts?: AppErrorOptions) => new AppError('invalid_request', code, message, opts),
   notFound: (resource: string, id?: string, param?: string) =>
     new AppError(
       'not_found',
@@ -77,7 +76,6 @@ export const errors = {
       param ? { param } : {},
     ),
   conflict: (code: string, message: string, opts?: AppErrorOptions) => new AppError('conflict', code, message, opts),
-  unprocessable: (code: string, message: string, opts?: AppErrorOptions) =>
-    new AppError('unprocessable', code, message, opts),
+  unprocessable: (code: string, message: string, opts?: AppErrorOptions) => new AppError('unprocessable', code, message, opts),
   unauthorized: (code: string, message: string) => new AppError('unauthorized', code, message),
 };

@@ -29,7 +29,9 @@ export async function startAdminSocket(dataDir: string, handler: AdminHandler): 
           res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, result }));
         } catch (e) {
           const err = e as { code?: string; message?: string };
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error: { code: err.code ?? 'error', message: err.message ?? String(e) } }));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ ok: false, error: { code: err.code ?? 'error', message: err.message ?? String(e) } }));
         }
       })();
     });
@@ -66,7 +68,11 @@ function callOnce(dataDir: string, cmd: AdminCommand): Promise<unknown> {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { ok: boolean; result?: unknown; error?: { code: string; message: string } };
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+          ok: boolean;
+          result?: unknown;
+          error?: { code: string; message: string };
+        };
         if (body.ok) resolve(body.result);
         else reject(Object.assign(new Error(body.error?.message), { code: body.error?.code }));
       });
@@ -83,7 +89,10 @@ export function adminCommands(ctx: AppContext): AdminHandler {
       // The running server's URLs travel back so the CLI's hints name the port it really listens
       // on, not the one the CLI's own environment would give.
       case 'account.set-password':
-        return { ...(await ctx.services.dashboardAuth.setPassword(String(args.email ?? ''), String(args.password ?? ''))), appUrl: ctx.config.appUrl };
+        return {
+          ...(await ctx.services.dashboardAuth.setPassword(String(args.email ?? ''), String(args.password ?? ''))),
+          appUrl: ctx.config.appUrl,
+        };
       case 'keys.status':
         return keyStatus(ctx);
       case 'keys.rotate':

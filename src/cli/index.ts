@@ -83,7 +83,10 @@ export async function runCli(argv: string[]): Promise<number> {
         sessionsEnded: number;
         appUrl?: string;
       };
-      console.log(`Password set for ${values.email}. Log in at ${result.appUrl ?? config.appUrl}/login` + (result.sessionsEnded ? ` (${result.sessionsEnded} open session(s) ended).` : '.'));
+      console.log(
+        `Password set for ${values.email}. Log in at ${result.appUrl ?? config.appUrl}/login` +
+          (result.sessionsEnded ? ` (${result.sessionsEnded} open session(s) ended).` : '.'),
+      );
       return 0;
     }
     if (group === 'keys' && (action === 'status' || action === 'rotate' || action === 'prune')) {

@@ -39,7 +39,12 @@ describe('totals', () => {
   it('boleta: gross lines, neto = round(gross / 1.19), IVA = gross − neto', () => {
     expect(computeTotals(39, [{ cantidad: 1, precioUnitario: 680 }])).toMatchObject({ montoNeto: 571, iva: 109, montoTotal: 680 });
     expect(computeTotals(39, [{ cantidad: 1, precioUnitario: 86710 }])).toMatchObject({ montoNeto: 72866, iva: 13844, montoTotal: 86710 });
-    expect(computeTotals(39, [{ cantidad: 1, precioUnitario: 1190 }, { cantidad: 1, precioUnitario: 100, exento: true }])).toMatchObject({
+    expect(
+      computeTotals(39, [
+        { cantidad: 1, precioUnitario: 1190 },
+        { cantidad: 1, precioUnitario: 100, exento: true },
+      ]),
+    ).toMatchObject({
       montoNeto: 1000,
       iva: 190,
       montoExento: 100,
@@ -48,8 +53,16 @@ describe('totals', () => {
   });
 
   it('exempt types: every line exempt', () => {
-    expect(computeTotals(34, [{ cantidad: 5, precioUnitario: 25000 }])).toMatchObject({ montoExento: 125000, montoTotal: 125000, iva: 0, tasaIva: null });
-    expect(computeTotals(41, [{ cantidad: 1, precioUnitario: 1000, exento: false }])).toMatchObject({ montoExento: 1000, montoTotal: 1000 });
+    expect(computeTotals(34, [{ cantidad: 5, precioUnitario: 25000 }])).toMatchObject({
+      montoExento: 125000,
+      montoTotal: 125000,
+      iva: 0,
+      tasaIva: null,
+    });
+    expect(computeTotals(41, [{ cantidad: 1, precioUnitario: 1000, exento: false }])).toMatchObject({
+      montoExento: 1000,
+      montoTotal: 1000,
+    });
   });
 });
 
@@ -57,7 +70,20 @@ describe('montos_esperados.json (LibreDTE vectors within the API rules)', () => 
   const dir = path.join(siiSharedDir(), 'samples', 'json-inputs');
   const expected = JSON.parse(readFileSync(path.join(dir, 'montos_esperados.json'), 'utf8')) as Record<string, Record<string, number>>;
   // Cases with discounts, additional taxes or retentions are outside the API's amount rules.
-  const cases = ['33_001_simple', '33_002_factura_guia', '33_007_contado_observacion', '34_001_simple', '39_001_simple', '41_001_simple', '46_001_afecta', '46_002_exenta', '52_001_constituye_venta', '56_001_anula_nota_credito', '61_001_anula_factura', '61_003_corrige_monto_factura'];
+  const cases = [
+    '33_001_simple',
+    '33_002_factura_guia',
+    '33_007_contado_observacion',
+    '34_001_simple',
+    '39_001_simple',
+    '41_001_simple',
+    '46_001_afecta',
+    '46_002_exenta',
+    '52_001_constituye_venta',
+    '56_001_anula_nota_credito',
+    '61_001_anula_factura',
+    '61_003_corrige_monto_factura',
+  ];
 
   it.each(cases)('%s', (name) => {
     const tipo = Number(name.split('_')[0]) as TipoDte;
@@ -96,6 +122,8 @@ describe('checkAmounts', () => {
   });
 
   it('boleta total is the gross sum', () => {
-    expect(checkAmounts(39, [{ cantidad: 1, precioUnitario: 1190, montoItem: 1190 }], 1000)).toMatchObject([{ param: 'montoTotal', expected: 1190 }]);
+    expect(checkAmounts(39, [{ cantidad: 1, precioUnitario: 1190, montoItem: 1190 }], 1000)).toMatchObject([
+      { param: 'montoTotal', expected: 1190 },
+    ]);
   });
 });

@@ -120,11 +120,7 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[]):
  * computed from the correct line amounts, so one wrong line yields two entries (the line and the
  * total) only when the client's total followed its wrong line.
  */
-export function checkAmounts(
-  tipoDte: TipoDte,
-  detalle: readonly AmountLine[],
-  montoTotal: number | undefined,
-): AmountMismatch[] {
+export function checkAmounts(tipoDte: TipoDte, detalle: readonly AmountLine[], montoTotal: number | undefined): AmountMismatch[] {
   const totals = computeTotals(tipoDte, detalle);
   const out: AmountMismatch[] = [];
   totals.lineas.forEach((expected, i) => {

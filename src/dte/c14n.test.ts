@@ -31,7 +31,10 @@ describe('C14N', () => {
       .filter((f) => f.endsWith('.xml'))
       .map((f): [string, string] => [f, decodeXml(readFileSync(path.join(SII, 'samples/dte', f)))]),
     ...SUPPORTED_TIPOS_DTE.map((t): [string, string] => [`our DTE ${t}`, kit.build(sampleDteInput(t)).xml.toString('latin1')]),
-    ['mixed namespaces', '<a xmlns="urn:x" xmlns:b="urn:b" z="1" b:y="2" a="3"><b:c xmlns:b="urn:b"><d xmlns="">t&amp;&lt;&gt;"\'</d></b:c><!--c--><e/></a>'],
+    [
+      'mixed namespaces',
+      '<a xmlns="urn:x" xmlns:b="urn:b" z="1" b:y="2" a="3"><b:c xmlns:b="urn:b"><d xmlns="">t&amp;&lt;&gt;"\'</d></b:c><!--c--><e/></a>',
+    ],
   ];
 
   it.each(samples)('agrees with xml-crypto on %s', (_name, text) => {
@@ -54,7 +57,10 @@ describe('DTEs spliced into an envelope', () => {
   ]);
 
   it.each(SUPPORTED_TIPOS_DTE)('fast path equals parse + C14N in context for type %i', (t) => {
-    const dte = kit.build(sampleDteInput(t)).xml.toString('latin1').replace(/^<\?xml[^>]*>\n/, '');
+    const dte = kit
+      .build(sampleDteInput(t))
+      .xml.toString('latin1')
+      .replace(/^<\?xml[^>]*>\n/, '');
     expect(isOwnCanonicalDte(dte)).toBe(true);
     const root = parseXml(dte).documentElement;
     if (!root) throw new Error('empty');
@@ -62,7 +68,10 @@ describe('DTEs spliced into an envelope', () => {
   });
 
   it('foreign DTEs take the generic path', () => {
-    const foreign = decodeXml(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml'))).replace(/^<\?xml[^>]*>\s*/, '');
+    const foreign = decodeXml(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml'))).replace(
+      /^<\?xml[^>]*>\s*/,
+      '',
+    );
     expect(isOwnCanonicalDte(foreign)).toBe(false);
     expect(canonicalInEnvelope(foreign)).toMatch(/^<DTE version="1.0">\s*<Documento ID="MiPE76354771-13419">/);
   });

@@ -76,7 +76,9 @@ describe('verifyCaf', () => {
   });
 
   it('detects an RSASK that does not match RSAPK', () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 512, publicExponent: 3 }).privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const other = generateKeyPairSync('rsa', { modulusLength: 512, publicExponent: 3 })
+      .privateKey.export({ type: 'pkcs1', format: 'pem' })
+      .toString();
     const swapped = Buffer.from(officialFile.toString('latin1').replace(/<RSASK>[\s\S]*<\/RSASK>/, `<RSASK>${other}</RSASK>`), 'latin1');
     const r = verifyCaf(parseCaf(swapped), siiKeys);
     expect(r).toMatchObject({ valid: false, signatureValid: true, keyPairValid: false });

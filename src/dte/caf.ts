@@ -171,7 +171,8 @@ export function verifyCaf(caf: Caf, siiKeys: SiiKeys): CafVerification {
     } catch {
       signatureValid = false;
     }
-    if (!signatureValid) errors.push({ code: 'frma_invalid', message: `The CAF signature (FRMA) does not verify with the SII key ${caf.idk}` });
+    if (!signatureValid)
+      errors.push({ code: 'frma_invalid', message: `The CAF signature (FRMA) does not verify with the SII key ${caf.idk}` });
   }
   let keyPairValid: boolean | null = null;
   if (caf.privateKey) {

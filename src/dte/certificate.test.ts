@@ -28,7 +28,9 @@ describe('certificate RUT (SAN otherName 1.3.6.1.4.1.8321.1)', () => {
     const s = prepareSigner({ privateKey: c.privateKeyPem, certificatePem: c.certificatePem });
     expect(s.rutTitular).toBe('12345678-5');
     expect(s.notAfter.toISOString()).toBe('2049-12-31T00:00:00.000Z');
-    expect(s.keyInfoXml).toMatch(/^<KeyInfo><KeyValue><RSAKeyValue><Modulus>[^<]+<\/Modulus><Exponent>AQAB<\/Exponent><\/RSAKeyValue><\/KeyValue><X509Data><X509Certificate>/);
+    expect(s.keyInfoXml).toMatch(
+      /^<KeyInfo><KeyValue><RSAKeyValue><Modulus>[^<]+<\/Modulus><Exponent>AQAB<\/Exponent><\/RSAKeyValue><\/KeyValue><X509Data><X509Certificate>/,
+    );
   });
 
   it('exports a .pfx that node-forge reads back with the password', () => {

@@ -37,7 +37,7 @@ function readTlv(buf: Buffer, off: number): Tlv {
 
 function children(buf: Buffer, t: Tlv): Tlv[] {
   const out: Tlv[] = [];
-  for (let off = t.start; off < t.end; ) {
+  for (let off = t.start; off < t.end;) {
     const c = readTlv(buf, off);
     out.push(c);
     off = c.next;

@@ -38,7 +38,10 @@ describe('check-sii-xml', () => {
     // defines BOLETADefType only inside the envelope (see the EnvioBOLETA test below).
     const files = BOLETA_TYPES.map((t) => ({ name: `boleta-${t}.xml`, bytes: kit.build(sampleDteInput(t, 20 + t)).xml }));
     const r = runCheckSiiXml(files, { cafKeyPem });
-    expect(r.failures.every((l) => l.includes('valid against DTE_v10.xsd')), r.output).toBe(true);
+    expect(
+      r.failures.every((l) => l.includes('valid against DTE_v10.xsd')),
+      r.output,
+    ).toBe(true);
     expect(r.failures).toHaveLength(2);
     expect(r.lines.filter((l) => l.startsWith('ok'))).toHaveLength(2 * 3);
   });

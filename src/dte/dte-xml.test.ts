@@ -31,7 +31,11 @@ describe('buildDte', () => {
   it.each(SUPPORTED_TIPOS_DTE)('builds type %i as ISO-8859-1 with the namespace on <DTE>', (tipo) => {
     const built = kit.build(sampleDteInput(tipo, 5));
     const s = text(built.xml);
-    expect(s.startsWith('<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Documento ID="F5T' + tipo + '">')).toBe(true);
+    expect(
+      s.startsWith(
+        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Documento ID="F5T' + tipo + '">',
+      ),
+    ).toBe(true);
     expect(built.documentId).toBe(`F5T${tipo}`);
     expect(s).toContain(`<TipoDTE>${tipo}</TipoDTE><Folio>5</Folio><FchEmis>2026-03-02</FchEmis>`);
     expect(s).toContain('<TmstFirma>2026-03-02T09:30:00</TmstFirma>');
@@ -59,8 +63,12 @@ describe('buildDte', () => {
 
   it('writes facturas per DTE_v10 and boletas per BOLETADefType', () => {
     const f = text(kit.build(sampleDteInput(33)).xml);
-    expect(f).toContain('<Emisor><RUTEmisor>76192083-9</RUTEmisor><RznSoc>SASCO SpA</RznSoc><GiroEmis>Servicios integrales de informática</GiroEmis><Acteco>726000</Acteco>');
-    expect(f).toContain('<Totales><MntNeto>369486</MntNeto><MntExe>90000</MntExe><TasaIVA>19</TasaIVA><IVA>70202</IVA><MntTotal>529688</MntTotal></Totales>');
+    expect(f).toContain(
+      '<Emisor><RUTEmisor>76192083-9</RUTEmisor><RznSoc>SASCO SpA</RznSoc><GiroEmis>Servicios integrales de informática</GiroEmis><Acteco>726000</Acteco>',
+    );
+    expect(f).toContain(
+      '<Totales><MntNeto>369486</MntNeto><MntExe>90000</MntExe><TasaIVA>19</TasaIVA><IVA>70202</IVA><MntTotal>529688</MntTotal></Totales>',
+    );
     expect(f).toContain('<Detalle><NroLinDet>3</NroLinDet><IndExe>1</IndExe><NmbItem>Capacitación exenta</NmbItem>');
     expect(f).toContain('<QtyItem>1.5</QtyItem><UnmdItem>UN</UnmdItem><PrcItem>12990.5</PrcItem><MontoItem>19486</MontoItem>');
     expect(f).toContain('<RznSocRecep>Comercial Ñandú &amp; Cía. "Limitada"</RznSocRecep>');
@@ -74,7 +82,9 @@ describe('buildDte', () => {
     expect(b).not.toContain('TasaIVA');
     expect(b).toContain('<RR>66666666-6</RR><RSR>66666666-6</RSR>');
     const n = text(kit.build(sampleDteInput(61)).xml);
-    expect(n).toContain('<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>33</TpoDocRef><FolioRef>1</FolioRef><FchRef>2026-03-01</FchRef><CodRef>3</CodRef><RazonRef>Corrige montos</RazonRef></Referencia><TED');
+    expect(n).toContain(
+      '<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>33</TpoDocRef><FolioRef>1</FolioRef><FchRef>2026-03-01</FchRef><CodRef>3</CodRef><RazonRef>Corrige montos</RazonRef></Referencia><TED',
+    );
     expect(text(kit.build(sampleDteInput(52)).xml)).toContain('<IndTraslado>1</IndTraslado>');
     expect(text(kit.build(sampleDteInput(34)).xml)).toContain('<Totales><MntExe>75990</MntExe><MntTotal>75990</MntTotal></Totales>');
   });
@@ -83,14 +93,26 @@ describe('buildDte', () => {
     const emoji = sampleDteInput(33, 1, { receptor: { rut: '77777777-7', razonSocial: 'Café 😀 SpA' } });
     const e = expectError(() => kit.build(emoji), 'unsupported_character', 'receptor.razonSocial');
     expect(e.message).toContain('U+1F600');
-    expectError(() => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'Precio en €', cantidad: 1, precioUnitario: 1 }] })), 'unsupported_character', 'detalle[0].nombre');
-    expectError(() => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: '“smart”', cantidad: 1, precioUnitario: 1 }] })), 'unsupported_character', 'detalle[0].nombre');
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'Precio en €', cantidad: 1, precioUnitario: 1 }] })),
+      'unsupported_character',
+      'detalle[0].nombre',
+    );
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: '“smart”', cantidad: 1, precioUnitario: 1 }] })),
+      'unsupported_character',
+      'detalle[0].nombre',
+    );
     const ctl = kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'Línea\u0001 uno\r\ndos\u0085', cantidad: 1, precioUnitario: 1 }] }));
     expect(text(ctl.xml)).toContain('<NmbItem>Línea uno  dos</NmbItem>');
   });
 
   it('rejects over-long fields (the API validates them first) but truncates giro', () => {
-    expectError(() => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'x'.repeat(81), cantidad: 1, precioUnitario: 1 }] })), 'field_too_long', 'detalle[0].nombre');
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'x'.repeat(81), cantidad: 1, precioUnitario: 1 }] })),
+      'field_too_long',
+      'detalle[0].nombre',
+    );
     const long = kit.build(sampleDteInput(33, 1, { emisor: { ...sampleDteInput(33).emisor, giro: 'g'.repeat(120) } }));
     expect(text(long.xml)).toContain(`<GiroEmis>${'g'.repeat(80)}</GiroEmis>`);
   });
@@ -103,16 +125,34 @@ describe('buildDte', () => {
       'referencias[0].codRef',
     );
     expectError(() => kit.build(sampleDteInput(33, 1, { montoTotal: 1 })), 'amount_mismatch', 'montoTotal');
-    expectError(() => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'a', cantidad: 2, precioUnitario: 3, montoItem: 5 }] })), 'amount_mismatch', 'detalle[0].montoItem');
-    expectError(() => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'a', cantidad: 1, precioUnitario: 3, exento: true }] })), 'all_lines_exempt');
-    expectError(() => kit.build(sampleDteInput(33, 1, { receptor: { rut: '77777777-1', razonSocial: 'X' } })), 'invalid_rut', 'receptor.rut');
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'a', cantidad: 2, precioUnitario: 3, montoItem: 5 }] })),
+      'amount_mismatch',
+      'detalle[0].montoItem',
+    );
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'a', cantidad: 1, precioUnitario: 3, exento: true }] })),
+      'all_lines_exempt',
+    );
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { receptor: { rut: '77777777-1', razonSocial: 'X' } })),
+      'invalid_rut',
+      'receptor.rut',
+    );
     expectError(() => kit.build(sampleDteInput(33, 1, { fechaEmision: '2026-02-30' })), 'invalid_date', 'fechaEmision');
     expectError(() => kit.build(sampleDteInput(33, 1, { emisor: { ...sampleDteInput(33).emisor, acteco: [] } })), 'invalid_acteco');
     expectError(() => kit.build(sampleDteInput(33, 1, { receptor: undefined })), 'required_field', 'receptor');
-    expectError(() => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'a', cantidad: 0.1234567, precioUnitario: 1 }] })), 'invalid_number', 'detalle[0].cantidad');
+    expectError(
+      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'a', cantidad: 0.1234567, precioUnitario: 1 }] })),
+      'invalid_number',
+      'detalle[0].cantidad',
+    );
     expectError(() => kit.build({ ...sampleDteInput(33), tipoDte: 43 as TipoDte }), 'unsupported_tipo_dte', 'tipoDte');
     expectError(() => kit.build(sampleDteInput(33, 1001)), 'folio_out_of_range', 'folio');
-    expectError(() => buildDte(sampleDteInput(34), { caf: kit.cafs[33], signer: kit.certificate.signer, now: TEST_NOW }), 'caf_type_mismatch');
+    expectError(
+      () => buildDte(sampleDteInput(34), { caf: kit.cafs[33], signer: kit.certificate.signer, now: TEST_NOW }),
+      'caf_type_mismatch',
+    );
   });
 
   it('refuses to stamp with an expired CAF (types with expiry)', () => {
@@ -134,7 +174,12 @@ describe('buildDte', () => {
   it('rejects a signer whose key is not the certificate key', () => {
     const other = createTestKit();
     expectError(
-      () => buildDte(sampleDteInput(33), { caf: kit.cafs[33], signer: { privateKey: other.certificate.privateKey, certificateDer: kit.certificate.certificateDer }, now: TEST_NOW }),
+      () =>
+        buildDte(sampleDteInput(33), {
+          caf: kit.cafs[33],
+          signer: { privateKey: other.certificate.privateKey, certificateDer: kit.certificate.certificateDer },
+          now: TEST_NOW,
+        }),
       'certificate_key_mismatch',
     );
   });

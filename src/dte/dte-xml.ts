@@ -60,16 +60,7 @@ export function documentIdFor(tipoDte: number, folio: number): string {
 /** `<Documento>` content before the TED (Encabezado, Detalle, Referencia). */
 export function buildDocumentBody(d: NormalizedDte): string {
   const s = d.strategy;
-  return (
-    '<Encabezado>' +
-    s.idDoc(d) +
-    s.emisor(d) +
-    s.receptor(d) +
-    s.totales(d) +
-    '</Encabezado>' +
-    s.detalle(d) +
-    s.referencias(d)
-  );
+  return '<Encabezado>' + s.idDoc(d) + s.emisor(d) + s.receptor(d) + s.totales(d) + '</Encabezado>' + s.detalle(d) + s.referencias(d);
 }
 
 export function stampDocument(d: NormalizedDte, caf: Caf, timestamp: string): Ted {

@@ -109,7 +109,8 @@ function readDte(bytes: Buffer, i: number): DteInfo {
 export function buildEnvelope(input: BuildEnvelopeInput): BuiltEnvelope {
   const signer = prepareSigner(input.signer);
   assertSignerValidAt(signer, input.now);
-  if (!Array.isArray(input.dtes) || input.dtes.length === 0) throw new DteEngineError('required_field', 'An envelope needs at least one DTE', 'dtes');
+  if (!Array.isArray(input.dtes) || input.dtes.length === 0)
+    throw new DteEngineError('required_field', 'An envelope needs at least one DTE', 'dtes');
   const rutEmisor = toSiiRut(input.rutEmisor, 'rutEmisor');
   const rutEnviaRaw = input.rutEnvia ?? signer.rutTitular;
   if (!rutEnviaRaw) {
@@ -131,11 +132,19 @@ export function buildEnvelope(input: BuildEnvelopeInput): BuiltEnvelope {
   dtes.forEach((d, i) => {
     // IDs are xs:ID: unique in the file, or the envelope fails the schema.
     if (ids.has(d.documentId)) {
-      throw new DteEngineError('envelope_duplicate_document', `dtes[${i}] repeats the document ID ${d.documentId} (same type and folio twice?)`, `dtes[${i}]`);
+      throw new DteEngineError(
+        'envelope_duplicate_document',
+        `dtes[${i}] repeats the document ID ${d.documentId} (same type and folio twice?)`,
+        `dtes[${i}]`,
+      );
     }
     ids.add(d.documentId);
     if (envelopeKindFor(d.tipoDte) !== kind) {
-      throw new DteEngineError('envelope_mixed_kinds', 'Boletas (39, 41) travel in an EnvioBOLETA and other DTEs in an EnvioDTE: send them separately', `dtes[${i}]`);
+      throw new DteEngineError(
+        'envelope_mixed_kinds',
+        'Boletas (39, 41) travel in an EnvioBOLETA and other DTEs in an EnvioDTE: send them separately',
+        `dtes[${i}]`,
+      );
     }
     if (d.rutEmisor !== rutEmisor) {
       throw new DteEngineError('envelope_rut_mismatch', `dtes[${i}] was issued by ${d.rutEmisor}, not by ${rutEmisor}`, `dtes[${i}]`);
@@ -158,7 +167,10 @@ export function buildEnvelope(input: BuildEnvelopeInput): BuiltEnvelope {
     subTotales.map((s) => `<SubTotDTE>${el('TpoDTE', s.tipoDte)}${el('NroDTE', s.cantidad)}</SubTotDTE>`).join('') +
     '</Caratula>';
   const canonicalSet =
-    `<SetDTE xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" ID="${setId}">` + caratula + dtes.map((d) => canonicalInEnvelope(d.text)).join('') + '</SetDTE>';
+    `<SetDTE xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" ID="${setId}">` +
+    caratula +
+    dtes.map((d) => canonicalInEnvelope(d.text)).join('') +
+    '</SetDTE>';
   const xsiDecl = ` xmlns:xsi="${NS_XSI}"`;
   const signature = buildSignature(setId, canonicalSet, signer, { signedInfoInheritedNs: xsiDecl, signedInfoEmittedNs: xsiDecl });
   const schema = kind === 'EnvioBOLETA' ? 'EnvioBOLETA_v11.xsd' : 'EnvioDTE_v10.xsd';

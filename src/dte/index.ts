@@ -24,12 +24,28 @@ export {
 export type { AmountLine, AmountMismatch, Totals, AmountFamily } from './amounts.ts';
 export { computeLineAmount, computeTotals, checkAmounts, amountFamily, lineIsExempt, IVA_RATE_PERCENT } from './amounts.ts';
 
-export { MAX_LENGTH, MAX_DETALLE_LINES, MAX_DETALLE_LINES_BOLETA, MAX_REFERENCIAS, MAX_DTE_PER_ENVIO_DTE, MAX_DTE_PER_ENVIO_BOLETA } from './limits.ts';
+export {
+  MAX_LENGTH,
+  MAX_DETALLE_LINES,
+  MAX_DETALLE_LINES_BOLETA,
+  MAX_REFERENCIAS,
+  MAX_DTE_PER_ENVIO_DTE,
+  MAX_DTE_PER_ENVIO_BOLETA,
+} from './limits.ts';
 export { cleanText, isLatin1 } from './text-policy.ts';
 export { siiTimestamp, siiDate, SII_TIME_ZONE } from './dates.ts';
 
 export type { Caf, CafVerification, IssueCafInput } from './caf.ts';
-export { parseCaf, parseCafBlock, verifyCaf, issueCaf, siiKeyFromCertificate, cafVencimiento, isCafExpired, CAF_EXPIRING_TYPES } from './caf.ts';
+export {
+  parseCaf,
+  parseCafBlock,
+  verifyCaf,
+  issueCaf,
+  siiKeyFromCertificate,
+  cafVencimiento,
+  isCafExpired,
+  CAF_EXPIRING_TYPES,
+} from './caf.ts';
 
 export type { Ted, TedInput } from './ted.ts';
 export { buildTed } from './ted.ts';

@@ -62,7 +62,11 @@ function optional(v: string | undefined, param: string, maxLength: number, trunc
 export function normalizeDte(input: DteInput): NormalizedDte {
   if (!input || typeof input !== 'object') throw new DteEngineError('invalid_document', 'The document input must be an object');
   if (!isSupportedTipoDte(input.tipoDte)) {
-    throw new DteEngineError('unsupported_tipo_dte', `tipoDte ${String(input.tipoDte)} is not supported (33, 34, 39, 41, 46, 52, 56, 61)`, 'tipoDte');
+    throw new DteEngineError(
+      'unsupported_tipo_dte',
+      `tipoDte ${String(input.tipoDte)} is not supported (33, 34, 39, 41, 46, 52, 56, 61)`,
+      'tipoDte',
+    );
   }
   const tipoDte = input.tipoDte;
   const strategy = strategyFor(tipoDte);
@@ -75,14 +79,26 @@ export function normalizeDte(input: DteInput): NormalizedDte {
   if (!e) throw new DteEngineError('required_field', 'emisor is required', 'emisor');
   const acteco = (e.acteco ?? []).map((a, i) => {
     const s = String(a);
-    if (!/^[1-9]\d{0,5}$/.test(s)) throw new DteEngineError('invalid_acteco', `emisor.acteco[${i}] must be an activity code of up to 6 digits`, `emisor.acteco[${i}]`);
+    if (!/^[1-9]\d{0,5}$/.test(s))
+      throw new DteEngineError('invalid_acteco', `emisor.acteco[${i}] must be an activity code of up to 6 digits`, `emisor.acteco[${i}]`);
     return s;
   });
   if (strategy.schema === 'DTE' && (acteco.length < 1 || acteco.length > 4)) {
-    throw new DteEngineError('invalid_acteco', 'emisor.acteco needs 1 to 4 economic activity codes for this document type', 'emisor.acteco');
+    throw new DteEngineError(
+      'invalid_acteco',
+      'emisor.acteco needs 1 to 4 economic activity codes for this document type',
+      'emisor.acteco',
+    );
   }
-  if (e.codigoSucursal !== undefined && (!Number.isSafeInteger(e.codigoSucursal) || e.codigoSucursal < 1 || e.codigoSucursal > 999_999_999)) {
-    throw new DteEngineError('invalid_field', 'emisor.codigoSucursal must be a positive integer of up to 9 digits', 'emisor.codigoSucursal');
+  if (
+    e.codigoSucursal !== undefined &&
+    (!Number.isSafeInteger(e.codigoSucursal) || e.codigoSucursal < 1 || e.codigoSucursal > 999_999_999)
+  ) {
+    throw new DteEngineError(
+      'invalid_field',
+      'emisor.codigoSucursal must be a positive integer of up to 9 digits',
+      'emisor.codigoSucursal',
+    );
   }
   const emisor: NormalizedDte['emisor'] = {
     rut: toSiiRut(e.rut, 'emisor.rut'),
@@ -99,7 +115,8 @@ export function normalizeDte(input: DteInput): NormalizedDte {
   };
 
   const r = input.receptor;
-  if (!r && strategy.receptorRequired) throw new DteEngineError('required_field', 'receptor is required for this document type', 'receptor');
+  if (!r && strategy.receptorRequired)
+    throw new DteEngineError('required_field', 'receptor is required for this document type', 'receptor');
   const receptor: NormalizedDte['receptor'] = r
     ? {
         rut: toSiiRut(r.rut, 'receptor.rut'),
@@ -130,10 +147,15 @@ export function normalizeDte(input: DteInput): NormalizedDte {
     const precio = qtyOrPrice(d.precioUnitario, `${p}.precioUnitario`);
     const montoItem = totals.lineas[i] ?? 0;
     if (d.montoItem !== undefined && d.montoItem !== montoItem) {
-      throw new DteEngineError('amount_mismatch', `${p}.montoItem should be ${montoItem} (round(cantidad × precioUnitario)), got ${d.montoItem}`, `${p}.montoItem`, {
-        expected: montoItem,
-        actual: d.montoItem,
-      });
+      throw new DteEngineError(
+        'amount_mismatch',
+        `${p}.montoItem should be ${montoItem} (round(cantidad × precioUnitario)), got ${d.montoItem}`,
+        `${p}.montoItem`,
+        {
+          expected: montoItem,
+          actual: d.montoItem,
+        },
+      );
     }
     return {
       nombre: cleanText(d.nombre, { param: `${p}.nombre`, maxLength: MAX_LENGTH.nombreItem, required: true }),
@@ -160,13 +182,22 @@ export function normalizeDte(input: DteInput): NormalizedDte {
   }
 
   const refsIn = input.referencias ?? [];
-  if (refsIn.length > MAX_REFERENCIAS) throw new DteEngineError('too_many_references', `referencias may have at most ${MAX_REFERENCIAS} entries`, 'referencias');
+  if (refsIn.length > MAX_REFERENCIAS)
+    throw new DteEngineError('too_many_references', `referencias may have at most ${MAX_REFERENCIAS} entries`, 'referencias');
   if (strategy.requiresReferencias && refsIn.length === 0) {
-    throw new DteEngineError('references_required', `Document type ${tipoDte} must reference the document it modifies (referencias)`, 'referencias');
+    throw new DteEngineError(
+      'references_required',
+      `Document type ${tipoDte} must reference the document it modifies (referencias)`,
+      'referencias',
+    );
   }
   const referencias = refsIn.map((ref, i) => {
     const p = `referencias[${i}]`;
-    const tipoDocRef = cleanText(String(ref.tipoDocRef ?? ''), { param: `${p}.tipoDocRef`, maxLength: MAX_LENGTH.tipoDocRef, required: true });
+    const tipoDocRef = cleanText(String(ref.tipoDocRef ?? ''), {
+      param: `${p}.tipoDocRef`,
+      maxLength: MAX_LENGTH.tipoDocRef,
+      required: true,
+    });
     const folioRef = cleanText(String(ref.folioRef ?? ''), { param: `${p}.folioRef`, maxLength: MAX_LENGTH.folioRef, required: true });
     const fechaRef = checkSiiDate(ref.fechaRef, `${p}.fechaRef`);
     if (ref.codRef !== undefined && ![1, 2, 3].includes(ref.codRef)) {

@@ -15,7 +15,9 @@ let folio = 1;
 // Latin-1 text with the characters that matter for XML and for the TED.
 const CHARS = [...'abcXYZ019 .,-/#&<>"\'ÁÉÍÓÚáéíóúÑñÜü°ª¿¡çÇ', '\t', '\u0001', '\u00a0', 'ÿ'];
 const text = (max: number) =>
-  fc.string({ unit: fc.constantFrom(...CHARS), minLength: 1, maxLength: max }).filter((s) => /[^\s\u0000-\u001f\u007f-\u009f]/.test(s.replace(/\u00a0/g, ' ')));
+  fc
+    .string({ unit: fc.constantFrom(...CHARS), minLength: 1, maxLength: max })
+    .filter((s) => /[^\s\u0000-\u001f\u007f-\u009f]/.test(s.replace(/\u00a0/g, ' ')));
 const qty = fc.tuple(fc.integer({ min: 1, max: 99_999 }), fc.integer({ min: 0, max: 3 })).map(([n, k]) => n / 10 ** k);
 const price = fc.tuple(fc.integer({ min: 0, max: 9_999_999 }), fc.integer({ min: 0, max: 2 })).map(([n, k]) => n / 10 ** k);
 const line = fc.record({ nombre: text(80), cantidad: qty, precioUnitario: price, exento: fc.boolean() });
@@ -38,7 +40,8 @@ const inputArb = fc
       emisor: TEST_EMISOR,
       receptor: boleta && !withReceptor ? undefined : { rut: '77777777-7', razonSocial, giro, direccion: razonSocial.slice(0, 70) },
       detalle: lines,
-      referencias: tipoDte === 56 || tipoDte === 61 ? [{ tipoDocRef: 33, folioRef: 1, fechaRef: TEST_FECHA, codRef: 1, razonRef: giro }] : undefined,
+      referencias:
+        tipoDte === 56 || tipoDte === 61 ? [{ tipoDocRef: 33, folioRef: 1, fechaRef: TEST_FECHA, codRef: 1, razonRef: giro }] : undefined,
     };
   });
 
@@ -62,7 +65,13 @@ describe('property: random valid inputs', () => {
     const built = samples.map((i) => kit.build(i));
     const dtes = built.filter((b) => b.envelope === 'EnvioDTE');
     const boletas = built.filter((b) => b.envelope === 'EnvioBOLETA');
-    const common = { rutEmisor: TEST_EMISOR.rut, fechaResolucion: '2014-08-22', numeroResolucion: 80, signer: kit.certificate.signer, now: new Date('2026-03-02T12:31:00Z') };
+    const common = {
+      rutEmisor: TEST_EMISOR.rut,
+      fechaResolucion: '2014-08-22',
+      numeroResolucion: 80,
+      signer: kit.certificate.signer,
+      now: new Date('2026-03-02T12:31:00Z'),
+    };
     const files = dtes.map((b, i) => ({ name: `p${i}.xml`, bytes: b.xml }));
     if (dtes.length > 0) files.push({ name: 'env-dte.xml', bytes: buildEnvelope({ ...common, dtes: dtes.map((b) => b.xml) }).xml });
     if (boletas.length > 0) {
@@ -79,7 +88,10 @@ describe('property: random valid inputs', () => {
 describe('property: characters outside Latin-1', () => {
   const outside = fc.oneof(
     fc.constantFrom('😀', '€', '“', '”', '–', '…', '中', '\u{1F1E8}\u{1F1F1}', '\uD800'),
-    fc.integer({ min: 0x100, max: 0x10ffff }).filter((c) => c < 0xd800 || c > 0xdfff).map((c) => String.fromCodePoint(c)),
+    fc
+      .integer({ min: 0x100, max: 0x10ffff })
+      .filter((c) => c < 0xd800 || c > 0xdfff)
+      .map((c) => String.fromCodePoint(c)),
   );
   it('are rejected with unsupported_character naming the field, never written', () => {
     fc.assert(
@@ -91,7 +103,11 @@ describe('property: characters outside Latin-1', () => {
           folio: folio++,
           fechaEmision: TEST_FECHA,
           emisor: TEST_EMISOR,
-          receptor: { rut: '77777777-7', razonSocial: field === 'receptor.razonSocial' ? bad : 'Receptor', giro: field === 'receptor.giro' ? bad : undefined },
+          receptor: {
+            rut: '77777777-7',
+            razonSocial: field === 'receptor.razonSocial' ? bad : 'Receptor',
+            giro: field === 'receptor.giro' ? bad : undefined,
+          },
           detalle: [{ nombre: field === 'detalle[0].nombre' ? bad : 'Item', cantidad: 1, precioUnitario: 100 }],
         };
         try {

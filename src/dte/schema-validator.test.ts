@@ -14,7 +14,10 @@ const kit = createTestKit();
 
 describe('xmllint-wasm schema validator', () => {
   it('validates the official example and the cleaned real DTE', async () => {
-    expect(await validate(readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml')), 'EnvioDTE')).toEqual({ valid: true, errors: [] });
+    expect(await validate(readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml')), 'EnvioDTE')).toEqual({
+      valid: true,
+      errors: [],
+    });
     expect((await validate(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml')), 'DTE')).valid).toBe(true);
   });
 
@@ -26,7 +29,13 @@ describe('xmllint-wasm schema validator', () => {
   });
 
   it('validates our EnvioDTE, EnvioBOLETA and single DTEs with accents', async () => {
-    const common = { rutEmisor: '76192083-9', fechaResolucion: '2014-08-22', numeroResolucion: 80, signer: kit.certificate.signer, now: TEST_NOW };
+    const common = {
+      rutEmisor: '76192083-9',
+      fechaResolucion: '2014-08-22',
+      numeroResolucion: 80,
+      signer: kit.certificate.signer,
+      now: TEST_NOW,
+    };
     const env = buildEnvelope({ ...common, dtes: [33, 34, 46, 52, 56, 61].map((t) => kit.build(sampleDteInput(t as 33, 500 + t)).xml) });
     expect(await validate(env.xml, 'EnvioDTE')).toEqual({ valid: true, errors: [] });
     const bol = buildEnvelope({ ...common, dtes: [kit.build(sampleDteInput(39, 600)).xml, kit.build(sampleDteInput(41, 601)).xml] });
@@ -37,7 +46,14 @@ describe('xmllint-wasm schema validator', () => {
   });
 
   it('reports schema errors', async () => {
-    const env = buildEnvelope({ rutEmisor: '76192083-9', fechaResolucion: '2014-08-22', numeroResolucion: 80, signer: kit.certificate.signer, now: TEST_NOW, dtes: [kit.build(sampleDteInput(33, 700)).xml] });
+    const env = buildEnvelope({
+      rutEmisor: '76192083-9',
+      fechaResolucion: '2014-08-22',
+      numeroResolucion: 80,
+      signer: kit.certificate.signer,
+      now: TEST_NOW,
+      dtes: [kit.build(sampleDteInput(33, 700)).xml],
+    });
     const broken = Buffer.from(env.xml.toString('latin1').replace('<NroResol>80</NroResol>', '<NroResol>x</NroResol>'), 'latin1');
     const r = await validate(broken, 'EnvioDTE');
     expect(r.valid).toBe(false);

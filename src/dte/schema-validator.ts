@@ -23,7 +23,13 @@ export const SCHEMA_FILES: Record<SchemaKind, string> = {
   EnvioBOLETA: 'EnvioBOLETA_v11.xsd',
 };
 
-export const REQUIRED_SCHEMA_FILES = ['DTE_v10.xsd', 'EnvioDTE_v10.xsd', 'EnvioBOLETA_v11.xsd', 'SiiTypes_v10.xsd', 'xmldsignature_v10.xsd'];
+export const REQUIRED_SCHEMA_FILES = [
+  'DTE_v10.xsd',
+  'EnvioDTE_v10.xsd',
+  'EnvioBOLETA_v11.xsd',
+  'SiiTypes_v10.xsd',
+  'xmldsignature_v10.xsd',
+];
 
 function toValidatorInput(xml: Buffer): Uint8Array {
   const enc = declaredEncoding(xml);

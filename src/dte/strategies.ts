@@ -105,7 +105,15 @@ const dteV10: Omit<DocumentStrategy, 'totales' | 'forbidAllExempt' | 'requiresRe
 };
 
 function idDocDte(d: NormalizedDte, extra = ''): string {
-  return '<IdDoc>' + el('TipoDTE', d.tipoDte) + el('Folio', d.folio) + el('FchEmis', d.fechaEmision) + extra + opt('FmaPago', d.formaPago) + '</IdDoc>';
+  return (
+    '<IdDoc>' +
+    el('TipoDTE', d.tipoDte) +
+    el('Folio', d.folio) +
+    el('FchEmis', d.fechaEmision) +
+    extra +
+    opt('FmaPago', d.formaPago) +
+    '</IdDoc>'
+  );
 }
 
 /** Taxed family: MntNeto, MntExe, TasaIVA, IVA, MntTotal (IVA block omitted only for a purely exempt note). */
@@ -156,7 +164,13 @@ const boletaBase: Omit<DocumentStrategy, 'totales'> = {
   requiresReferencias: false,
   forbidAllExempt: false,
   maxLines: MAX_DETALLE_LINES_BOLETA,
-  idDoc: (d) => '<IdDoc>' + el('TipoDTE', d.tipoDte) + el('Folio', d.folio) + el('FchEmis', d.fechaEmision) + el('IndServicio', d.indServicio) + '</IdDoc>',
+  idDoc: (d) =>
+    '<IdDoc>' +
+    el('TipoDTE', d.tipoDte) +
+    el('Folio', d.folio) +
+    el('FchEmis', d.fechaEmision) +
+    el('IndServicio', d.indServicio) +
+    '</IdDoc>',
   emisor(d) {
     const e = d.emisor;
     return (

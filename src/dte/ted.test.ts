@@ -50,7 +50,9 @@ describe('TED', () => {
   });
 
   it('refuses folios outside the CAF and mismatched CAFs', () => {
-    expect(() => buildTed({ ...officialInput, folio: 201 })).toThrow(expect.objectContaining({ code: 'folio_out_of_range', param: 'folio' }));
+    expect(() => buildTed({ ...officialInput, folio: 201 })).toThrow(
+      expect.objectContaining({ code: 'folio_out_of_range', param: 'folio' }),
+    );
     expect(() => buildTed({ ...officialInput, tipoDte: 34 })).toThrow(expect.objectContaining({ code: 'caf_type_mismatch' }));
     expect(() => buildTed({ ...officialInput, rutEmisor: '76192083-9' })).toThrow(expect.objectContaining({ code: 'caf_rut_mismatch' }));
   });

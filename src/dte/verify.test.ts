@@ -48,7 +48,12 @@ describe('official and real SII documents', () => {
     expect(r.errors).toEqual([]);
     expect(r.valid).toBe(true);
     expect(r.kind).toBe('EnvioDTE');
-    expect(r.caratula).toMatchObject({ rutEmisor: '97975000-5', rutEnvia: '7880442-4', rutReceptor: '60803000-K', subTotales: [{ tipoDte: 33, cantidad: 1 }] });
+    expect(r.caratula).toMatchObject({
+      rutEmisor: '97975000-5',
+      rutEnvia: '7880442-4',
+      rutReceptor: '60803000-K',
+      subTotales: [{ tipoDte: 33, cantidad: 1 }],
+    });
     expect(r.dtes).toHaveLength(1);
     expect(r.dtes[0]).toMatchObject({ valid: true, documentId: 'F60T33', tipoDte: 33, folio: 60, montoTotal: 119000, caf: { idk: 100 } });
     // Its signatures verify with the KeyValue key, which is not the certificate's (a known quirk).
@@ -71,13 +76,17 @@ describe('official and real SII documents', () => {
   });
 
   it('rejects the tampered real DTE (amounts changed)', async () => {
-    const r = await verifyDte(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned-mod-changed-monto.xml')), { siiKeys: realKeys });
+    const r = await verifyDte(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned-mod-changed-monto.xml')), {
+      siiKeys: realKeys,
+    });
     expect(r.valid).toBe(false);
     expect(codes(r)).toEqual(['DTE-3-505 dte_signature', 'TED-3-510 ted_signature']);
   });
 
   it('production CAFs do not verify with the certification key alone', () => {
-    const r = verifyDteSync(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml')), { siiKeys: { '100': realKeys['100'] } });
+    const r = verifyDteSync(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml')), {
+      siiKeys: { '100': realKeys['100'] },
+    });
     expect(codes(r)).toEqual(['CAF-3-516 caf_unknown_idk']);
   });
 });
@@ -173,7 +182,10 @@ describe('failures and their codes', () => {
       signer: kit.certificate.signer,
       now: TEST_NOW,
     });
-    expect(codes(verifyEnvelopeSync(env.xml, { ...opts, expectedRutReceptor: '60803000-K' }))).toEqual(['RCT rut_envia_mismatch', 'RCT rut_receptor']);
+    expect(codes(verifyEnvelopeSync(env.xml, { ...opts, expectedRutReceptor: '60803000-K' }))).toEqual([
+      'RCT rut_envia_mismatch',
+      'RCT rut_receptor',
+    ]);
   });
 
   it('envelope certificate expired at the time of verification → RFR', () => {

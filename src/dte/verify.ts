@@ -180,10 +180,12 @@ function checkSignature(
       break;
     }
   }
-  if (contextIndex < 0) return { ok: false, message: 'The digest of the signed element does not match DigestValue (the content was altered)' };
+  if (contextIndex < 0)
+    return { ok: false, message: 'The digest of the signed element does not match DigestValue (the content was altered)' };
   const keys: { key: KeyObject; via: 'certificate' | 'keyvalue' }[] = [];
   if (parts.certKey) keys.push({ key: parts.certKey, via: 'certificate' });
-  if (parts.keyValueKey && !(parts.certKey && sameKey(parts.certKey, parts.keyValueKey))) keys.push({ key: parts.keyValueKey, via: 'keyvalue' });
+  if (parts.keyValueKey && !(parts.certKey && sameKey(parts.certKey, parts.keyValueKey)))
+    keys.push({ key: parts.keyValueKey, via: 'keyvalue' });
   if (keys.length === 0) return { ok: false, message: 'The signature carries no usable X509Certificate or KeyValue' };
   // SignedInfo is canonicalised in its own document context; also try with xmlns:xsi inherited,
   // as when the element was signed inside an envelope root that declares it.
@@ -201,7 +203,11 @@ function checkSignature(
         // The SII's own 2003 example is like this: signed with the KeyValue key, which is not the
         // certificate's. Accepted, but the signer is then not proven to be the certificate holder.
         warnings.push(
-          issue(code, parts.certKey ? 'keyvalue_not_certificate' : 'certificate_missing', 'The signature verifies with KeyValue, not with the X509Certificate key'),
+          issue(
+            code,
+            parts.certKey ? 'keyvalue_not_certificate' : 'certificate_missing',
+            'The signature verifies with KeyValue, not with the X509Certificate key',
+          ),
         );
       }
       return { ok: true, contextIndex };
@@ -229,12 +235,7 @@ function latin1Bytes(s: string): Buffer | null {
   return /[^\u0000-\u00FF]/.test(s) ? null : Buffer.from(s, 'latin1');
 }
 
-function verifyTed(
-  documento: Element,
-  source: string,
-  out: DteVerification,
-  opts: VerifyOptions,
-): void {
+function verifyTed(documento: Element, source: string, out: DteVerification, opts: VerifyOptions): void {
   const ted = firstChild(documento, 'TED');
   const dd = ted ? firstChild(ted, 'DD') : undefined;
   const frmtText = ted ? firstChild(ted, 'FRMT')?.textContent : undefined;
@@ -263,7 +264,10 @@ function verifyTed(
         return false;
       }
     });
-    if (!ok) out.errors.push(issue('TED-3-510', 'ted_signature', 'The TED signature (FRMT) does not verify with the CAF key: the stamped data was altered'));
+    if (!ok)
+      out.errors.push(
+        issue('TED-3-510', 'ted_signature', 'The TED signature (FRMT) does not verify with the CAF key: the stamped data was altered'),
+      );
   }
   // TED data must be the document's.
   const pairs: [string, string | null, string | number | null][] = [
@@ -364,7 +368,13 @@ export function verifyDteSync(bytes: Buffer, opts: VerifyOptions): DteVerificati
       if (!r.ok) out.errors.push(issue('DTE-3-505', 'dte_signature', r.message));
       else if (r.contextIndex === 1) {
         out.namespaceInherited = true;
-        out.warnings.push(issue('DTE-3-505', 'namespace_inherited', 'The signature verifies only with the SiiDte namespace the DTE lost when it was extracted'));
+        out.warnings.push(
+          issue(
+            'DTE-3-505',
+            'namespace_inherited',
+            'The signature verifies only with the SiiDte namespace the DTE lost when it was extracted',
+          ),
+        );
       }
     }
   }
@@ -424,7 +434,13 @@ export function verifyEnvelopeSync(bytes: Buffer, opts: VerifyOptions): Envelope
       if (opts.now && parts.certDer) {
         const x = parseCertificate(parts.certDer);
         if (opts.now.getTime() > new Date(x.validTo).getTime() || opts.now.getTime() < new Date(x.validFrom).getTime()) {
-          out.errors.push(issue('RFR', 'certificate_expired', `The envelope's signing certificate is not valid now (valid ${x.validFrom} to ${x.validTo})`));
+          out.errors.push(
+            issue(
+              'RFR',
+              'certificate_expired',
+              `The envelope's signing certificate is not valid now (valid ${x.validFrom} to ${x.validTo})`,
+            ),
+          );
         }
       }
       const r = checkSignature(parts, set, [undefined], out.warnings, 'RFR');
@@ -434,7 +450,10 @@ export function verifyEnvelopeSync(bytes: Buffer, opts: VerifyOptions): Envelope
 
   const car = firstChild(set, 'Caratula');
   const subTotales = car
-    ? childElements(car, 'SubTotDTE').map((s) => ({ tipoDte: Number(childText(s, ['TpoDTE'])), cantidad: Number(childText(s, ['NroDTE'])) }))
+    ? childElements(car, 'SubTotDTE').map((s) => ({
+        tipoDte: Number(childText(s, ['TpoDTE'])),
+        cantidad: Number(childText(s, ['NroDTE'])),
+      }))
     : [];
   out.caratula = car
     ? {
@@ -460,8 +479,10 @@ export function verifyEnvelopeSync(bytes: Buffer, opts: VerifyOptions): Envelope
   if (c) {
     if (envelopeCert) {
       const certRut = rutFromCertificate(envelopeCert);
-      if (certRut === null) out.warnings.push(issue('RCT', 'rut_envia_unverifiable', 'The signing certificate carries no SII RUT to compare with RutEnvia'));
-      else if (certRut !== c.rutEnvia) out.errors.push(issue('RCT', 'rut_envia_mismatch', `RutEnvia ${String(c.rutEnvia)} is not the certificate holder ${certRut}`));
+      if (certRut === null)
+        out.warnings.push(issue('RCT', 'rut_envia_unverifiable', 'The signing certificate carries no SII RUT to compare with RutEnvia'));
+      else if (certRut !== c.rutEnvia)
+        out.errors.push(issue('RCT', 'rut_envia_mismatch', `RutEnvia ${String(c.rutEnvia)} is not the certificate holder ${certRut}`));
     }
     if (opts.expectedRutReceptor !== undefined && c.rutReceptor !== siiRutOrNull(opts.expectedRutReceptor)) {
       out.errors.push(issue('RCT', 'rut_receptor', `Caratula RutReceptor ${String(c.rutReceptor)} should be ${opts.expectedRutReceptor}`));
@@ -470,14 +491,26 @@ export function verifyEnvelopeSync(bytes: Buffer, opts: VerifyOptions): Envelope
     out.dtes.forEach((d, i) => {
       if (d.tipoDte !== null) counts.set(d.tipoDte, (counts.get(d.tipoDte) ?? 0) + 1);
       if (d.rutEmisor !== c.rutEmisor) {
-        out.errors.push(issue('RCT', 'rut_emisor_mismatch', `DTE #${i + 1} was issued by ${String(d.rutEmisor)}, the carátula says ${String(c.rutEmisor)}`));
+        out.errors.push(
+          issue(
+            'RCT',
+            'rut_emisor_mismatch',
+            `DTE #${i + 1} was issued by ${String(d.rutEmisor)}, the carátula says ${String(c.rutEmisor)}`,
+          ),
+        );
       }
     });
     const declared = new Map(c.subTotales.map((s) => [s.tipoDte, s.cantidad]));
     const types = new Set([...counts.keys(), ...declared.keys()]);
     for (const t of types) {
       if ((counts.get(t) ?? 0) !== (declared.get(t) ?? 0)) {
-        out.errors.push(issue('RCT', 'subtotal_mismatch', `SubTotDTE says ${declared.get(t) ?? 0} documents of type ${t}, the envelope has ${counts.get(t) ?? 0}`));
+        out.errors.push(
+          issue(
+            'RCT',
+            'subtotal_mismatch',
+            `SubTotDTE says ${declared.get(t) ?? 0} documents of type ${t}, the envelope has ${counts.get(t) ?? 0}`,
+          ),
+        );
       }
     }
   }

@@ -72,7 +72,8 @@ export function prepareSigner(input: SignerInput | PreparedSigner): PreparedSign
     throw new DteEngineError('signer_key_invalid', 'The signing key must be an RSA private key (the SII profile is rsa-sha1)');
   }
   const certSource = raw.certificateDer ?? raw.certificatePem;
-  if (!certSource) throw new DteEngineError('certificate_unreadable', 'A certificate (certificateDer or certificatePem) is required to sign');
+  if (!certSource)
+    throw new DteEngineError('certificate_unreadable', 'A certificate (certificateDer or certificatePem) is required to sign');
   const certificateDer = certificateToDer(certSource);
   const x509 = parseCertificate(certificateDer);
   const pub = createPublicKey(privateKey).export({ format: 'jwk' });
@@ -103,7 +104,10 @@ export function prepareSigner(input: SignerInput | PreparedSigner): PreparedSign
 /** Refuses to sign with a certificate outside its validity period (the SII rejects such signatures). */
 export function assertSignerValidAt(signer: PreparedSigner, now: Date): void {
   if (now.getTime() > signer.notAfter.getTime()) {
-    throw new DteEngineError('certificate_expired', `The signing certificate expired on ${signer.notAfter.toISOString()}: upload a current certificate`);
+    throw new DteEngineError(
+      'certificate_expired',
+      `The signing certificate expired on ${signer.notAfter.toISOString()}: upload a current certificate`,
+    );
   }
   if (now.getTime() < signer.notBefore.getTime()) {
     throw new DteEngineError('certificate_not_yet_valid', `The signing certificate is valid only from ${signer.notBefore.toISOString()}`);

@@ -35,7 +35,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
       const body = JSON.stringify({
-        error: { code: 'malformed_request', message: 'The HTTP request is malformed (bad header bytes or framing).', requestId: genRequestId({ headers: {} }) },
+        error: {
+          code: 'malformed_request',
+          message: 'The HTTP request is malformed (bad header bytes or framing).',
+          requestId: genRequestId({ headers: {} }),
+        },
       });
       socket.end(
         `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -32,7 +32,9 @@ describe('multipart parser', () => {
   });
 
   it('enforces the file, field and part limits', () => {
-    expect(() => parseMultipart(body(file('f', 'a', 'x'.repeat(11))), ct, { maxFileBytes: 10 })).toThrow(expect.objectContaining({ code: 'file_too_large', param: 'f' }));
+    expect(() => parseMultipart(body(file('f', 'a', 'x'.repeat(11))), ct, { maxFileBytes: 10 })).toThrow(
+      expect.objectContaining({ code: 'file_too_large', param: 'f' }),
+    );
     expect(() => parseMultipart(body(field('a', 'x'.repeat(20))), ct, { maxFileBytes: 10, maxFieldBytes: 10 })).toThrow(/too long/);
     const many = Array.from({ length: 6 }, (_, i) => field(`f${i}`, 'v'));
     expect(() => parseMultipart(body(...many), ct, { maxFileBytes: 10, maxParts: 5 })).toThrow(/more than 5 parts/);

@@ -25,8 +25,7 @@ export interface MultipartLimits {
   maxFileBytes: number;
 }
 
-const invalid = (message: string, param?: string) =>
-  errors.invalid('invalid_multipart', message, param ? { param } : {});
+const invalid = (message: string, param?: string) => errors.invalid('invalid_multipart', message, param ? { param } : {});
 
 export function boundaryOf(contentType: string | undefined): string {
   const m = /boundary=(?:"([^"]{1,70})"|([^\s;]{1,70}))/i.exec(contentType ?? '');
@@ -70,9 +69,14 @@ export function parseMultipart(body: Buffer, contentType: string | undefined, li
     const filename = headerParam(disposition!, 'filename');
     if (filename !== undefined) {
       if (data.length > limits.maxFileBytes)
-        throw new AppError('too_large', 'file_too_large', `The file '${name}' is larger than ${Math.floor(limits.maxFileBytes / 1024)} KiB.`, {
-          param: name,
-        });
+        throw new AppError(
+          'too_large',
+          'file_too_large',
+          `The file '${name}' is larger than ${Math.floor(limits.maxFileBytes / 1024)} KiB.`,
+          {
+            param: name,
+          },
+        );
       out.files[name] = { filename, contentType: type, data: Buffer.from(data) };
     } else {
       if (data.length > maxFieldBytes) throw invalid(`The field '${name}' is too long.`, name);
@@ -82,5 +86,4 @@ export function parseMultipart(body: Buffer, contentType: string | undefined, li
   return out;
 }
 
-export const isMultipartBody = (b: unknown): b is MultipartBody =>
-  typeof b === 'object' && b !== null && 'fields' in b && 'files' in b;
+export const isMultipartBody = (b: unknown): b is MultipartBody => typeof b === 'object' && b !== null && 'fields' in b && 'files' in b;

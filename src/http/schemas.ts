@@ -18,11 +18,9 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
-export const Uuid = (description?: string) =>
-  Type.String({ format: 'uuid', maxLength: 36, ...(description ? { description } : {}) });
+export const Uuid = (description?: string) => Type.String({ format: 'uuid', maxLength: 36, ...(description ? { description } : {}) });
 
-export const Timestamp = (description?: string) =>
-  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+export const Timestamp = (description?: string) => Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
 export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 

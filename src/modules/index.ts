@@ -11,4 +11,12 @@ import dteRoutes from './dte/dte.routes.ts';
 
 export type RouteModule = FastifyPluginAsync<{ ctx: AppContext }>;
 
-export const routeModules: RouteModule[] = [accountsRoutes, apiKeysRoutes, tenantsRoutes, credentialsRoutes, webhooksRoutes, foliosRoutes, dteRoutes];
+export const routeModules: RouteModule[] = [
+  accountsRoutes,
+  apiKeysRoutes,
+  tenantsRoutes,
+  credentialsRoutes,
+  webhooksRoutes,
+  foliosRoutes,
+  dteRoutes,
+];

@@ -85,7 +85,15 @@ export interface Provider {
   ): Promise<UploadStatus>;
   documentStatus(
     creds: ProviderCredentials,
-    req: { rutEmpresa: string; tipoDte: number; folio: number; rutReceptor: string; fechaEmision: string; montoTotal: number; ambiente: Ambiente },
+    req: {
+      rutEmpresa: string;
+      tipoDte: number;
+      folio: number;
+      rutReceptor: string;
+      fechaEmision: string;
+      montoTotal: number;
+      ambiente: Ambiente;
+    },
   ): Promise<{ estado: string; glosa: string }>;
   annulFolios(
     creds: ProviderCredentials,

@@ -20,5 +20,4 @@ export interface Owner {
 }
 
 /** The owner string: every part that must match for the value to decrypt. */
-export const ownerAad = (o: Owner): string =>
-  `v1|account=${o.accountId}|tenant=${o.tenantId ?? '-'}|${o.kind}=${o.id}`;
+export const ownerAad = (o: Owner): string => `v1|account=${o.accountId}|tenant=${o.tenantId ?? '-'}|${o.kind}=${o.id}`;

@@ -38,7 +38,8 @@ describe('envelope tampering', () => {
   });
 
   it('truncations fail closed', () => {
-    for (const n of [0, 1, 3, h + 30, h + 60, h + 87, blob.length - 1]) expect(() => env.decrypt(blob.subarray(0, n), a)).toThrow(DecryptionError);
+    for (const n of [0, 1, 3, h + 30, h + 60, h + 87, blob.length - 1])
+      expect(() => env.decrypt(blob.subarray(0, n), a)).toThrow(DecryptionError);
   });
 
   it("another tenant's ciphertext does not open under this tenant (swap between tenants)", () => {

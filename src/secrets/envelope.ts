@@ -32,7 +32,10 @@ export class DecryptionError extends Error {
 export function parseKeyring(spec: string, settingName = 'key'): Keyring {
   const byId = new Map<string, Buffer>();
   let current: Keyring['current'] | undefined;
-  for (const part of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^([A-Za-z0-9_-]{1,32}):([A-Za-z0-9+/=_-]+)$/.exec(part);
     if (!m) throw new Error(`${settingName}: each entry must be id:base64key (32 bytes), e.g. k1:…`);
     const key = Buffer.from(m[2]!, 'base64');

@@ -89,7 +89,6 @@ export async function rewrapAll(deps: {
 
 export async function keyUsage(deps: { db: Db; secretStore: SecretStore; columns: EncryptedColumn[] }) {
   const data: Record<string, number> = {};
-  for (const c of deps.columns)
-    for (const [k, n] of Object.entries(await columnKeyUsage(deps.db, c))) data[k] = (data[k] ?? 0) + n;
+  for (const c of deps.columns) for (const [k, n] of Object.entries(await columnKeyUsage(deps.db, c))) data[k] = (data[k] ?? 0) + n;
   return { data, secrets: await deps.secretStore.keyUsage() };
 }

@@ -56,7 +56,12 @@ describe('hosted activation page in Chromium', () => {
 
   it('completes both steps without JavaScript on a phone, and the API shows both credentials', async () => {
     const { tenantId, url } = await newLink();
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 }, isMobile: true, locale: 'es-CL' });
+    const context = await browser.newContext({
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      locale: 'es-CL',
+    });
     const page = await context.newPage();
     const problems: string[] = [];
     // Chromium logs every 4xx page as "Failed to load resource"; those statuses are deliberate here.
@@ -80,7 +85,9 @@ describe('hosted activation page in Chromium', () => {
     await expect(page.locator('h1').textContent()).resolves.toContain('Paso 2 de 3');
     await page.screenshot({ path: path.join(shots, '02-certificado.png'), fullPage: true });
 
-    await page.getByLabel('Archivo del certificado (.pfx o .p12)').setInputFiles({ name: 'firma.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
+    await page
+      .getByLabel('Archivo del certificado (.pfx o .p12)')
+      .setInputFiles({ name: 'firma.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
     await page.getByLabel('Contraseña del certificado').fill(PASSWORD);
     await page.getByRole('button', { name: 'Leer el certificado' }).click();
     await expect(page.locator('h1').textContent()).resolves.toContain('Paso 3 de 3: revise y confirme');
@@ -130,11 +137,15 @@ describe('hosted activation page in Chromium', () => {
     await page.getByLabel('Clave API de SimpleAPI').fill('sk-browser-valid-0002');
     await page.getByRole('button', { name: 'Verificar y continuar' }).click();
     await check('step 2');
-    await page.getByLabel('Archivo del certificado (.pfx o .p12)').setInputFiles({ name: 'f.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
+    await page
+      .getByLabel('Archivo del certificado (.pfx o .p12)')
+      .setInputFiles({ name: 'f.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
     await page.getByLabel('Contraseña del certificado').fill('wrong');
     await page.getByRole('button', { name: 'Leer el certificado' }).click();
     await check('step 2 with an error');
-    await page.getByLabel('Archivo del certificado (.pfx o .p12)').setInputFiles({ name: 'f.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
+    await page
+      .getByLabel('Archivo del certificado (.pfx o .p12)')
+      .setInputFiles({ name: 'f.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
     await page.getByLabel('Contraseña del certificado').fill(PASSWORD);
     await page.getByRole('button', { name: 'Leer el certificado' }).click();
     await check('confirmation');

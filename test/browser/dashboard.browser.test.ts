@@ -200,7 +200,9 @@ describe('dashboard in Chromium', () => {
     await c.goto(link);
     await c.getByLabel('Clave API de SimpleAPI').fill('sk-dashboard-valid-0001');
     await c.getByRole('button', { name: 'Verificar y continuar' }).click();
-    await c.getByLabel('Archivo del certificado (.pfx o .p12)').setInputFiles({ name: 'firma.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
+    await c
+      .getByLabel('Archivo del certificado (.pfx o .p12)')
+      .setInputFiles({ name: 'firma.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
     await c.getByLabel('Contraseña del certificado').fill(PFX_PASSWORD);
     await c.getByRole('button', { name: 'Leer el certificado' }).click();
     await c.getByRole('button', { name: 'Confirmar y activar' }).click();
@@ -227,7 +229,13 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('link', { name: 'Registros de webhooks' }).click();
     await until('the delivery to show', async () => {
       await page.reload();
-      return (await page.locator('#messages tbody tr').filter({ hasText: 'tenant.credentials.updated' }).filter({ hasText: 'Entregado' }).count()) === 1;
+      return (
+        (await page
+          .locator('#messages tbody tr')
+          .filter({ hasText: 'tenant.credentials.updated' })
+          .filter({ hasText: 'Entregado' })
+          .count()) === 1
+      );
     });
     const row = page.locator('#messages tbody tr').filter({ hasText: 'tenant.credentials.updated' });
     await expect(row.textContent()).resolves.toMatch(/#1 200 \d+ ms/);
@@ -245,12 +253,30 @@ describe('dashboard in Chromium', () => {
     const tenantId = tenantUrl.split('/').pop()!;
     const folios = await api(apiKey, 'POST', `/api/v1/tenants/${tenantId}/folios/request`, { tipoDte: 33, cantidad: 5 });
     expect(folios.status).toBe(201);
-    const created = await api(apiKey, 'POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(33, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente <Ejemplo> Ltda', giro: 'Comercio', direccion: 'Calle 1', comuna: 'Ñuñoa', ciudad: 'Santiago' } }));
+    const created = await api(
+      apiKey,
+      'POST',
+      `/api/v1/tenants/${tenantId}/dte`,
+      dteBody(33, {
+        receptor: {
+          rut: '77.777.777-7',
+          razonSocial: 'Cliente <Ejemplo> Ltda',
+          giro: 'Comercio',
+          direccion: 'Calle 1',
+          comuna: 'Ñuñoa',
+          ciudad: 'Santiago',
+        },
+      }),
+    );
     expect(created.status).toBe(201);
     const dteId = created.json.id as string;
     const sent = await api(apiKey, 'POST', `/api/v1/tenants/${tenantId}/dte/send`, { dteIds: [dteId] });
     expect([200, 202]).toContain(sent.status);
-    await until('the document to be accepted', async () => (await api(apiKey, 'GET', `/api/v1/dte/${dteId}/status`)).json.status === 'accepted', 60_000);
+    await until(
+      'the document to be accepted',
+      async () => (await api(apiKey, 'GET', `/api/v1/dte/${dteId}/status`)).json.status === 'accepted',
+      60_000,
+    );
 
     await page.goto(tenantUrl);
     await expect(page.locator('#folios').textContent()).resolves.toContain('Stock bajo');
@@ -297,7 +323,13 @@ describe('dashboard in Chromium', () => {
     await page.getByLabel('Tipo de evento').selectOption('folio.low');
     await page.getByRole('button', { name: 'Enviar evento de prueba' }).click();
     await expect(page.locator('.success').textContent()).resolves.toContain('Evento de prueba en cola');
-    await receiver.waitFor((all) => all.some((d) => d.payload?.event === 'folio.low' && d.verified && d.payload.data.tenantId === '00000000-0000-0000-0000-000000000000'), 30_000);
+    await receiver.waitFor(
+      (all) =>
+        all.some(
+          (d) => d.payload?.event === 'folio.low' && d.verified && d.payload.data.tenantId === '00000000-0000-0000-0000-000000000000',
+        ),
+      30_000,
+    );
     await page.goto(`${endpointUrl}/delete`);
     await check('20-eliminar-endpoint');
   }, 60_000);
@@ -329,7 +361,11 @@ describe('dashboard in Chromium', () => {
   }, 60_000);
 
   it('fits a phone screen and ran without script errors or CSP violations', async () => {
-    const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, storageState: await context.storageState() });
+    const phone = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      storageState: await context.storageState(),
+    });
     const p = await phone.newPage();
     for (const [name, url] of [
       ['24-movil-resumen', '/'],

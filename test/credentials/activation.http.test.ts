@@ -37,7 +37,11 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     await c.get(path(token));
     expect((await c.postForm(`${path(token)}/api-key`, { _csrf: c.csrf(), apiKey: 'sk-sandbox-valid-1234' })).statusCode).toBe(303);
     await c.get(path(token));
-    const up = await c.postMultipart(`${path(token)}/certificate`, { _csrf: c.csrf(), password: PASSWORD }, { name: 'file', filename: 'firma.pfx', data: pfx });
+    const up = await c.postMultipart(
+      `${path(token)}/certificate`,
+      { _csrf: c.csrf(), password: PASSWORD },
+      { name: 'file', filename: 'firma.pfx', data: pfx },
+    );
     expect(up.statusCode).toBe(303);
     await c.get(path(token));
     return c;
@@ -68,7 +72,10 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect(c.last!.body).toContain('fue reemplazado por uno más reciente');
     expect(c.last!.body).toContain('pídalo a <strong>Test SaaS</strong>');
     expect((await c.get(path(second.token))).statusCode).toBe(200);
-    await expect(t.ctx.services.activation.complete(first.token)).rejects.toMatchObject({ code: 'activation_link_invalidated', status: 410 });
+    await expect(t.ctx.services.activation.complete(first.token)).rejects.toMatchObject({
+      code: 'activation_link_invalidated',
+      status: 410,
+    });
   });
 
   it('expires after its lifetime (injected clock)', async () => {
@@ -81,10 +88,14 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect((await c.get(path(link.token))).statusCode).toBe(410);
     expect(c.last!.body).toContain('El enlace de activación venció.');
     expect(c.last!.body).toContain('<strong>Test SaaS</strong>');
-    await expect(t.ctx.services.activation.submitApiKey(link.token, 'sk-sandbox-valid-1234')).rejects.toMatchObject({ code: 'activation_link_expired' });
+    await expect(t.ctx.services.activation.submitApiKey(link.token, 'sk-sandbox-valid-1234')).rejects.toMatchObject({
+      code: 'activation_link_expired',
+    });
     // Replacing an expired link records it as expired, not invalidated.
     await newLink(tenantId);
-    const states = (await t.tdb.db.query<{ status: string }>('select status from activation_links where tenant_id = $1 order by created_at', [tenantId])).rows;
+    const states = (
+      await t.tdb.db.query<{ status: string }>('select status from activation_links where tenant_id = $1 order by created_at', [tenantId])
+    ).rows;
     expect(states.map((s) => s.status)).toEqual(['expired', 'pending']);
   });
 
@@ -132,17 +143,33 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect((await new PageClient(t.app, '198.51.100.1').get(path(link.token))).body).toContain('Paso 2 de 3');
 
     // A wrong password: error next to the password field.
-    const wrong = await c.postMultipart(`${path(link.token)}/certificate`, { _csrf: c.csrf(), password: 'nope' }, { name: 'file', filename: 'f.pfx', data: pfx });
+    const wrong = await c.postMultipart(
+      `${path(link.token)}/certificate`,
+      { _csrf: c.csrf(), password: 'nope' },
+      { name: 'file', filename: 'f.pfx', data: pfx },
+    );
     expect(wrong.statusCode).toBe(422);
     expect(wrong.body).toMatch(/id="f-password-error"[^>]*>.*contraseña no corresponde/s);
-    const garbage = await c.postMultipart(`${path(link.token)}/certificate`, { _csrf: c.csrf(), password: 'x' }, { name: 'file', filename: 'f.pfx', data: Buffer.from('not a pfx') });
+    const garbage = await c.postMultipart(
+      `${path(link.token)}/certificate`,
+      { _csrf: c.csrf(), password: 'x' },
+      { name: 'file', filename: 'f.pfx', data: Buffer.from('not a pfx') },
+    );
     expect(garbage.statusCode).toBe(422);
     expect(garbage.body).toMatch(/id="f-file-error"/);
-    const big = await c.postMultipart(`${path(link.token)}/certificate`, { _csrf: c.csrf(), password: 'x' }, { name: 'file', filename: 'f.pfx', data: Buffer.alloc(300 * 1024, 1) });
+    const big = await c.postMultipart(
+      `${path(link.token)}/certificate`,
+      { _csrf: c.csrf(), password: 'x' },
+      { name: 'file', filename: 'f.pfx', data: Buffer.alloc(300 * 1024, 1) },
+    );
     expect(big.statusCode).toBe(413);
     expect(big.body).toContain('demasiado grande');
 
-    const up = await c.postMultipart(`${path(link.token)}/certificate`, { _csrf: c.csrf(), password: PASSWORD }, { name: 'file', filename: 'f.pfx', data: pfx });
+    const up = await c.postMultipart(
+      `${path(link.token)}/certificate`,
+      { _csrf: c.csrf(), password: PASSWORD },
+      { name: 'file', filename: 'f.pfx', data: pfx },
+    );
     expect(up.statusCode).toBe(303);
     const confirm = await c.get(path(link.token));
     expect(confirm.body).toContain('Paso 3 de 3: revise y confirme');
@@ -164,10 +191,18 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     });
     const tenant = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}` })).json();
     expect(tenant.status).toBe('active');
-    const ev = (await t.tdb.db.query<{ payload: string }>("select payload from outbox_events where event_type = 'tenant.credentials.updated'")).rows
+    const ev = (
+      await t.tdb.db.query<{ payload: string }>("select payload from outbox_events where event_type = 'tenant.credentials.updated'")
+    ).rows
       .map((r) => JSON.parse(r.payload))
       .filter((p) => p.data.tenantId === tenantId);
-    expect(ev).toEqual([{ event: 'tenant.credentials.updated', timestamp: expect.any(String), data: { tenantId, apiKey: { configured: true }, certificate: { configured: true } } }]);
+    expect(ev).toEqual([
+      {
+        event: 'tenant.credentials.updated',
+        timestamp: expect.any(String),
+        data: { tenantId, apiKey: { configured: true }, certificate: { configured: true } },
+      },
+    ]);
 
     // Single use: the page and every form now say the link is no longer valid.
     expect((await c.get(path(link.token))).statusCode).toBe(410);
@@ -176,7 +211,12 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect(c.last!.body).toContain('<strong>Test SaaS</strong>');
     await expect(t.ctx.services.activation.complete(link.token)).rejects.toMatchObject({ code: 'activation_link_completed', status: 410 });
     // Staged secrets moved, none left behind on the link.
-    const row = (await t.tdb.db.query<Record<string, unknown>>('select status, staged_pfx, api_key_ref, staged_password_ref from activation_links where tenant_id = $1', [tenantId])).rows[0]!;
+    const row = (
+      await t.tdb.db.query<Record<string, unknown>>(
+        'select status, staged_pfx, api_key_ref, staged_password_ref from activation_links where tenant_id = $1',
+        [tenantId],
+      )
+    ).rows[0]!;
     expect(row).toEqual({ status: 'completed', staged_pfx: null, api_key_ref: null, staged_password_ref: null });
   });
 
@@ -188,10 +228,12 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ status: 410 });
-    expect((await t.tdb.db.query("select count(*)::int as n from tenant_certificates where tenant_id = $1", [tenantId])).rows[0]).toEqual({ n: 1 });
-    const events = (await t.tdb.db.query<{ payload: string }>("select payload from outbox_events where event_type = 'tenant.credentials.updated'")).rows.filter((r) =>
-      r.payload.includes(tenantId),
-    );
+    expect((await t.tdb.db.query('select count(*)::int as n from tenant_certificates where tenant_id = $1', [tenantId])).rows[0]).toEqual({
+      n: 1,
+    });
+    const events = (
+      await t.tdb.db.query<{ payload: string }>("select payload from outbox_events where event_type = 'tenant.credentials.updated'")
+    ).rows.filter((r) => r.payload.includes(tenantId));
     expect(events).toHaveLength(1);
   });
 
@@ -213,20 +255,40 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     await c.get(path(link.token));
     const token = c.csrf();
     const stranger = new PageClient(t.app);
-    expect((await stranger.postForm(`${path(link.token)}/api-key`, { _csrf: token, apiKey: 'sk-sandbox-valid-1234' })).statusCode).toBe(403);
+    expect((await stranger.postForm(`${path(link.token)}/api-key`, { _csrf: token, apiKey: 'sk-sandbox-valid-1234' })).statusCode).toBe(
+      403,
+    );
     expect((await c.postForm(`${path(link.token)}/api-key`, { _csrf: 'forged', apiKey: 'sk-sandbox-valid-1234' })).statusCode).toBe(403);
     expect((await c.postForm(`${path(link.token)}/api-key`, { apiKey: 'sk-sandbox-valid-1234' })).statusCode).toBe(403);
     expect(
-      (await c.postForm(`${path(link.token)}/api-key`, { _csrf: token, apiKey: 'sk-sandbox-valid-1234' }, { origin: 'https://evil.example' })).statusCode,
+      (
+        await c.postForm(
+          `${path(link.token)}/api-key`,
+          { _csrf: token, apiKey: 'sk-sandbox-valid-1234' },
+          { origin: 'https://evil.example' },
+        )
+      ).statusCode,
     ).toBe(403);
     expect(
-      (await c.postForm(`${path(link.token)}/api-key`, { _csrf: token, apiKey: 'sk-sandbox-valid-1234' }, { 'sec-fetch-site': 'cross-site' })).statusCode,
+      (
+        await c.postForm(
+          `${path(link.token)}/api-key`,
+          { _csrf: token, apiKey: 'sk-sandbox-valid-1234' },
+          { 'sec-fetch-site': 'cross-site' },
+        )
+      ).statusCode,
     ).toBe(403);
     expect((await c.postForm(`${path(otherLink.token)}/api-key`, { _csrf: token, apiKey: 'sk-sandbox-valid-1234' })).statusCode).toBe(403);
     expect((await t.ctx.services.activation.view(link.token)) as { apiKeyVerifiedAt: unknown }).toMatchObject({ apiKeyVerifiedAt: null });
     // The right one works, from the right origin.
     expect(
-      (await c.postForm(`${path(link.token)}/api-key`, { _csrf: token, apiKey: 'sk-sandbox-valid-1234' }, { origin: 'https://activar.example.cl' })).statusCode,
+      (
+        await c.postForm(
+          `${path(link.token)}/api-key`,
+          { _csrf: token, apiKey: 'sk-sandbox-valid-1234' },
+          { origin: 'https://activar.example.cl' },
+        )
+      ).statusCode,
     ).toBe(303);
     // The CSRF cookie is HttpOnly, SameSite=Strict and Secure (APP_URL is https).
     const setCookie = String((await new PageClient(t.app).get(path(link.token))).headers['set-cookie']);
@@ -268,7 +330,11 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     const link = await newLink(tenantId);
     const c = new PageClient(t.app);
     await c.get(path(link.token));
-    const r = await c.postMultipart(`${path(link.token)}/certificate`, { _csrf: c.csrf(), password: PASSWORD }, { name: 'file', filename: 'f.pfx', data: pfx });
+    const r = await c.postMultipart(
+      `${path(link.token)}/certificate`,
+      { _csrf: c.csrf(), password: PASSWORD },
+      { name: 'file', filename: 'f.pfx', data: pfx },
+    );
     expect(r.statusCode).toBe(303);
     expect((await c.get(path(link.token))).body).toContain('Paso 1 de 3');
   });

@@ -29,8 +29,12 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
   const setKey = (tenantId: string, apiKey: unknown) =>
     t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey } });
   const events = async (tenantId: string) =>
-    (await t.tdb.db.query<{ payload: string }>("select payload from outbox_events where event_type = 'tenant.credentials.updated' order by created_at"))
-      .rows.map((r) => JSON.parse(r.payload))
+    (
+      await t.tdb.db.query<{ payload: string }>(
+        "select payload from outbox_events where event_type = 'tenant.credentials.updated' order by created_at",
+      )
+    ).rows
+      .map((r) => JSON.parse(r.payload))
       .filter((p: { data: { tenantId: string } }) => p.data.tenantId === tenantId);
 
   it('verifies and saves a key; the status and the tenant summary follow', async () => {
@@ -82,7 +86,12 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
       { password: 'pw', rutCertificado: '12345678-5', nombreTitular: 'Titular', fechaVencimiento: ymd(cert.notAfter) },
       { data: modernPfx(cert, 'pw') },
     );
-    const up = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: form.payload, headers: form.headers });
+    const up = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+      payload: form.payload,
+      headers: form.headers,
+    });
     expect(up.statusCode).toBe(201);
     let ev = await events(tenantId);
     expect(ev).toHaveLength(1);
@@ -96,9 +105,13 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
     expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/credentials/status` })).json().ready).toBe(true);
 
     // A new key replaces the old one (its secret is deleted) and, both still configured, emits again.
-    const oldRefs = (await t.sdb.db.query<{ ref: string }>("select ref from secrets where ref like $1", [`tenant/${tenantId}/provider-api-key/%`])).rows;
+    const oldRefs = (
+      await t.sdb.db.query<{ ref: string }>('select ref from secrets where ref like $1', [`tenant/${tenantId}/provider-api-key/%`])
+    ).rows;
     await setKey(tenantId, 'sk-sandbox-valid-0003');
-    const newRefs = (await t.sdb.db.query<{ ref: string }>("select ref from secrets where ref like $1", [`tenant/${tenantId}/provider-api-key/%`])).rows;
+    const newRefs = (
+      await t.sdb.db.query<{ ref: string }>('select ref from secrets where ref like $1', [`tenant/${tenantId}/provider-api-key/%`])
+    ).rows;
     expect(newRefs).toHaveLength(1);
     expect(newRefs[0]!.ref).not.toBe(oldRefs[0]!.ref);
     ev = await events(tenantId);
@@ -120,7 +133,12 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
       { password: 'clave-firma', rutCertificado: '12.345.678-5', nombreTitular: 'Titular', fechaVencimiento: ymd(cert.notAfter) },
       { data: pfx },
     );
-    await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: form.payload, headers: form.headers });
+    await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+      payload: form.payload,
+      headers: form.headers,
+    });
     const m = await t.ctx.services.credentials.getSigningMaterial(t.ctx.db, accountId, tenantId);
     expect(m.pfx.equals(pfx)).toBe(true);
     expect(m.pfxPassword).toBe('clave-firma');
@@ -136,7 +154,9 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
     expect(inTx.certificateId).toBe(m.certificateId);
     // No certificate: a clear 409.
     const empty = await newTenant();
-    await expect(t.ctx.services.credentials.getSigningMaterial(t.ctx.db, accountId, empty)).rejects.toMatchObject({ code: 'certificate_not_configured' });
+    await expect(t.ctx.services.credentials.getSigningMaterial(t.ctx.db, accountId, empty)).rejects.toMatchObject({
+      code: 'certificate_not_configured',
+    });
     await expect(t.ctx.services.credentials.getProviderApiKey(accountId, empty)).rejects.toMatchObject({ code: 'api_key_not_configured' });
   });
 });

@@ -36,7 +36,8 @@ const forms = (v: Buffer): Buffer[] => [
 function findings(haystack: Buffer, needles: Record<string, Buffer>, where: string): string[] {
   const out: string[] = [];
   for (const [name, value] of Object.entries(needles))
-    for (const [i, f] of forms(value).entries()) if (haystack.includes(f)) out.push(`${name} (${['raw', 'base64', 'base64url', 'hex', 'HEX'][i]}) in ${where}`);
+    for (const [i, f] of forms(value).entries())
+      if (haystack.includes(f)) out.push(`${name} (${['raw', 'base64', 'base64url', 'hex', 'HEX'][i]}) in ${where}`);
   return out;
 }
 
@@ -89,10 +90,21 @@ describeEachDb('canary: no secret in plain text in either store or the logs', (b
 
     // API path: the key, then the certificate (with an Idempotency-Key, replayed once), plus failures.
     const tenantId = (await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
-    expect((await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: CANARY.apiKey } })).statusCode).toBe(200);
-    await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: `${CANARY.apiKey}-invalid` } });
+    expect(
+      (await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: CANARY.apiKey } }))
+        .statusCode,
+    ).toBe(200);
+    await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/api-key`,
+      payload: { apiKey: `${CANARY.apiKey}-invalid` },
+    });
     // A 502 is logged with its error object (warn): the key must not be in it either.
-    await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: `${CANARY.apiKey}-unavailable` } });
+    await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/api-key`,
+      payload: { apiKey: `${CANARY.apiKey}-unavailable` },
+    });
     const form = certificateForm(
       { password: CANARY.pfxPassword, rutCertificado: '12345678-5', nombreTitular: 'Titular', fechaVencimiento: ymd(cert.notAfter) },
       { data: pfx },
@@ -106,9 +118,21 @@ describeEachDb('canary: no secret in plain text in either store or the logs', (b
       });
       expect(r.statusCode).toBe(201);
     }
-    const wrongPw = certificateForm({ password: `${CANARY.pfxPassword}x`, rutCertificado: '12345678-5', nombreTitular: 'T', fechaVencimiento: ymd(cert.notAfter) }, { data: pfx });
-    await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: wrongPw.payload, headers: wrongPw.headers });
-    const signing = await t.ctx.services.credentials.getSigningMaterial(t.ctx.db, (await t.ctx.db.query<{ account_id: string }>('select account_id from tenants where id = $1', [tenantId])).rows[0]!.account_id, tenantId);
+    const wrongPw = certificateForm(
+      { password: `${CANARY.pfxPassword}x`, rutCertificado: '12345678-5', nombreTitular: 'T', fechaVencimiento: ymd(cert.notAfter) },
+      { data: pfx },
+    );
+    await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+      payload: wrongPw.payload,
+      headers: wrongPw.headers,
+    });
+    const signing = await t.ctx.services.credentials.getSigningMaterial(
+      t.ctx.db,
+      (await t.ctx.db.query<{ account_id: string }>('select account_id from tenants where id = $1', [tenantId])).rows[0]!.account_id,
+      tenantId,
+    );
     expect(signing.pfxPassword).toBe(CANARY.pfxPassword);
 
     // Hosted page path, token in every URL.
@@ -119,8 +143,16 @@ describeEachDb('canary: no secret in plain text in either store or the logs', (b
     await c.postForm(`/activate/${token}/api-key`, { _csrf: c.csrf(), apiKey: `${CANARY.pageApiKey}-invalid` });
     await c.postForm(`/activate/${token}/api-key`, { _csrf: c.csrf(), apiKey: CANARY.pageApiKey });
     await c.get(`/activate/${token}`);
-    await c.postMultipart(`/activate/${token}/certificate`, { _csrf: c.csrf(), password: 'wrong' }, { name: 'file', filename: 'f.pfx', data: pfx });
-    await c.postMultipart(`/activate/${token}/certificate`, { _csrf: c.csrf(), password: CANARY.pfxPassword }, { name: 'file', filename: 'f.pfx', data: pfx });
+    await c.postMultipart(
+      `/activate/${token}/certificate`,
+      { _csrf: c.csrf(), password: 'wrong' },
+      { name: 'file', filename: 'f.pfx', data: pfx },
+    );
+    await c.postMultipart(
+      `/activate/${token}/certificate`,
+      { _csrf: c.csrf(), password: CANARY.pfxPassword },
+      { name: 'file', filename: 'f.pfx', data: pfx },
+    );
     await c.get(`/activate/${token}`);
     expect((await c.postForm(`/activate/${token}/confirm`, { _csrf: c.csrf() })).statusCode).toBe(200);
     expect((await c.get(`/activate/${token}`)).statusCode).toBe(410);

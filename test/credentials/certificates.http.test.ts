@@ -24,7 +24,12 @@ describeEachDb('certificate intake over HTTP', (backend) => {
   let otherKey: string;
   const cert = makeCert({ rut: RUT, commonName: 'María Pérez Soto' });
   const modern = modernPfx(cert, PASSWORD);
-  const good = { password: PASSWORD, rutCertificado: '12.345.678-5', nombreTitular: 'María Pérez Soto', fechaVencimiento: ymd(cert.notAfter) };
+  const good = {
+    password: PASSWORD,
+    rutCertificado: '12.345.678-5',
+    nombreTitular: 'María Pérez Soto',
+    fechaVencimiento: ymd(cert.notAfter),
+  };
 
   beforeAll(async () => {
     t = await startTestApp(backend);
@@ -33,8 +38,15 @@ describeEachDb('certificate intake over HTTP', (backend) => {
   });
   afterAll(() => t.close());
 
-  const newTenant = async (k = key) => (await t.call(k, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id as string;
-  const upload = (tenantId: string, fields: Record<string, string | undefined>, file?: Buffer, k = key, headers: Record<string, string> = {}) => {
+  const newTenant = async (k = key) =>
+    (await t.call(k, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id as string;
+  const upload = (
+    tenantId: string,
+    fields: Record<string, string | undefined>,
+    file?: Buffer,
+    k = key,
+    headers: Record<string, string> = {},
+  ) => {
     const form = certificateForm(fields, file ? { data: file } : undefined);
     return t.call(k, {
       method: 'POST',
@@ -82,7 +94,14 @@ describeEachDb('certificate intake over HTTP', (backend) => {
     ['no private key', () => noKeyPfx(cert, PASSWORD), {}, 422, 'certificate_key_missing', 'file'],
     ['a key of another certificate', () => mismatchedPfx(cert, PASSWORD), {}, 422, 'certificate_key_mismatch', 'file'],
     ['a different holder RUT', () => modern, { rutCertificado: '11.111.111-1' }, 422, 'certificate_rut_mismatch', 'rutCertificado'],
-    ['a fechaVencimiento two days off', () => modern, { fechaVencimiento: ymd(new Date(cert.notAfter.getTime() + 2 * 86_400_000)) }, 422, 'certificate_date_mismatch', 'fechaVencimiento'],
+    [
+      'a fechaVencimiento two days off',
+      () => modern,
+      { fechaVencimiento: ymd(new Date(cert.notAfter.getTime() + 2 * 86_400_000)) },
+      422,
+      'certificate_date_mismatch',
+      'fechaVencimiento',
+    ],
   ])('refuses %s with its own 4xx code', async (_name, file, over, status, code, param) => {
     const tenantId = await newTenant();
     const started = Date.now();
@@ -99,7 +118,11 @@ describeEachDb('certificate intake over HTTP', (backend) => {
     const c = makeCert({ rut: RUT });
     for (const [i, shift] of [-1, 1].entries()) {
       const cc = i === 0 ? c : makeCert({ rut: RUT });
-      const r = await upload(tenantId, { ...good, fechaVencimiento: ymd(new Date(cc.notAfter.getTime() + shift * 86_400_000)) }, modernPfx(cc, PASSWORD));
+      const r = await upload(
+        tenantId,
+        { ...good, fechaVencimiento: ymd(new Date(cc.notAfter.getTime() + shift * 86_400_000)) },
+        modernPfx(cc, PASSWORD),
+      );
       expect(r.statusCode).toBe(201);
     }
   });
@@ -277,7 +300,12 @@ describe('certificate intake keeps the process alive', () => {
       const { key } = await t.account();
       const tenantId = (await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
       const cert = makeCert({ rut: RUT });
-      const files = [nestedDer(20_000), nestedIndefiniteBer(120_000), crypto.randomBytes(200_000), hugeIterationPfx(modernPfx(cert, PASSWORD))];
+      const files = [
+        nestedDer(20_000),
+        nestedIndefiniteBer(120_000),
+        crypto.randomBytes(200_000),
+        hugeIterationPfx(modernPfx(cert, PASSWORD)),
+      ];
       let maxLag = 0;
       let last = Date.now();
       const timer = setInterval(() => {
@@ -290,7 +318,12 @@ describe('certificate intake keeps the process alive', () => {
             { password: PASSWORD, rutCertificado: RUT, nombreTitular: 'x', fechaVencimiento: ymd(cert.notAfter) },
             { data: files[i % files.length]! },
           );
-          return t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: form.payload, headers: form.headers });
+          return t.call(key, {
+            method: 'POST',
+            url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+            payload: form.payload,
+            headers: form.headers,
+          });
         }),
       );
       clearInterval(timer);

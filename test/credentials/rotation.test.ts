@@ -38,7 +38,11 @@ describe('keyrings of the embedded default', () => {
   });
 
   it('uses keys from the environment when set, and refuses missing keys with a database URL', () => {
-    const config = testConfig({ DATA_ENCRYPTION_KEY: generateKeySpec('d9'), SECRETS_ENCRYPTION_KEY: generateKeySpec('s9'), KEYS_DIR: '/nonexistent/keys' });
+    const config = testConfig({
+      DATA_ENCRYPTION_KEY: generateKeySpec('d9'),
+      SECRETS_ENCRYPTION_KEY: generateKeySpec('s9'),
+      KEYS_DIR: '/nonexistent/keys',
+    });
     const k = loadKeyrings(config);
     expect([k.data.keyring.current.id, k.data.file, k.secrets.keyring.current.id]).toEqual(['d9', undefined, 's9']);
     expect(() => loadConfig({ DATABASE_URL: 'postgres://x/y', DATA_ENCRYPTION_KEY: generateKeySpec() })).toThrow(ConfigError);
@@ -57,13 +61,28 @@ describeEachDb('key rotation of both stores', (backend) => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rotate-'));
     const config = testConfig({ KEYS_DIR: path.join(dir, 'keys') });
-    t = await startTestApp(backend, { keyrings: loadKeyrings(config), env: { KEYS_DIR: path.join(dir, 'keys'), PAGE_RATE_LIMIT_BURST: '100' } });
+    t = await startTestApp(backend, {
+      keyrings: loadKeyrings(config),
+      env: { KEYS_DIR: path.join(dir, 'keys'), PAGE_RATE_LIMIT_BURST: '100' },
+    });
     const acc = await t.account();
     accountId = acc.accountId;
     tenantId = (await t.call(acc.key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
-    await t.call(acc.key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: 'sk-rotate-valid-1' } });
-    const form = certificateForm({ password: 'pw-rot', rutCertificado: '12345678-5', nombreTitular: 'T', fechaVencimiento: ymd(cert.notAfter) }, { data: modernPfx(cert, 'pw-rot') });
-    await t.call(acc.key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: form.payload, headers: form.headers });
+    await t.call(acc.key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/api-key`,
+      payload: { apiKey: 'sk-rotate-valid-1' },
+    });
+    const form = certificateForm(
+      { password: 'pw-rot', rutCertificado: '12345678-5', nombreTitular: 'T', fechaVencimiento: ymd(cert.notAfter) },
+      { data: modernPfx(cert, 'pw-rot') },
+    );
+    await t.call(acc.key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+      payload: form.payload,
+      headers: form.headers,
+    });
     // A half-done activation: a staged .pfx on the link and staged secrets.
     const other = (await t.call(acc.key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
     const token = (await t.call(acc.key, { method: 'POST', url: `/api/v1/tenants/${other}/activation-link` })).json().token;
@@ -71,7 +90,11 @@ describeEachDb('key rotation of both stores', (backend) => {
     await c.get(`/activate/${token}`);
     await c.postForm(`/activate/${token}/api-key`, { _csrf: c.csrf(), apiKey: 'sk-rotate-valid-2' });
     await c.get(`/activate/${token}`);
-    await c.postMultipart(`/activate/${token}/certificate`, { _csrf: c.csrf(), password: 'pw-rot' }, { name: 'file', filename: 'f.pfx', data: modernPfx(makeCert({ rut: '12345678-5' }), 'pw-rot') });
+    await c.postMultipart(
+      `/activate/${token}/certificate`,
+      { _csrf: c.csrf(), password: 'pw-rot' },
+      { name: 'file', filename: 'f.pfx', data: modernPfx(makeCert({ rut: '12345678-5' }), 'pw-rot') },
+    );
   });
   afterAll(async () => {
     await t.close();
@@ -133,7 +156,14 @@ describe('npx dte keys …', () => {
   let dir: string;
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-keys-'));
-    Object.assign(process.env, { NODE_ENV: 'test', LOG_LEVEL: 'silent', BASE_URL: 'http://127.0.0.1:3999', APP_URL: 'http://127.0.0.1:3999', DATA_DIR: path.join(dir, 'data'), KEYS_DIR: path.join(dir, 'keys') });
+    Object.assign(process.env, {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      BASE_URL: 'http://127.0.0.1:3999',
+      APP_URL: 'http://127.0.0.1:3999',
+      DATA_DIR: path.join(dir, 'data'),
+      KEYS_DIR: path.join(dir, 'keys'),
+    });
     delete process.env.DATABASE_URL;
     delete process.env.DATA_ENCRYPTION_KEY;
     delete process.env.SECRETS_ENCRYPTION_KEY;

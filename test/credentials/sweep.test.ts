@@ -31,7 +31,11 @@ describeEachDb('the orphan sweep', (backend) => {
     await c.get(`/activate/${token}`);
     await c.postForm(`/activate/${token}/api-key`, { _csrf: c.csrf(), apiKey: 'sk-sweep-valid-2' });
     await c.get(`/activate/${token}`);
-    await c.postMultipart(`/activate/${token}/certificate`, { _csrf: c.csrf(), password: 'p' }, { name: 'file', filename: 'f.pfx', data: modernPfx(makeCert({ rut: '12345678-5' }), 'p') });
+    await c.postMultipart(
+      `/activate/${token}/certificate`,
+      { _csrf: c.csrf(), password: 'p' },
+      { name: 'file', filename: 'f.pfx', data: modernPfx(makeCert({ rut: '12345678-5' }), 'p') },
+    );
     const all = await refs();
     expect(all).toHaveLength(4);
 
@@ -45,8 +49,11 @@ describeEachDb('the orphan sweep', (backend) => {
     clock().advance(6 * DAY);
     expect(await t.ctx.services.credentials.sweep()).toEqual({ secretsDeleted: 2, stagedCleared: 1 });
     expect(await refs()).toEqual([expect.stringMatching(new RegExp(`^tenant/${tenantId}/provider-api-key/`))]);
-    const link = (await t.tdb.db.query('select staged_pfx, staged_certificate from activation_links where tenant_id = $1', [other])).rows[0];
+    const link = (await t.tdb.db.query('select staged_pfx, staged_certificate from activation_links where tenant_id = $1', [other]))
+      .rows[0];
     expect(link).toEqual({ staged_pfx: null, staged_certificate: null });
-    expect(await t.ctx.services.credentials.getProviderApiKey((await t.account()).accountId, tenantId).catch((e: { code: string }) => e.code)).toBe('api_key_not_configured');
+    expect(
+      await t.ctx.services.credentials.getProviderApiKey((await t.account()).accountId, tenantId).catch((e: { code: string }) => e.code),
+    ).toBe('api_key_not_configured');
   });
 });

@@ -13,7 +13,13 @@ import { ROOT, startServerProcess, type ServerProcess } from '../helpers/browser
 describe('dte account set-password', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-setpw-'));
   // A clean environment: the test runner's own variables (vitest sets BASE_URL) are not settings.
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), DATA_DIR: path.join(dir, 'data'), KEYS_DIR: path.join(dir, 'keys'), LOG_LEVEL: 'silent' };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: os.tmpdir(),
+    DATA_DIR: path.join(dir, 'data'),
+    KEYS_DIR: path.join(dir, 'keys'),
+    LOG_LEVEL: 'silent',
+  };
   let server: ServerProcess | undefined;
   afterAll(async () => {
     await server?.stop();
@@ -26,7 +32,10 @@ describe('dte account set-password', () => {
   /** Logs in through the real pages; returns the session cookie, or the status when refused. */
   const logIn = async (base: string, email: string, password: string) => {
     const page = await fetch(`${base}/login`);
-    const cookie = page.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+    const cookie = page.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
     const r = await fetch(`${base}/login`, {
       method: 'POST',
@@ -34,11 +43,23 @@ describe('dte account set-password', () => {
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ _csrf: csrf, email, password }).toString(),
     });
-    return { status: r.status, cookie: r.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ') };
+    return {
+      status: r.status,
+      cookie: r.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; '),
+    };
   };
 
   it('sets the password on the embedded database, reading it from stdin only', () => {
-    const created = JSON.parse(execFileSync(process.execPath, ['bin/dte.js', 'account', 'create', '--name', 'CLI SaaS', '--email', 'cli@example.com', '--json'], { cwd: ROOT, env, encoding: 'utf8' }));
+    const created = JSON.parse(
+      execFileSync(process.execPath, ['bin/dte.js', 'account', 'create', '--name', 'CLI SaaS', '--email', 'cli@example.com', '--json'], {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+      }),
+    );
     expect(created.account.email).toBe('cli@example.com');
 
     const argv = dte(['account', 'set-password', '--email', 'cli@example.com', '--password', 'una clave bien larga'], '');

@@ -30,11 +30,17 @@ export class DashboardClient {
   }
 
   async get(url: string, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-    return this.keep(await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { cookie: this.cookieHeader(), ...headers } }));
+    return this.keep(
+      await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { cookie: this.cookieHeader(), ...headers } }),
+    );
   }
 
   /** POSTs a form; `_csrf` is the last page's token unless given (null = none at all). */
-  async post(url: string, form: Record<string, string | string[]> = {}, opts: { csrf?: string | null; headers?: Record<string, string> } = {}) {
+  async post(
+    url: string,
+    form: Record<string, string | string[]> = {},
+    opts: { csrf?: string | null; headers?: Record<string, string> } = {},
+  ) {
     const body = new URLSearchParams();
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (csrf !== null) body.append('_csrf', csrf);

@@ -45,7 +45,10 @@ describeEachDb('dashboard pages', (backend) => {
     expect(textOf(bad.body)).toContain('El RUT no es válido');
     expect(bad.body).toContain('value="Servicios Ejemplo SpA"'); // the form keeps what was typed
 
-    const ok = await c.post('/tenants/new', { ...stringify(validTenant({ razonSocial: 'Panadería <b>La Espiga</b>' })), acteco: '620200, 631100' });
+    const ok = await c.post('/tenants/new', {
+      ...stringify(validTenant({ razonSocial: 'Panadería <b>La Espiga</b>' })),
+      acteco: '620200, 631100',
+    });
     expect(ok.statusCode).toBe(303);
     const url = ok.headers.location as string;
     expect(url).toMatch(/^\/tenants\/[0-9a-f-]{36}\?done=created$/);
@@ -60,7 +63,10 @@ describeEachDb('dashboard pages', (backend) => {
     const id = url.split('/')[2]!.split('?')[0]!;
     const edit = await c.get(`/tenants/${id}/edit`);
     expect(edit.body).toContain('value="76.192.083-9"');
-    const saved = await c.post(`/tenants/${id}/edit`, { ...stringify(validTenant({ giro: 'Panadería artesanal' })), ambiente: 'certificacion' });
+    const saved = await c.post(`/tenants/${id}/edit`, {
+      ...stringify(validTenant({ giro: 'Panadería artesanal' })),
+      ambiente: 'certificacion',
+    });
     expect(saved.statusCode).toBe(303);
     const api = await t.ctx.services.tenants.get(c_account(), id);
     expect([api.giro, api.ambiente]).toEqual(['Panadería artesanal', 'certificacion']);
@@ -142,17 +148,31 @@ describeEachDb('dashboard pages', (backend) => {
     const bad = await c.post('/webhooks', { url: 'ftp://example.com/hook', filterTypes: ['folio.low'] });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('value="ftp://example.com/hook"');
-    const created = await c.post('/webhooks', { url: 'http://127.0.0.1:9/hook', description: 'ERP', filterTypes: ['folio.low', 'dte.status.changed'] });
+    const created = await c.post('/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      description: 'ERP',
+      filterTypes: ['folio.low', 'dte.status.changed'],
+    });
     expect(created.statusCode).toBe(303);
     const id = /\/webhooks\/([0-9a-f-]{36})/.exec(created.headers.location as string)![1]!;
     const page = await c.get(`/webhooks/${id}`);
     expect(page.body).not.toContain('whsec_');
     expect(textOf(page.body)).toContain('folio.low, dte.status.changed');
 
-    const edited = await c.post(`/webhooks/${id}`, { url: 'http://127.0.0.1:9/hook2', description: '', filterTypes: 'tenant.credentials.updated', signatureScheme: 'standard-webhooks' });
+    const edited = await c.post(`/webhooks/${id}`, {
+      url: 'http://127.0.0.1:9/hook2',
+      description: '',
+      filterTypes: 'tenant.credentials.updated',
+      signatureScheme: 'standard-webhooks',
+    });
     expect(edited.statusCode).toBe(303);
     const ep = await t.ctx.services.webhooks.getEndpoint(c_account(), id);
-    expect([ep.url, ep.filterTypes, ep.description, ep.signatureScheme]).toEqual(['http://127.0.0.1:9/hook2', ['tenant.credentials.updated'], null, 'standard-webhooks']);
+    expect([ep.url, ep.filterTypes, ep.description, ep.signatureScheme]).toEqual([
+      'http://127.0.0.1:9/hook2',
+      ['tenant.credentials.updated'],
+      null,
+      'standard-webhooks',
+    ]);
 
     await c.get(`/webhooks/${id}`);
     const shown = await c.post(`/webhooks/${id}/secret`);
@@ -205,4 +225,5 @@ describeEachDb('dashboard pages', (backend) => {
   });
 });
 
-const stringify = (o: Record<string, unknown>): Record<string, string> => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));
+const stringify = (o: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, String(v)]));

@@ -42,7 +42,13 @@ describeEachDb('dashboard security', (backend) => {
     keyA = key.key;
     const endpoint = await t.ctx.services.webhooks.createEndpoint(accountA, { url: 'http://127.0.0.1:9/a' });
     const message = await t.ctx.services.webhooks.sendTestEvent(accountA, endpoint.id);
-    ids = { tenantId: tenant.id, id: key.id, endpointId: endpoint.id, messageId: message.id, dteId: '5b1b6c1e-0000-4000-8000-000000000000' };
+    ids = {
+      tenantId: tenant.id,
+      id: key.id,
+      endpointId: endpoint.id,
+      messageId: message.id,
+      dteId: '5b1b6c1e-0000-4000-8000-000000000000',
+    };
     routes = await dashboardRoutes(t.ctx);
   });
   afterAll(() => t.close());
@@ -51,7 +57,11 @@ describeEachDb('dashboard security', (backend) => {
   const posts = () => routes.filter((r) => r.method === 'POST');
 
   it('finds every state-changing form of the dashboard', () => {
-    expect(posts().map((r) => r.url).sort()).toEqual(
+    expect(
+      posts()
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(
       [
         '/login',
         '/logout',
@@ -85,7 +95,13 @@ describeEachDb('dashboard security', (backend) => {
     const messagesBefore = (await t.ctx.services.webhooks.listMessages(accountA, { limit: 100 })).data.length;
     for (const r of posts()) {
       const url = fill(r.url);
-      const form = { name: 'x', email: 'x@example.com', password: 'una clave bien larga', url: 'http://127.0.0.1:9/b', endpointId: ids.endpointId! };
+      const form = {
+        name: 'x',
+        email: 'x@example.com',
+        password: 'una clave bien larga',
+        url: 'http://127.0.0.1:9/b',
+        endpointId: ids.endpointId!,
+      };
       const cases: [string, Parameters<DashboardClient['post']>[2]][] = [
         ['no token', { csrf: null }],
         ['empty token', { csrf: '' }],
@@ -115,7 +131,10 @@ describeEachDb('dashboard security', (backend) => {
     expect(withParams.length).toBeGreaterThanOrEqual(15);
     for (const r of withParams) {
       const url = fill(r.url);
-      const res = r.method === 'GET' ? await b.get(url) : (await b.get('/'), await b.post(url, { endpointId: ids.endpointId!, url: 'http://127.0.0.1:9/x' }));
+      const res =
+        r.method === 'GET'
+          ? await b.get(url)
+          : (await b.get('/'), await b.post(url, { endpointId: ids.endpointId!, url: 'http://127.0.0.1:9/x' }));
       expect(res.statusCode, `${r.method} ${r.url} as account B`).toBe(404);
       expect(textOf(res.body)).toContain('No encontrado');
       expect(res.body).not.toContain('whsec_');
@@ -149,7 +168,9 @@ describeEachDb('dashboard security', (backend) => {
 
   it('requires a login for every page but the login and sign-up ones', async () => {
     const anon = new DashboardClient(t.app, '198.51.100.3');
-    for (const r of routes.filter((x) => x.method === 'GET' && !x.url.startsWith('/assets/') && x.url !== '/login' && x.url !== '/signup')) {
+    for (const r of routes.filter(
+      (x) => x.method === 'GET' && !x.url.startsWith('/assets/') && x.url !== '/login' && x.url !== '/signup',
+    )) {
       const res = await anon.get(fill(r.url));
       expect(res.statusCode, r.url).toBe(303);
       expect(res.headers.location, r.url).toMatch(/^\/login(\?next=.+)?$/);
@@ -208,14 +229,18 @@ describeEachDb('dashboard security', (backend) => {
       await c.post('/logout');
     }
     await c.get('/login?next=%2Ftenants%3Flang%3Den');
-    expect((await c.post('/login', { email, password: 'una clave bien larga', next: '/tenants?lang=en' })).headers.location).toBe('/tenants?lang=en');
+    expect((await c.post('/login', { email, password: 'una clave bien larga', next: '/tenants?lang=en' })).headers.location).toBe(
+      '/tenants?lang=en',
+    );
   });
 });
 
 describeEachDb('dashboard login rate limit', (backend) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp(backend, { env: { PAGE_RATE_LIMIT_BURST: '100000', LOGIN_RATE_LIMIT_BURST: '5', LOGIN_RATE_LIMIT_WINDOW: '15m' } });
+    t = await startTestApp(backend, {
+      env: { PAGE_RATE_LIMIT_BURST: '100000', LOGIN_RATE_LIMIT_BURST: '5', LOGIN_RATE_LIMIT_WINDOW: '15m' },
+    });
   });
   afterAll(() => t.close());
 

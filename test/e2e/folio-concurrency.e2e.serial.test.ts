@@ -75,7 +75,11 @@ describe.skipIf(SKIP)(title, () => {
   });
 
   const create = (server: ServerProc, i: number) =>
-    apiClient(server.url, key)('POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(33, { receptor: { rut: '77.777.777-7', razonSocial: `Cliente ${i}` } }));
+    apiClient(server.url, key)(
+      'POST',
+      `/api/v1/tenants/${tenantId}/dte`,
+      dteBody(33, { receptor: { rut: '77.777.777-7', razonSocial: `Cliente ${i}` } }),
+    );
 
   it('50 concurrent creates through two servers get 50 distinct, consecutive folios, none lost', async () => {
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => create(i % 2 === 0 ? a : b, i)));
@@ -108,7 +112,9 @@ describe.skipIf(SKIP)(title, () => {
     expect(outcome.filter((s) => s === 'killed').length, 'the kill must interrupt creates in flight').toBeGreaterThan(0);
 
     // In the database: one allocation per folio (primary key), each used one with exactly its DTE.
-    const alloc = (await sql.query<{ folio: number; status: string; dte_id: string | null }>('select folio::int, status, dte_id from folio_allocations')).rows;
+    const alloc = (
+      await sql.query<{ folio: number; status: string; dte_id: string | null }>('select folio::int, status, dte_id from folio_allocations')
+    ).rows;
     const dtes = (await sql.query<{ id: string; folio: number }>('select id, folio::int from dtes')).rows;
     expect(new Set(dtes.map((d) => d.folio)).size).toBe(dtes.length);
     expect(dtes.length).toBeGreaterThanOrEqual(50 + ok);

@@ -42,7 +42,10 @@ afterAll(async () => {
 });
 
 it('runs every curl example in docs/guides against a live server', async () => {
-  const files = fs.readdirSync(GUIDES).filter((f) => f.endsWith('.md')).sort();
+  const files = fs
+    .readdirSync(GUIDES)
+    .filter((f) => f.endsWith('.md'))
+    .sort();
   expect(files.length).toBeGreaterThanOrEqual(6);
   let script = 'set -euo pipefail\n';
   for (const f of files) {
@@ -54,7 +57,19 @@ it('runs every curl example in docs/guides against a live server', async () => {
     execFile(
       'bash',
       ['-c', script],
-      { cwd: work, env: { ...process.env, BASE_URL: server.url, API_KEY: apiKey, PFX_PASSWORD: 'clave-de-prueba', CERT_EXPIRY: certExpiry, WEBHOOK_URL: receiver.url }, timeout: 240_000, maxBuffer: 16 << 20 },
+      {
+        cwd: work,
+        env: {
+          ...process.env,
+          BASE_URL: server.url,
+          API_KEY: apiKey,
+          PFX_PASSWORD: 'clave-de-prueba',
+          CERT_EXPIRY: certExpiry,
+          WEBHOOK_URL: receiver.url,
+        },
+        timeout: 240_000,
+        maxBuffer: 16 << 20,
+      },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
     );
   });

@@ -113,7 +113,8 @@ describe.skipIf(SKIP)(title, () => {
       expect(r.headers.get('content-type')).toBe('application/xml; charset=ISO-8859-1');
       files.push({ name: `dte-${tipo}.xml`, bytes: r.body });
     }
-    for (const e of envios) files.push({ name: `${e.tipoEnvio}.xml`, bytes: (await api('GET', `/api/v1/tenants/${tenantId}/dte/envios/${e.id}/xml`)).body });
+    for (const e of envios)
+      files.push({ name: `${e.tipoEnvio}.xml`, bytes: (await api('GET', `/api/v1/tenants/${tenantId}/dte/envios/${e.id}/xml`)).body });
     const check = runCheckSiiXml(files, { cafKeyPem: fs.readFileSync(emu.siiPublicKey, 'utf8') });
     expect(check.failures, check.output).toEqual([]);
     expect(check.exitCode).toBe(0);

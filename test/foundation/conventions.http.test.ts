@@ -47,9 +47,19 @@ describeEachDb('API conventions', (backend) => {
   });
 
   it('rejects bad JSON, wrong content types and oversized bodies with 4xx codes', async () => {
-    const bad = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: '{"a":', headers: { 'content-type': 'application/json' } });
+    const bad = await t.call(key, {
+      method: 'POST',
+      url: '/api/v1/tenants',
+      payload: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect([bad.statusCode, bad.json().error.code]).toEqual([400, 'invalid_json']);
-    const xml = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: '<a/>', headers: { 'content-type': 'application/xml' } });
+    const xml = await t.call(key, {
+      method: 'POST',
+      url: '/api/v1/tenants',
+      payload: '<a/>',
+      headers: { 'content-type': 'application/xml' },
+    });
     expect([xml.statusCode, xml.json().error.code]).toEqual([415, 'unsupported_media_type']);
     const big = await t.call(key, {
       method: 'POST',
@@ -58,7 +68,12 @@ describeEachDb('API conventions', (backend) => {
       headers: { 'content-type': 'application/json' },
     });
     expect([big.statusCode, big.json().error.code]).toEqual([413, 'body_too_large']);
-    const arr = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: '[1,2]', headers: { 'content-type': 'application/json' } });
+    const arr = await t.call(key, {
+      method: 'POST',
+      url: '/api/v1/tenants',
+      payload: '[1,2]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(arr.statusCode).toBe(400);
   });
 
@@ -91,9 +106,19 @@ describeEachDb('API conventions', (backend) => {
     expect([again.statusCode, again.json().error.code]).toEqual([409, 'idempotency_key_in_use']);
     // Once its lock has expired (the process died), a retry takes the key over and runs.
     await t.tdb.db.query(`update idempotency_keys set locked_until = now() - interval '1 second' where key = $1`, [k]);
-    const retried = await t.call(key, { method: 'POST', url: '/api/v1/api-keys', payload: { name: 'a' }, headers: { 'idempotency-key': k } });
+    const retried = await t.call(key, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: { name: 'a' },
+      headers: { 'idempotency-key': k },
+    });
     expect(retried.statusCode).toBe(201);
-    const tooLong = await t.call(key, { method: 'POST', url: '/api/v1/api-keys', payload: {}, headers: { 'idempotency-key': 'x'.repeat(256) } });
+    const tooLong = await t.call(key, {
+      method: 'POST',
+      url: '/api/v1/api-keys',
+      payload: {},
+      headers: { 'idempotency-key': 'x'.repeat(256) },
+    });
     expect([tooLong.statusCode, tooLong.json().error.code]).toEqual([400, 'invalid_idempotency_key']);
   });
 

@@ -136,7 +136,13 @@ describeEachDb('security suite (raw HTTP bytes)', (backend) => {
       s.on('data', (c) => chunks.push(c));
       s.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
       s.on('error', reject);
-      s.write(Buffer.concat([Buffer.from('GET /api/v1/account HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: '), authorization, Buffer.from('\r\n\r\n')]));
+      s.write(
+        Buffer.concat([
+          Buffer.from('GET /api/v1/account HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: '),
+          authorization,
+          Buffer.from('\r\n\r\n'),
+        ]),
+      );
     });
   };
 

@@ -10,7 +10,9 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
  */
 const text = (max: number) => fc.string({ minLength: 1, maxLength: max, unit: 'grapheme' }).filter((s) => s.trim().length > 0);
 const rut = fc.integer({ min: 1_000_000, max: 99_999_999 }).map((body) => formatRutDotted({ body, dv: computeDv(body) }));
-const date = fc.date({ min: new Date('2003-01-01'), max: new Date('2030-12-31'), noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
+const date = fc
+  .date({ min: new Date('2003-01-01'), max: new Date('2030-12-31'), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10));
 
 const validBody = fc.record({
   rutEmpresa: rut,
@@ -36,7 +38,12 @@ const junk = fc.oneof(
 );
 
 const mutated = fc
-  .tuple(validBody, fc.constantFrom('rutEmpresa', 'razonSocial', 'giro', 'direccion', 'comuna', 'ciudad', 'numeroResolucion', 'fechaResolucion', 'extra'), fc.constantFrom('delete', 'junk'), junk)
+  .tuple(
+    validBody,
+    fc.constantFrom('rutEmpresa', 'razonSocial', 'giro', 'direccion', 'comuna', 'ciudad', 'numeroResolucion', 'fechaResolucion', 'extra'),
+    fc.constantFrom('delete', 'junk'),
+    junk,
+  )
   .map(([body, field, how, value]) => {
     const out: Record<string, unknown> = { ...body };
     if (how === 'delete' && field !== 'extra') delete out[field];

@@ -92,7 +92,10 @@ describeEachDb('tenants over HTTP', (backend) => {
   it('keeps accounts apart: another account’s tenant is a 404', async () => {
     const mine = (await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json();
     const { key: other } = await t.account('Other');
-    for (const [method, payload] of [['GET', undefined], ['PATCH', { giro: 'x' }]] as const) {
+    for (const [method, payload] of [
+      ['GET', undefined],
+      ['PATCH', { giro: 'x' }],
+    ] as const) {
       const r = await t.call(other, { method, url: `/api/v1/tenants/${mine.id}`, ...(payload ? { payload } : {}) });
       expect(r.statusCode).toBe(404);
       expect(r.json().error.code).toBe('tenant_not_found');

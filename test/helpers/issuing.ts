@@ -56,17 +56,32 @@ export function randomRut(): string {
 
 /** A tenant with both credentials configured through the API (status active). */
 export async function readyTenant(t: TestApp, key: string, over: Record<string, unknown> = {}, apiKey = SANDBOX_API_KEY): Promise<string> {
-  const created = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ acteco: [620200], rutEmpresa: randomRut(), ...over }) });
+  const created = await t.call(key, {
+    method: 'POST',
+    url: '/api/v1/tenants',
+    payload: validTenant({ acteco: [620200], rutEmpresa: randomRut(), ...over }),
+  });
   if (created.statusCode !== 201) throw new Error(`tenant: ${created.statusCode} ${created.body}`);
   const tenantId = created.json().id as string;
   const k = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey } });
   if (k.statusCode !== 200) throw new Error(`api key: ${k.statusCode} ${k.body}`);
   const { cert: c, pfx: file } = testCertificate();
   const form = certificateForm(
-    { password: CERT_PASSWORD, rutCertificado: '12.345.678-5', nombreTitular: 'Firmante de Prueba', fechaVencimiento: ymd(c.notAfter), esPrincipal: 'true' },
+    {
+      password: CERT_PASSWORD,
+      rutCertificado: '12.345.678-5',
+      nombreTitular: 'Firmante de Prueba',
+      fechaVencimiento: ymd(c.notAfter),
+      esPrincipal: 'true',
+    },
     { data: file },
   );
-  const up = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: form.payload, headers: form.headers });
+  const up = await t.call(key, {
+    method: 'POST',
+    url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+    payload: form.payload,
+    headers: form.headers,
+  });
   if (up.statusCode !== 201) throw new Error(`certificate: ${up.statusCode} ${up.body}`);
   return tenantId;
 }
@@ -92,7 +107,11 @@ export function dteBody(tipoDte: TipoDte, over: Record<string, unknown> = {}, no
     { nombre: 'Capacitación', cantidad: 2, precioUnitario: 45000, exento: true },
   ];
   if (tipoDte === 34 || tipoDte === 41) lines = [{ nombre: 'Asesoría exenta', cantidad: 3, precioUnitario: 25000 }];
-  if (tipoDte === 39) lines = [{ nombre: 'Café grande', cantidad: 2, precioUnitario: 2490 }, { nombre: 'Medialuna', cantidad: 3, precioUnitario: 890 }];
+  if (tipoDte === 39)
+    lines = [
+      { nombre: 'Café grande', cantidad: 2, precioUnitario: 2490 },
+      { nombre: 'Medialuna', cantidad: 3, precioUnitario: 890 },
+    ];
   const body: Record<string, unknown> = {
     tipoDte,
     receptor: {
@@ -123,7 +142,8 @@ export async function waitFinal(t: TestApp, key: string, dteId: string, timeoutM
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = (await t.call(key, { method: 'GET', url: `/api/v1/dte/${dteId}/status` })).json();
-    if (!['created', 'sending', 'sent'].includes(s.status)) return s as { status: string; sii: { estado: string | null; glosa: string | null }; trackId: string | null };
+    if (!['created', 'sending', 'sent'].includes(s.status))
+      return s as { status: string; sii: { estado: string | null; glosa: string | null }; trackId: string | null };
     if (Date.now() > deadline) throw new Error(`DTE ${dteId} still ${s.status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }

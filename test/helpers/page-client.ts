@@ -31,7 +31,9 @@ export class PageClient {
   }
 
   async get(url: string, headers: Record<string, string> = {}) {
-    return this.remember(await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { ...this.cookieHeader(), ...headers } }));
+    return this.remember(
+      await this.app.inject({ method: 'GET', url, remoteAddress: this.ip, headers: { ...this.cookieHeader(), ...headers } }),
+    );
   }
 
   /** The CSRF token of the form on the last page. */
@@ -56,10 +58,13 @@ export class PageClient {
   async postMultipart(url: string, fields: Record<string, string>, file?: { name: string; filename: string; data: Buffer }) {
     const boundary = '----page' + Math.random().toString(16).slice(2);
     const parts: Buffer[] = [];
-    for (const [k, v] of Object.entries(fields)) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+    for (const [k, v] of Object.entries(fields))
+      parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
     if (file)
       parts.push(
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: application/x-pkcs12\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\nContent-Type: application/x-pkcs12\r\n\r\n`,
+        ),
         file.data,
         Buffer.from('\r\n'),
       );

@@ -38,7 +38,21 @@ const openssl = (args: string[], files: Record<string, string>, password: string
 /** AES-256-CBC with PBKDF2-HMAC-SHA256 for key and certificates, HMAC-SHA256 MAC (OpenSSL 3 default). */
 export const modernPfx = (cert: TestCertificate, password: string, extra: string[] = []) =>
   openssl(
-    ['pkcs12', '-export', '-inkey', 'key.pem', '-in', 'cert.pem', '-keypbe', 'AES-256-CBC', '-certpbe', 'AES-256-CBC', '-macalg', 'sha256', ...extra],
+    [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      'key.pem',
+      '-in',
+      'cert.pem',
+      '-keypbe',
+      'AES-256-CBC',
+      '-certpbe',
+      'AES-256-CBC',
+      '-macalg',
+      'sha256',
+      ...extra,
+    ],
     { 'key.pem': cert.privateKeyPem, 'cert.pem': cert.certificatePem },
     password,
   );
@@ -46,7 +60,21 @@ export const modernPfx = (cert: TestCertificate, password: string, extra: string
 /** The legacy encoding of older Windows exports: certificates RC2-40, key 3DES, SHA-1 MAC. */
 export const legacyPfx = (cert: TestCertificate, password: string) =>
   openssl(
-    ['pkcs12', '-export', '-legacy', '-inkey', 'key.pem', '-in', 'cert.pem', '-keypbe', 'PBE-SHA1-3DES', '-certpbe', 'PBE-SHA1-RC2-40', '-macalg', 'sha1'],
+    [
+      'pkcs12',
+      '-export',
+      '-legacy',
+      '-inkey',
+      'key.pem',
+      '-in',
+      'cert.pem',
+      '-keypbe',
+      'PBE-SHA1-3DES',
+      '-certpbe',
+      'PBE-SHA1-RC2-40',
+      '-macalg',
+      'sha1',
+    ],
     { 'key.pem': cert.privateKeyPem, 'cert.pem': cert.certificatePem },
     password,
   );
@@ -68,7 +96,14 @@ export function nestedDer(depth: number): Buffer {
   let inner = Buffer.alloc(0);
   for (let i = 0; i < depth; i++) {
     const n = inner.length;
-    const len = n < 0x80 ? Buffer.from([n]) : n < 0x100 ? Buffer.from([0x81, n]) : n < 0x10000 ? Buffer.from([0x82, n >> 8, n & 0xff]) : Buffer.from([0x83, n >> 16, (n >> 8) & 0xff, n & 0xff]);
+    const len =
+      n < 0x80
+        ? Buffer.from([n])
+        : n < 0x100
+          ? Buffer.from([0x81, n])
+          : n < 0x10000
+            ? Buffer.from([0x82, n >> 8, n & 0xff])
+            : Buffer.from([0x83, n >> 16, (n >> 8) & 0xff, n & 0xff]);
     inner = Buffer.concat([Buffer.from([0x30]), len, inner]);
   }
   return inner;
@@ -96,7 +131,9 @@ export function certificateForm(fields: Record<string, string | undefined>, file
   const parts: Buffer[] = [];
   if (file)
     parts.push(
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename ?? 'cert.pfx'}"\r\nContent-Type: application/x-pkcs12\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.filename ?? 'cert.pfx'}"\r\nContent-Type: application/x-pkcs12\r\n\r\n`,
+      ),
       file.data,
       Buffer.from('\r\n'),
     );

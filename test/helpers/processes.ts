@@ -92,14 +92,22 @@ export interface EmulatorProc extends Proc {
 }
 
 /** `dte emulator --port 0 --data-dir D --json`; resolves once it prints where it listens. */
-export async function startEmulatorProcess(opts: { dataDir?: string; delay?: string; env?: Record<string, string> } = {}): Promise<EmulatorProc> {
+export async function startEmulatorProcess(
+  opts: { dataDir?: string; delay?: string; env?: Record<string, string> } = {},
+): Promise<EmulatorProc> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dte-emulator-'));
-  const p = launch(['bin/dte.js', 'emulator', '--port', '0', '--data-dir', dataDir, '--delay', opts.delay ?? '300', '--json'], opts.env ?? {});
+  const p = launch(
+    ['bin/dte.js', 'emulator', '--port', '0', '--data-dir', dataDir, '--delay', opts.delay ?? '300', '--json'],
+    opts.env ?? {},
+  );
   const info = await until(
     'emulator',
     p,
     async () => {
-      const line = p.log().split('\n').find((l) => l.startsWith('{'));
+      const line = p
+        .log()
+        .split('\n')
+        .find((l) => l.startsWith('{'));
       return line ? (JSON.parse(line) as { url: string; siiPublicKey: string }) : undefined;
     },
     30_000,
@@ -177,7 +185,11 @@ export function apiClient(baseUrl: string, apiKey: string) {
   return async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const r = await fetch(baseUrl + url, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
     });
     const buf = Buffer.from(await r.arrayBuffer());

@@ -54,9 +54,13 @@ describeEachDb('annulment of voided folios', (backend) => {
     expect(rows.filter((r) => r.annulled_at).map((r) => r.folio)).toEqual([2, 3, 4, 6]);
     expect(rows.filter((r) => r.status === 'used').every((r) => r.annulled_at === null)).toBe(true);
     // What the SII (the emulator) recorded: two ranges for this issuer.
-    const rut = (await t.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenantId])).rows[0]!.rut_empresa;
+    const rut = (await t.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenantId])).rows[0]!
+      .rut_empresa;
     const siiRut = rut.replace(/\./g, '');
-    const at = await t.ctx.db.query<{ desde: string; hasta: string }>('select desde, hasta from emu_annulled where rut_emisor = $1 and tipo_dte = 33 order by desde', [siiRut]);
+    const at = await t.ctx.db.query<{ desde: string; hasta: string }>(
+      'select desde, hasta from emu_annulled where rut_emisor = $1 and tipo_dte = 33 order by desde',
+      [siiRut],
+    );
     expect(at.rows.map((r) => [Number(r.desde), Number(r.hasta)])).toEqual([
       [2, 4],
       [6, 6],
@@ -87,13 +91,19 @@ describeEachDb('annulment of voided folios', (backend) => {
       await t2.ctx.services.folios.release(a2.accountId, tenantId, 33, r.folio);
       const annul = () => t2.ctx.services.folioAnnulment.annulVoided();
       const row = async () =>
-        (await t2.ctx.db.query<{ annulled_at: Date | null; annul_attempts: number; annul_error: string | null }>(
-          'select annulled_at, annul_attempts, annul_error from folio_allocations where tenant_id = $1 and folio = $2',
-          [tenantId, r.folio],
-        )).rows[0]!;
+        (
+          await t2.ctx.db.query<{ annulled_at: Date | null; annul_attempts: number; annul_error: string | null }>(
+            'select annulled_at, annul_attempts, annul_error from folio_allocations where tenant_id = $1 and folio = $2',
+            [tenantId, r.folio],
+          )
+        ).rows[0]!;
 
       expect(await annul()).toEqual({ annulled: 0, failed: 1 });
-      expect(await row()).toMatchObject({ annulled_at: null, annul_attempts: 1, annul_error: expect.stringMatching(/^provider_unavailable: /) });
+      expect(await row()).toMatchObject({
+        annulled_at: null,
+        annul_attempts: 1,
+        annul_error: expect.stringMatching(/^provider_unavailable: /),
+      });
       // Not due again until the backoff has passed.
       expect(await annul()).toEqual({ annulled: 0, failed: 0 });
       const clock = t2.clock as unknown as { advance(ms: number): void };
@@ -114,8 +124,12 @@ describeEachDb('annulment of voided folios', (backend) => {
         await annul();
         clock.advance(13 * 3_600_000);
       }
-      const last = (await t2.ctx.db.query<{ annul_attempts: number; annul_error: string | null }>(
-        'select annul_attempts, annul_error from folio_allocations where tenant_id = $1 and folio = $2', [tenantId, r2.folio])).rows[0]!;
+      const last = (
+        await t2.ctx.db.query<{ annul_attempts: number; annul_error: string | null }>(
+          'select annul_attempts, annul_error from folio_allocations where tenant_id = $1 and folio = $2',
+          [tenantId, r2.folio],
+        )
+      ).rows[0]!;
       expect(last.annul_attempts).toBe(MAX_ANNUL_ATTEMPTS);
       expect(last.annul_error).toMatch(/^provider_unavailable: /);
     } finally {
@@ -149,7 +163,8 @@ describeEachDb('annulment of voided folios', (backend) => {
       await voidOne3();
       // A third create still running (reserved) when the tenant switches; it fails later.
       const pending = await t3.ctx.services.folios.reserve(a3.accountId, tenantId, 33);
-      const rut = (await t3.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenantId])).rows[0]!.rut_empresa;
+      const rut = (await t3.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenantId])).rows[0]!
+        .rut_empresa;
       // The tenant moves to production after the CAF was granted in certification.
       const moved = await t3.call(a3.key, { method: 'PATCH', url: `/api/v1/tenants/${tenantId}`, payload: { ambiente: 'produccion' } });
       expect(moved.statusCode, moved.body).toBe(200);
@@ -164,11 +179,18 @@ describeEachDb('annulment of voided folios', (backend) => {
       await t3.ctx.services.folios.release(a3.accountId, tenantId, 33, pending.folio);
       const third = pending.folio;
       during = async () => {
-        await t3.ctx.db.query("update folio_allocations set annul_next_at = annul_next_at + interval '1 second' where tenant_id = $1 and folio = $2", [tenantId, third]);
+        await t3.ctx.db.query(
+          "update folio_allocations set annul_next_at = annul_next_at + interval '1 second' where tenant_id = $1 and folio = $2",
+          [tenantId, third],
+        );
       };
       expect(await t3.ctx.services.folioAnnulment.annulVoided()).toEqual({ annulled: 0, failed: 0 });
-      const row = (await t3.ctx.db.query<{ annulled_at: Date | null; annul_attempts: number }>(
-        'select annulled_at, annul_attempts from folio_allocations where tenant_id = $1 and folio = $2', [tenantId, third])).rows[0]!;
+      const row = (
+        await t3.ctx.db.query<{ annulled_at: Date | null; annul_attempts: number }>(
+          'select annulled_at, annul_attempts from folio_allocations where tenant_id = $1 and folio = $2',
+          [tenantId, third],
+        )
+      ).rows[0]!;
       expect(row).toEqual({ annulled_at: null, annul_attempts: 0 });
     } finally {
       await t3.close();

@@ -34,7 +34,9 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
     tenantId = await readyTenant(t, key);
     otherTenantSameAccount = await readyTenant(t, key);
     foreignTenant = await readyTenant(t, otherKey);
-    inactiveTenant = (await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: randomRut() }) })).json().id;
+    inactiveTenant = (
+      await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: randomRut() }) })
+    ).json().id;
     for (const tipo of [33, 39, 61]) await requestFolios(t, key, tenantId, tipo, 20);
     await requestFolios(t, key, otherTenantSameAccount, 33, 5);
     await requestFolios(t, otherKey, foreignTenant, 33, 5);
@@ -44,7 +46,11 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
   });
   afterAll(() => t?.close());
 
-  const expectError = (r: { statusCode: number; json(): { error: { code: string; param?: string; message: string } } }, c: Omit<Case, 'body' | 'name'>, label: string) => {
+  const expectError = (
+    r: { statusCode: number; json(): { error: { code: string; param?: string; message: string } } },
+    c: Omit<Case, 'body' | 'name'>,
+    label: string,
+  ) => {
     expect(r.statusCode, label).toBe(c.status);
     const e = r.json().error;
     expect(e.code, label).toBe(c.code);
@@ -62,12 +68,36 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
       { name: 'unsupported type', body: { ...good, tipoDte: 110 }, status: 422, code: 'unsupported_tipo_dte', param: 'tipoDte' },
       { name: 'no detalle', body: { ...good, detalle: undefined }, status: 400, code: 'invalid_field', param: 'detalle' },
       { name: 'empty detalle', body: { ...good, detalle: [] }, status: 400, code: 'invalid_field', param: 'detalle' },
-      { name: 'line without montoItem', body: { ...good, detalle: [{ nombre: 'x', cantidad: 1, precioUnitario: 1 }] }, status: 400, code: 'invalid_field', param: 'detalle[0].montoItem' },
-      { name: 'cantidad as text', body: { ...good, detalle: [{ ...detalle[0], cantidad: 'diez' }] }, status: 400, code: 'invalid_field', param: 'detalle[0].cantidad' },
-      { name: 'negative price', body: { ...good, detalle: [{ ...detalle[0], precioUnitario: -1 }] }, status: 400, code: 'invalid_field', param: 'detalle[0].precioUnitario' },
+      {
+        name: 'line without montoItem',
+        body: { ...good, detalle: [{ nombre: 'x', cantidad: 1, precioUnitario: 1 }] },
+        status: 400,
+        code: 'invalid_field',
+        param: 'detalle[0].montoItem',
+      },
+      {
+        name: 'cantidad as text',
+        body: { ...good, detalle: [{ ...detalle[0], cantidad: 'diez' }] },
+        status: 400,
+        code: 'invalid_field',
+        param: 'detalle[0].cantidad',
+      },
+      {
+        name: 'negative price',
+        body: { ...good, detalle: [{ ...detalle[0], precioUnitario: -1 }] },
+        status: 400,
+        code: 'invalid_field',
+        param: 'detalle[0].precioUnitario',
+      },
       { name: 'decimal amount', body: { ...good, montoTotal: 10.5 }, status: 400, code: 'invalid_field', param: 'montoTotal' },
       { name: 'no montoTotal', body: { ...good, montoTotal: undefined }, status: 400, code: 'invalid_field', param: 'montoTotal' },
-      { name: 'total off by one', body: { ...good, montoTotal: (good.montoTotal as number) + 1 }, status: 422, code: 'amount_mismatch', param: 'montoTotal' },
+      {
+        name: 'total off by one',
+        body: { ...good, montoTotal: (good.montoTotal as number) + 1 },
+        status: 422,
+        code: 'amount_mismatch',
+        param: 'montoTotal',
+      },
       {
         name: 'line amount off by one',
         body: { ...good, detalle: [{ ...detalle[0], montoItem: detalle[0]!.montoItem - 1 }, ...detalle.slice(1)] },
@@ -77,8 +107,20 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
       },
       { name: '61 lines', body: dteBody(33, { detalle: lines61 }), status: 400, code: 'too_many_lines', param: 'detalle' },
       { name: 'no receptor', body: { ...good, receptor: undefined }, status: 400, code: 'required_field', param: 'receptor' },
-      { name: 'no razón social', body: { ...good, receptor: { rut: '77.777.777-7' } }, status: 400, code: 'required_field', param: 'receptor.razonSocial' },
-      { name: 'bad receptor RUT', body: { ...good, receptor: { rut: '77.777.777-8', razonSocial: 'X' } }, status: 400, code: 'invalid_rut', param: 'receptor.rut' },
+      {
+        name: 'no razón social',
+        body: { ...good, receptor: { rut: '77.777.777-7' } },
+        status: 400,
+        code: 'required_field',
+        param: 'receptor.razonSocial',
+      },
+      {
+        name: 'bad receptor RUT',
+        body: { ...good, receptor: { rut: '77.777.777-8', razonSocial: 'X' } },
+        status: 400,
+        code: 'invalid_rut',
+        param: 'receptor.rut',
+      },
       { name: 'unknown field', body: { ...good, descuento: 5 }, status: 400, code: 'invalid_field', param: 'descuento' },
       { name: 'future date', body: { ...good, fechaEmision: '2099-01-01' }, status: 400, code: 'invalid_date', param: 'fechaEmision' },
       { name: 'impossible date', body: { ...good, fechaEmision: '2026-02-30' }, status: 400, code: 'invalid_date', param: 'fechaEmision' },
@@ -89,7 +131,13 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
         code: 'unsupported_character',
         param: 'detalle[0].nombre',
       },
-      { name: 'nota without referencias', body: dteBody(61, { referencias: undefined }), status: 422, code: 'references_required', param: 'referencias' },
+      {
+        name: 'nota without referencias',
+        body: dteBody(61, { referencias: undefined }),
+        status: 422,
+        code: 'references_required',
+        param: 'referencias',
+      },
       {
         name: 'referencia codRef 4',
         body: dteBody(61, { referencias: [{ tipoDocRef: 33, folioRef: 1, fechaRef: '2026-01-01', codRef: 4, razonRef: 'x' }] }),
@@ -103,30 +151,65 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
       const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: c.body as object });
       expectError(r, c, c.name);
     }
-    const mismatch = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: { ...good, montoTotal: (good.montoTotal as number) + 1 } });
+    const mismatch = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/dte`,
+      payload: { ...good, montoTotal: (good.montoTotal as number) + 1 },
+    });
     expect(mismatch.json().error.details).toMatchObject({ expected: good.montoTotal, actual: (good.montoTotal as number) + 1 });
     expect(mismatch.json().error.message).toContain(String(good.montoTotal));
-    const notJson = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: '{"tipoDte": 33,', headers: { 'content-type': 'application/json' } });
+    const notJson = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/dte`,
+      payload: '{"tipoDte": 33,',
+      headers: { 'content-type': 'application/json' },
+    });
     expectError(notJson, { status: 400, code: 'invalid_json' }, 'broken JSON');
     // A boleta may have up to 1000 lines.
     const bol = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(39, { detalle: lines61 }) });
     expect(bol.statusCode, bol.body).toBe(201);
     // Tenants: inactive, unknown, another account's; no folios of that type.
-    expectError(await t.call(key, { method: 'POST', url: `/api/v1/tenants/${inactiveTenant}/dte`, payload: good }), { status: 409, code: 'tenant_not_ready' }, 'inactive');
-    expectError(await t.call(key, { method: 'POST', url: `/api/v1/tenants/${crypto.randomUUID()}/dte`, payload: good }), { status: 404, code: 'tenant_not_found' }, 'unknown');
-    expectError(await t.call(key, { method: 'POST', url: `/api/v1/tenants/${foreignTenant}/dte`, payload: good }), { status: 404, code: 'tenant_not_found' }, 'foreign');
-    expectError(await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(34) }), { status: 409, code: 'folios_exhausted', param: 'tipoDte' }, 'no folios');
+    expectError(
+      await t.call(key, { method: 'POST', url: `/api/v1/tenants/${inactiveTenant}/dte`, payload: good }),
+      { status: 409, code: 'tenant_not_ready' },
+      'inactive',
+    );
+    expectError(
+      await t.call(key, { method: 'POST', url: `/api/v1/tenants/${crypto.randomUUID()}/dte`, payload: good }),
+      { status: 404, code: 'tenant_not_found' },
+      'unknown',
+    );
+    expectError(
+      await t.call(key, { method: 'POST', url: `/api/v1/tenants/${foreignTenant}/dte`, payload: good }),
+      { status: 404, code: 'tenant_not_found' },
+      'foreign',
+    );
+    expectError(
+      await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(34) }),
+      { status: 409, code: 'folios_exhausted', param: 'tipoDte' },
+      'no folios',
+    );
   });
 
   it('POST …/dte/send', async () => {
     const unknown = crypto.randomUUID();
-    const foreignDte = (await t.call(otherKey, { method: 'POST', url: `/api/v1/tenants/${foreignTenant}/dte`, payload: dteBody(33) })).json().id;
-    const otherTenantDte = (await t.call(key, { method: 'POST', url: `/api/v1/tenants/${otherTenantSameAccount}/dte`, payload: dteBody(33) })).json().id;
+    const foreignDte = (
+      await t.call(otherKey, { method: 'POST', url: `/api/v1/tenants/${foreignTenant}/dte`, payload: dteBody(33) })
+    ).json().id;
+    const otherTenantDte = (
+      await t.call(key, { method: 'POST', url: `/api/v1/tenants/${otherTenantSameAccount}/dte`, payload: dteBody(33) })
+    ).json().id;
     const cases: Case[] = [
       { name: 'empty body', body: {}, status: 400, code: 'invalid_field', param: 'dteIds' },
       { name: 'not an array', body: { dteIds: createdId }, status: 400, code: 'invalid_field', param: 'dteIds' },
       { name: 'empty list', body: { dteIds: [] }, status: 400, code: 'invalid_field', param: 'dteIds' },
-      { name: '501 ids', body: { dteIds: Array.from({ length: 501 }, () => crypto.randomUUID()) }, status: 400, code: 'invalid_field', param: 'dteIds' },
+      {
+        name: '501 ids',
+        body: { dteIds: Array.from({ length: 501 }, () => crypto.randomUUID()) },
+        status: 400,
+        code: 'invalid_field',
+        param: 'dteIds',
+      },
       { name: 'number id', body: { dteIds: [123] }, status: 400, code: 'invalid_field', param: 'dteIds[0]' },
       { name: 'unknown id', body: { dteIds: [createdId, unknown] }, status: 404, code: 'dte_not_found', param: 'dteIds[1]' },
       { name: 'not a uuid', body: { dteIds: ['nope'] }, status: 404, code: 'dte_not_found', param: 'dteIds[0]' },
@@ -162,39 +245,97 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
       ['unsupported tipo', { tipoDte: 43, cantidad: 1 }, 422, 'unsupported_tipo_dte', 'tipoDte'],
     ];
     for (const [name, body, status, code, param] of cases) {
-      expectError(await t.call(key, { method: 'POST', url: `${url}/request`, payload: body as object }), { status, code, ...(param ? { param } : {}) }, name);
+      expectError(
+        await t.call(key, { method: 'POST', url: `${url}/request`, payload: body as object }),
+        { status, code, ...(param ? { param } : {}) },
+        name,
+      );
     }
     expectError(
       await t.call(key, { method: 'POST', url: `/api/v1/tenants/${inactiveTenant}/folios/request`, payload: { tipoDte: 33, cantidad: 1 } }),
       { status: 409, code: 'tenant_not_ready' },
       'inactive',
     );
-    expectError(await t.call(key, { method: 'GET', url: `${url}/requests/${crypto.randomUUID()}` }), { status: 404, code: 'folio_request_not_found' }, 'unknown request');
-    expectError(await t.call(key, { method: 'GET', url: `${url}/requests/xyz` }), { status: 404, code: 'folio_request_not_found' }, 'bad request id');
+    expectError(
+      await t.call(key, { method: 'GET', url: `${url}/requests/${crypto.randomUUID()}` }),
+      { status: 404, code: 'folio_request_not_found' },
+      'unknown request',
+    );
+    expectError(
+      await t.call(key, { method: 'GET', url: `${url}/requests/xyz` }),
+      { status: 404, code: 'folio_request_not_found' },
+      'bad request id',
+    );
     expectError(await t.call(otherKey, { method: 'GET', url }), { status: 404, code: 'tenant_not_found' }, 'foreign inventory');
-    expectError(await t.call(key, { method: 'PATCH', url: `${url}/33`, payload: { lowThreshold: -1 } }), { status: 400, code: 'invalid_field', param: 'lowThreshold' }, 'negative');
-    expectError(await t.call(key, { method: 'PATCH', url: `${url}/33`, payload: { lowThreshold: 'x' } }), { status: 400, code: 'invalid_field' }, 'text threshold');
-    expectError(await t.call(key, { method: 'PATCH', url: `${url}/33`, payload: {} }), { status: 400, code: 'invalid_field', param: 'lowThreshold' }, 'no threshold');
-    expectError(await t.call(key, { method: 'PATCH', url: `${url}/abc`, payload: { lowThreshold: 1 } }), { status: 400, code: 'invalid_tipo_dte', param: 'tipoDte' }, 'tipo abc');
-    expectError(await t.call(key, { method: 'PATCH', url: `${url}/110`, payload: { lowThreshold: 1 } }), { status: 422, code: 'unsupported_tipo_dte' }, 'tipo 110');
+    expectError(
+      await t.call(key, { method: 'PATCH', url: `${url}/33`, payload: { lowThreshold: -1 } }),
+      { status: 400, code: 'invalid_field', param: 'lowThreshold' },
+      'negative',
+    );
+    expectError(
+      await t.call(key, { method: 'PATCH', url: `${url}/33`, payload: { lowThreshold: 'x' } }),
+      { status: 400, code: 'invalid_field' },
+      'text threshold',
+    );
+    expectError(
+      await t.call(key, { method: 'PATCH', url: `${url}/33`, payload: {} }),
+      { status: 400, code: 'invalid_field', param: 'lowThreshold' },
+      'no threshold',
+    );
+    expectError(
+      await t.call(key, { method: 'PATCH', url: `${url}/abc`, payload: { lowThreshold: 1 } }),
+      { status: 400, code: 'invalid_tipo_dte', param: 'tipoDte' },
+      'tipo abc',
+    );
+    expectError(
+      await t.call(key, { method: 'PATCH', url: `${url}/110`, payload: { lowThreshold: 1 } }),
+      { status: 422, code: 'unsupported_tipo_dte' },
+      'tipo 110',
+    );
   });
 
   it('read routes: unknown, malformed and foreign ids are 404; bad filters are 400', async () => {
     const base = `/api/v1/tenants/${tenantId}/dte`;
     for (const id of [crypto.randomUUID(), 'x', "1' or '1'='1"]) {
-      for (const url of [`${base}/${encodeURIComponent(id)}`, `${base}/${encodeURIComponent(id)}/xml`, `${base}/${encodeURIComponent(id)}/history`, `/api/v1/dte/${encodeURIComponent(id)}/status`, `/dte/${encodeURIComponent(id)}/status`]) {
+      for (const url of [
+        `${base}/${encodeURIComponent(id)}`,
+        `${base}/${encodeURIComponent(id)}/xml`,
+        `${base}/${encodeURIComponent(id)}/history`,
+        `/api/v1/dte/${encodeURIComponent(id)}/status`,
+        `/dte/${encodeURIComponent(id)}/status`,
+      ]) {
         expectError(await t.call(key, { method: 'GET', url }), { status: 404, code: 'dte_not_found' }, url);
       }
-      expectError(await t.call(key, { method: 'GET', url: `${base}/envios/${encodeURIComponent(id)}` }), { status: 404, code: 'envio_not_found' }, 'envio');
+      expectError(
+        await t.call(key, { method: 'GET', url: `${base}/envios/${encodeURIComponent(id)}` }),
+        { status: 404, code: 'envio_not_found' },
+        'envio',
+      );
     }
     for (const url of [`/api/v1/dte/${createdId}/status`, `/dte/${createdId}/status`, `${base}/${createdId}`]) {
       expect((await t.call(otherKey, { method: 'GET', url })).statusCode, url).toBe(404);
     }
     expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${otherTenantSameAccount}/dte/${createdId}` })).statusCode).toBe(404);
-    expectError(await t.call(key, { method: 'GET', url: `${base}?status=done` }), { status: 400, code: 'invalid_parameter', param: 'status' }, 'status filter');
-    expectError(await t.call(key, { method: 'GET', url: `${base}?tipoDte=abc` }), { status: 400, code: 'invalid_parameter', param: 'tipoDte' }, 'tipo filter');
-    expectError(await t.call(key, { method: 'GET', url: `${base}?limit=0` }), { status: 400, code: 'invalid_parameter', param: 'limit' }, 'limit');
-    expectError(await t.call(key, { method: 'GET', url: `${base}?iterator=garbage` }), { status: 400, code: 'invalid_iterator' }, 'iterator');
+    expectError(
+      await t.call(key, { method: 'GET', url: `${base}?status=done` }),
+      { status: 400, code: 'invalid_parameter', param: 'status' },
+      'status filter',
+    );
+    expectError(
+      await t.call(key, { method: 'GET', url: `${base}?tipoDte=abc` }),
+      { status: 400, code: 'invalid_parameter', param: 'tipoDte' },
+      'tipo filter',
+    );
+    expectError(
+      await t.call(key, { method: 'GET', url: `${base}?limit=0` }),
+      { status: 400, code: 'invalid_parameter', param: 'limit' },
+      'limit',
+    );
+    expectError(
+      await t.call(key, { method: 'GET', url: `${base}?iterator=garbage` }),
+      { status: 400, code: 'invalid_iterator' },
+      'iterator',
+    );
   });
 
   it('a ready tenant without activity codes gets them from the provider once (taxpayer lookup)', async () => {

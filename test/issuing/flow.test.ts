@@ -41,7 +41,13 @@ describeEachDb('issuing end to end, in-process emulator', (backend) => {
       return d;
     };
     const factura = await create(33);
-    expect(factura).toMatchObject({ montoNeto: 369486, iva: 70202, montoExento: 90000, montoTotal: 529688, fechaEmision: siiDate(new Date()) });
+    expect(factura).toMatchObject({
+      montoNeto: 369486,
+      iva: 70202,
+      montoExento: 90000,
+      montoTotal: 529688,
+      fechaEmision: siiDate(new Date()),
+    });
     const ref = [{ tipoDocRef: 33, folioRef: factura.folio, fechaRef: factura.fechaEmision, codRef: 3, razonRef: 'Corrige montos' }];
     for (const tipo of [34, 39, 41, 46, 52] as const) await create(tipo);
     for (const tipo of [56, 61] as const) await create(tipo, { referencias: ref });
@@ -73,7 +79,9 @@ describeEachDb('issuing end to end, in-process emulator', (backend) => {
     const hist = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/dte/${ids[33]}/history` })).json().data;
     expect(hist.map((h: { status: string }) => h.status)).toEqual(['created', 'sending', 'sent', 'accepted']);
 
-    const events = await t.ctx.db.query<{ payload: string }>(`select payload from outbox_events where event_type = 'dte.status.changed' order by created_at`);
+    const events = await t.ctx.db.query<{ payload: string }>(
+      `select payload from outbox_events where event_type = 'dte.status.changed' order by created_at`,
+    );
     const forFactura = events.rows.map((r) => JSON.parse(r.payload).data).filter((d) => d.dteId === ids[33]);
     expect(forFactura.map((d) => `${d.previousStatus}>${d.status}`)).toEqual(['created>sending', 'sending>sent', 'sent>accepted']);
     expect(forFactura[2]).toMatchObject({ tenantId, tipoDte: 33, folio: 1, trackId: expect.any(String), sii: { estado: 'DOK' } });

@@ -14,20 +14,31 @@ describeEachDb('folios over HTTP', (backend) => {
   afterAll(() => t?.close());
 
   const lowEvents = async (tenantId: string) =>
-    (await t.ctx.db.query<{ payload: string }>(`select payload from outbox_events where event_type = 'folio.low' order by created_at, id`)).rows
+    (
+      await t.ctx.db.query<{ payload: string }>(`select payload from outbox_events where event_type = 'folio.low' order by created_at, id`)
+    ).rows
       .map((r) => JSON.parse(r.payload).data)
       .filter((d) => d.tenantId === tenantId);
 
   it('answers 201 with the range, stores the CAF key encrypted, and shows it in the inventory', async () => {
     const tenantId = await readyTenant(t, key);
-    const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/folios/request`, payload: { tipoDte: 33, cantidad: 25 } });
+    const r = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/folios/request`,
+      payload: { tipoDte: 33, cantidad: 25 },
+    });
     expect(r.statusCode, r.body).toBe(201);
     const body = r.json();
     expect(body).toMatchObject({ tenantId, tipoDte: 33, cantidad: 25, status: 'completed', error: null, rango: { desde: 1, hasta: 25 } });
     expect(body.rango.vencimiento).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios/requests/${body.id}` })).json()).toEqual(body);
 
-    const row = (await t.ctx.db.query<{ caf_block: string; private_key_enc: Buffer }>('select caf_block, private_key_enc from folio_ranges where tenant_id = $1', [tenantId])).rows[0]!;
+    const row = (
+      await t.ctx.db.query<{ caf_block: string; private_key_enc: Buffer }>(
+        'select caf_block, private_key_enc from folio_ranges where tenant_id = $1',
+        [tenantId],
+      )
+    ).rows[0]!;
     expect(row.caf_block).toMatch(/^<CAF version="1.0">/);
     expect(row.caf_block).not.toContain('RSASK');
     expect(row.private_key_enc.toString('latin1')).not.toContain('PRIVATE KEY');
@@ -37,7 +48,15 @@ describeEachDb('folios over HTTP', (backend) => {
     await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(33) });
     const inv = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` })).json();
     expect(inv.data).toHaveLength(1);
-    expect(inv.data[0]).toMatchObject({ tipoDte: 33, total: 30, usados: 1, disponibles: 29, porcentaje: 96.7, siguienteFolio: 2, lowThreshold: 10 });
+    expect(inv.data[0]).toMatchObject({
+      tipoDte: 33,
+      total: 30,
+      usados: 1,
+      disponibles: 29,
+      porcentaje: 96.7,
+      siguienteFolio: 2,
+      lowThreshold: 10,
+    });
     expect(inv.data[0].rangos.map((g: { desde: number; disponibles: number }) => [g.desde, g.disponibles])).toEqual([
       [1, 24],
       [26, 5],
@@ -49,7 +68,11 @@ describeEachDb('folios over HTTP', (backend) => {
     try {
       const k = (await t2.account()).key;
       const tenantId = await readyTenant(t2, k, {}, 'sandbox-slow-key-01');
-      const r = await t2.call(k, { method: 'POST', url: `/api/v1/tenants/${tenantId}/folios/request`, payload: { tipoDte: 34, cantidad: 3 } });
+      const r = await t2.call(k, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenantId}/folios/request`,
+        payload: { tipoDte: 34, cantidad: 3 },
+      });
       expect(r.statusCode, r.body).toBe(202);
       expect(r.json()).toMatchObject({ status: 'pending', rango: null, completedAt: null });
       const deadline = Date.now() + 15_000;
@@ -66,7 +89,11 @@ describeEachDb('folios over HTTP', (backend) => {
 
   it('maps provider refusals to their codes and records the failed request', async () => {
     const tenantId = await readyTenant(t, key, {}, 'sandbox-quota-key-01');
-    const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/folios/request`, payload: { tipoDte: 33, cantidad: 5 } });
+    const r = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/folios/request`,
+      payload: { tipoDte: 33, cantidad: 5 },
+    });
     expect(r.statusCode).toBe(422);
     const err = r.json().error;
     expect(err.code).toBe('provider_quota_exhausted');
@@ -80,7 +107,8 @@ describeEachDb('folios over HTTP', (backend) => {
     const patch = await t.call(key, { method: 'PATCH', url: `/api/v1/tenants/${tenantId}/folios/39`, payload: { lowThreshold: 3 } });
     expect(patch.statusCode, patch.body).toBe(200);
     expect(patch.json()).toMatchObject({ tipoDte: 39, lowThreshold: 3, disponibles: 5 });
-    const issue = async () => expect((await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(39) })).statusCode).toBe(201);
+    const issue = async () =>
+      expect((await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(39) })).statusCode).toBe(201);
     await issue(); // 4 left
     await issue(); // 3 left: not below 3
     expect(await lowEvents(tenantId)).toEqual([]);
@@ -113,7 +141,12 @@ describeEachDb('folios over HTTP', (backend) => {
     const tenantId = await readyTenant(t, key);
     await requestFolios(t, key, tenantId, 34, 5);
     const send = () =>
-      t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(34), headers: { 'idempotency-key': 'factura-0001' } });
+      t.call(key, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenantId}/dte`,
+        payload: dteBody(34),
+        headers: { 'idempotency-key': 'factura-0001' },
+      });
     const a = await send();
     const b = await send();
     expect(a.statusCode).toBe(201);

@@ -109,7 +109,8 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
     // Ready again; the send goes through and its upload is refused by the provider (a certificate
     // that does not open for SimpleAPI would do the same) → send_failed.
     const tenant2 = await readyTenant(t, key);
-    const rut2 = (await t.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenant2])).rows[0]!.rut_empresa;
+    const rut2 = (await t.ctx.db.query<{ rut_empresa: string }>('select rut_empresa from tenants where id = $1', [tenant2])).rows[0]!
+      .rut_empresa;
     await requestFolios(t, key, tenant2, 39, 5);
     const d2 = await create(tenant2, 39);
     await t.ctx.db.query(`update tenants set rut_empresa = '96.790.240-3' where id = $1`, [tenant2]);

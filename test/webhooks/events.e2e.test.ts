@@ -57,17 +57,36 @@ describeEachDb('events end to end', (backend) => {
   const uploadCertificate = async (tenantId: string, notAfter: Date) => {
     const cert = makeCert({ rut: '12345678-5', commonName: 'María Pérez Soto', notAfter });
     const form = certificateForm(
-      { password: PASSWORD, rutCertificado: '12.345.678-5', nombreTitular: 'María Pérez Soto', fechaVencimiento: ymd(cert.notAfter), esPrincipal: 'true' },
+      {
+        password: PASSWORD,
+        rutCertificado: '12.345.678-5',
+        nombreTitular: 'María Pérez Soto',
+        fechaVencimiento: ymd(cert.notAfter),
+        esPrincipal: 'true',
+      },
       { data: modernPfx(cert, PASSWORD) },
     );
-    const res = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/certificate`, payload: form.payload, headers: form.headers });
+    const res = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/credentials/certificate`,
+      payload: form.payload,
+      headers: form.headers,
+    });
     expect(res.statusCode, res.body).toBe(201);
     return res.json() as { id: string; rutCertificado: string; nombreTitular: string; fechaVencimiento: string };
   };
 
   it('tenant.credentials.updated: activation through the API delivers the contract payload', async () => {
     const tenantId = await newTenant();
-    expect((await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: 'sandbox-key-ok-1' } })).statusCode).toBe(200);
+    expect(
+      (
+        await t.call(key, {
+          method: 'POST',
+          url: `/api/v1/tenants/${tenantId}/credentials/api-key`,
+          payload: { apiKey: 'sandbox-key-ok-1' },
+        })
+      ).statusCode,
+    ).toBe(200);
     await uploadCertificate(tenantId, new Date(Date.now() + 365 * 86_400_000));
     await r.waitFor(() => ofType('tenant.credentials.updated').some((d) => d.payload!.data.tenantId === tenantId));
     const d = ofType('tenant.credentials.updated').find((x) => x.payload!.data.tenantId === tenantId)!;
@@ -102,20 +121,36 @@ describeEachDb('events end to end', (backend) => {
   it('a test event of each type reaches the receiver in the contract shape', async () => {
     const epId = (await t.call(key, { method: 'GET', url: '/api/v1/webhooks/endpoints' })).json().data[0].id;
     for (const type of EVENT_TYPES) {
-      const msg = (await t.call(key, { method: 'POST', url: `/api/v1/webhooks/endpoints/${epId}/test`, payload: { eventType: type } })).json();
+      const msg = (
+        await t.call(key, { method: 'POST', url: `/api/v1/webhooks/endpoints/${epId}/test`, payload: { eventType: type } })
+      ).json();
       await r.waitFor((all) => all.some((d) => d.webhookId === msg.id));
-      expectContractShape(r.deliveries.find((d) => d.webhookId === msg.id)!, type);
+      expectContractShape(
+        r.deliveries.find((d) => d.webhookId === msg.id)!,
+        type,
+      );
     }
   });
 
   it('delivers the outbox bytes of folio.low and dte.status.changed unchanged (the real flows: issuing-events.e2e.test.ts)', async () => {
-    const { accountId } = { accountId: (await t.ctx.db.query<{ account_id: string }>('select account_id from webhook_endpoints limit 1')).rows[0]!.account_id };
+    const { accountId } = {
+      accountId: (await t.ctx.db.query<{ account_id: string }>('select account_id from webhook_endpoints limit 1')).rows[0]!.account_id,
+    };
     const tenantId = await newTenant();
     const samples: [EventType, Record<string, unknown>][] = [
       ['folio.low', { tenantId, tipoDte: 33, disponibles: 9, lowThreshold: 10 }],
       [
         'dte.status.changed',
-        { tenantId, dteId: crypto.randomUUID(), tipoDte: 33, folio: 17, previousStatus: 'sent', status: 'accepted', trackId: '123456', sii: { estado: 'EPR', glosa: 'Envio Procesado' } },
+        {
+          tenantId,
+          dteId: crypto.randomUUID(),
+          tipoDte: 33,
+          folio: 17,
+          previousStatus: 'sent',
+          status: 'accepted',
+          trackId: '123456',
+          sii: { estado: 'EPR', glosa: 'Envio Procesado' },
+        },
       ],
     ];
     for (const [type, data] of samples) {

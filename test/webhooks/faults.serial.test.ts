@@ -29,7 +29,10 @@ const SCHEDULE = '0,1s,1s,1s,1s';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const workers: WorkerProcess[] = [];
-const logs = () => workers.map((w, i) => `\n--- worker ${i} (exit ${w.proc.exitCode ?? w.proc.signalCode ?? 'running'}) ---\n${w.log().slice(-2000)}`).join('');
+const logs = () =>
+  workers
+    .map((w, i) => `\n--- worker ${i} (exit ${w.proc.exitCode ?? w.proc.signalCode ?? 'running'}) ---\n${w.log().slice(-2000)}`)
+    .join('');
 
 /** Polls, tolerating a database that is restarting. */
 async function eventually<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 60_000): Promise<T> {
@@ -110,7 +113,18 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
   const emit = async (accountId: string, n: number) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++)
-      ids.push((await db.transaction((tx) => emitEvent(tx, { accountId, type: 'folio.low', data: { tenantId: accountId, tipoDte: 33, disponibles: i, lowThreshold: 10 }, now: new Date() }))).id);
+      ids.push(
+        (
+          await db.transaction((tx) =>
+            emitEvent(tx, {
+              accountId,
+              type: 'folio.low',
+              data: { tenantId: accountId, tipoDte: 33, disponibles: i, lowThreshold: 10 },
+              now: new Date(),
+            }),
+          )
+        ).id,
+      );
     return ids;
   };
   /** Every delivery of these messages (to every endpoint) succeeded. */
@@ -124,17 +138,25 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
       return r.rows[0]!.total > 0 && r.rows[0]!.done === r.rows[0]!.total;
     }, `${ids.length} messages delivered to every endpoint`);
   const recordedAttempts = async (ids: string[]) =>
-    (await db.query<{ message_id: string; n: number }>(
-      `select message_id, count(*)::int as n from webhook_attempts where message_id = any($1::uuid[]) group by message_id`,
-      [ids],
-    )).rows;
+    (
+      await db.query<{ message_id: string; n: number }>(
+        `select message_id, count(*)::int as n from webhook_attempts where message_id = any($1::uuid[]) group by message_id`,
+        [ids],
+      )
+    ).rows;
   /**
    * Per delivery, the recorded attempts are numbered 1, 2, … with no gap (a crash never uses up
    * an attempt), every one but the last failed and the last succeeded. Returns them per delivery.
    */
   const cleanAttempts = async (ids: string[]) => {
     const rows = (
-      await db.query<{ delivery_id: string; attempt_number: number; status: string; error: string | null; response_status_code: number | null }>(
+      await db.query<{
+        delivery_id: string;
+        attempt_number: number;
+        status: string;
+        error: string | null;
+        response_status_code: number | null;
+      }>(
         `select delivery_id, attempt_number, status, error, response_status_code from webhook_attempts
          where message_id = any($1::uuid[]) order by delivery_id, attempt_number`,
         [ids],
@@ -151,7 +173,10 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
   const expectAtLeastOnce = (r: WebhookReceiver, ids: string[]) => {
     const got = r.ids();
     for (const id of ids) expect(got.has(id), `event ${id} delivered`).toBe(true);
-    expect(r.deliveries.every((d) => d.verified), r.deliveries.find((d) => !d.verified)?.problem).toBe(true);
+    expect(
+      r.deliveries.every((d) => d.verified),
+      r.deliveries.find((d) => !d.verified)?.problem,
+    ).toBe(true);
     // Every request carried one of our event ids: a duplicate is the same message again.
     expect([...got].every((id) => ids.includes(id))).toBe(true);
   };
@@ -159,11 +184,13 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
   it('(1) killed after claiming, before sending: the delivery is sent after its lease runs out', async () => {
     // Three endpoints, so that one claim round leases all three deliveries (one per endpoint).
     const { accountId, r } = await setup();
-    const more = await Promise.all([1, 2].map(async () => {
-      const x = await startWebhookReceiver();
-      x.secret = (await service.createEndpoint(accountId, { url: x.url })).secret;
-      return x;
-    }));
+    const more = await Promise.all(
+      [1, 2].map(async () => {
+        const x = await startWebhookReceiver();
+        x.secret = (await service.createEndpoint(accountId, { url: x.url })).secret;
+        return x;
+      }),
+    );
     const ids = await emit(accountId, 1);
     await dispatchOutbox(db, systemClock);
     // Pin the worker between its claim and its send: the claim only touches webhook_deliveries, the
@@ -174,13 +201,17 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
       await blocker.query('begin');
       await blocker.query('lock table webhook_messages in access exclusive mode');
       const w = worker();
-      await eventually(async () => {
-        const q = await db.query<{ n: number }>(
-          `select count(*)::int as n from webhook_deliveries where message_id = any($1::uuid[]) and lease_id is not null`,
-          [ids],
-        );
-        return q.rows[0]!.n === 3;
-      }, 'the worker to claim the deliveries', 30_000);
+      await eventually(
+        async () => {
+          const q = await db.query<{ n: number }>(
+            `select count(*)::int as n from webhook_deliveries where message_id = any($1::uuid[]) and lease_id is not null`,
+            [ids],
+          );
+          return q.rows[0]!.n === 3;
+        },
+        'the worker to claim the deliveries',
+        30_000,
+      );
       await w.kill();
     } finally {
       await blocker.query('rollback').catch(() => {});
@@ -249,11 +280,13 @@ describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout
 
   it('(4) PostgreSQL restarted abruptly mid-delivery: every event still arrives, duplicates share the webhook-id', async () => {
     const { accountId, r } = await setup(() => ({ status: 200, delayMs: 20 }));
-    const more = await Promise.all([1, 2, 3].map(async () => {
-      const x = await startWebhookReceiver({ respond: () => ({ status: 200, delayMs: 20 }) });
-      x.secret = (await service.createEndpoint(accountId, { url: x.url })).secret;
-      return x;
-    }));
+    const more = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const x = await startWebhookReceiver({ respond: () => ({ status: 200, delayMs: 20 }) });
+        x.secret = (await service.createEndpoint(accountId, { url: x.url })).secret;
+        return x;
+      }),
+    );
     const ids = await emit(accountId, 150);
     const w = worker();
     await r.waitFor((all) => all.length >= 20, 30_000);

@@ -34,7 +34,8 @@ describeEachDb('issuing events delivered by the background worker', (backend) =>
     await r?.close();
   });
 
-  const of = (type: EventType, pred: (d: ReceivedDelivery) => boolean = () => true) => r.deliveries.filter((d) => d.payload?.event === type && pred(d));
+  const of = (type: EventType, pred: (d: ReceivedDelivery) => boolean = () => true) =>
+    r.deliveries.filter((d) => d.payload?.event === type && pred(d));
   const check = (d: ReceivedDelivery, type: EventType) => {
     expect(d.verified, d.problem).toBe(true);
     expect(validPayload(d.payload), JSON.stringify(validPayload.errors)).toBe(true);
@@ -62,7 +63,10 @@ describeEachDb('issuing events delivered by the background worker', (backend) =>
     const sent = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte/send`, payload: { dteIds: [ids[0]] } });
     expect(sent.statusCode, sent.body).toBe(202);
     expect((await waitFinal(t, key, ids[0]!)).status).toBe('accepted');
-    await r.waitFor(() => of('dte.status.changed', (d) => d.payload!.data.dteId === ids[0] && d.payload!.data.status === 'accepted').length > 0, 30_000);
+    await r.waitFor(
+      () => of('dte.status.changed', (d) => d.payload!.data.dteId === ids[0] && d.payload!.data.status === 'accepted').length > 0,
+      30_000,
+    );
     const changes = of('dte.status.changed', (d) => d.payload!.data.dteId === ids[0]);
     for (const d of changes) check(d, 'dte.status.changed');
     expect(new Set(changes.map((d) => `${d.payload!.data.previousStatus}>${d.payload!.data.status}`))).toEqual(

@@ -19,9 +19,13 @@ afterAll(async () => {
 
 it('registers an endpoint, sends a test event and logs the successful attempt', async () => {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  const ep = (await (await fetch(`${server.url}/api/v1/webhooks/endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: r.url }) })).json()) as { id: string; secret: string };
+  const ep = (await (
+    await fetch(`${server.url}/api/v1/webhooks/endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: r.url }) })
+  ).json()) as { id: string; secret: string };
   r.secret = ep.secret;
-  const msg = (await (await fetch(`${server.url}/api/v1/webhooks/endpoints/${ep.id}/test`, { method: 'POST', headers, body: '{}' })).json()) as { id: string };
+  const msg = (await (
+    await fetch(`${server.url}/api/v1/webhooks/endpoints/${ep.id}/test`, { method: 'POST', headers, body: '{}' })
+  ).json()) as { id: string };
   await r.waitFor((all) => all.some((d) => d.webhookId === msg.id), 30_000);
   expect(r.deliveries[0]).toMatchObject({ verified: true, webhookId: msg.id });
   let logged: { status: string; attempts: unknown[] } = { status: 'pending', attempts: [] };

@@ -17,7 +17,11 @@ const guide = fs.readFileSync(path.join(ROOT, 'docs/webhooks.md'), 'utf8');
 const blocks = (lang: string) => [...guide.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 
 const secret = generateSecret();
-const body = JSON.stringify({ event: 'folio.low', timestamp: new Date().toISOString(), data: { tenantId: 'x', tipoDte: 33, disponibles: 9, lowThreshold: 10 } });
+const body = JSON.stringify({
+  event: 'folio.low',
+  timestamp: new Date().toISOString(),
+  data: { tenantId: 'x', tipoDte: 33, disponibles: 9, lowThreshold: 10 },
+});
 const id = '3f0c2f5e-5d1b-4c84-9a4e-0b4c7c2d8e11';
 const ts = Math.floor(Date.now() / 1000);
 const contract = signatureHeaders('hmac-sha256-body', [secret], id, ts, body);
@@ -53,9 +57,19 @@ describe('receiving guide snippets', () => {
   it('Python: verify() accepts a genuine delivery and refuses a tampered one', () => {
     const snippet = blocks('python')[0]!;
     const run = (b: string, headers: Record<string, string>) =>
-      execFileSync('python3', ['-c', `${snippet}\nimport json, sys\nprint(verify(sys.argv[1], open(sys.argv[2], 'rb').read(), json.loads(sys.argv[3])))`, secret, path.join(dir, b), JSON.stringify(headers)], {
-        encoding: 'utf8',
-      }).trim();
+      execFileSync(
+        'python3',
+        [
+          '-c',
+          `${snippet}\nimport json, sys\nprint(verify(sys.argv[1], open(sys.argv[2], 'rb').read(), json.loads(sys.argv[3])))`,
+          secret,
+          path.join(dir, b),
+          JSON.stringify(headers),
+        ],
+        {
+          encoding: 'utf8',
+        },
+      ).trim();
     fs.writeFileSync(path.join(dir, 'tampered.json'), body.replace('9', '8'));
     expect(run('body.json', contract)).toBe('True');
     expect(run('tampered.json', contract)).toBe('False');

@@ -100,7 +100,13 @@ describeEachDb('SSRF guard', (backend) => {
       const err = res.json().error;
       expect(err.param, url).toBe('url');
       expect(
-        ['webhook_url_forbidden_address', 'webhook_url_unresolvable', 'webhook_url_scheme_not_allowed', 'webhook_url_credentials_not_allowed', 'invalid_webhook_url'],
+        [
+          'webhook_url_forbidden_address',
+          'webhook_url_unresolvable',
+          'webhook_url_scheme_not_allowed',
+          'webhook_url_credentials_not_allowed',
+          'invalid_webhook_url',
+        ],
         url,
       ).toContain(err.code);
     }
@@ -154,14 +160,31 @@ describeEachDb('SSRF guard', (backend) => {
 
   it('control: the same receiver is reachable through the loopback forms when private networks are allowed', async () => {
     const acct = await h.account();
-    const allowed = [`http://127.0.0.1:${r.port}/h`, `http://localhost:${r.port}/h`, `http://[::1]:${r.port}/h`, `http://2130706433:${r.port}/h`, `http://0177.0.0.1:${r.port}/h`, `http://[::ffff:127.0.0.1]:${r.port}/h`, `http://rebind.example.test:${r.port}/h`];
+    const allowed = [
+      `http://127.0.0.1:${r.port}/h`,
+      `http://localhost:${r.port}/h`,
+      `http://[::1]:${r.port}/h`,
+      `http://2130706433:${r.port}/h`,
+      `http://0177.0.0.1:${r.port}/h`,
+      `http://[::ffff:127.0.0.1]:${r.port}/h`,
+      `http://rebind.example.test:${r.port}/h`,
+    ];
     const secrets = new Set<string>();
     await h.db.transaction(async (tx) => {
       for (const url of allowed) {
         const id = newId();
         const secret = generateSecret();
         secrets.add(secret);
-        await endpointsStore.insert(tx, { id, accountId: acct, url: new URL(url).href, description: null, filterTypes: [], scheme: 'hmac-sha256-body', secretEnc: encryptSecret(h.cipher, acct, id, secret), now: h.clock.now() });
+        await endpointsStore.insert(tx, {
+          id,
+          accountId: acct,
+          url: new URL(url).href,
+          description: null,
+          filterTypes: [],
+          scheme: 'hmac-sha256-body',
+          secretEnc: encryptSecret(h.cipher, acct, id, secret),
+          now: h.clock.now(),
+        });
       }
     });
     const msg = await h.emit(acct, 'folio.low', { tenantId: newId(), tipoDte: 33, disponibles: 1, lowThreshold: 10 });

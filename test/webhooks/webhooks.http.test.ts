@@ -25,7 +25,8 @@ describeEachDb('webhooks HTTP API', (backend) => {
     await t?.close();
   });
 
-  const post = (key: string, url: string, payload?: unknown) => t.call(key, { method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const post = (key: string, url: string, payload?: unknown) =>
+    t.call(key, { method: 'POST', url, ...(payload === undefined ? {} : { payload: payload as object }) });
 
   it('creates an endpoint, shows its secret once in the answer and on /secret, never in lists', async () => {
     const res = await post(a.key, '/api/v1/webhooks/endpoints', { url: PUBLIC_URL, filterTypes: ['folio.low'], description: ' Billing ' });
@@ -41,7 +42,19 @@ describeEachDb('webhooks HTTP API', (backend) => {
     });
     expect(ep.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Object.keys(ep).sort()).toEqual(
-      ['createdAt', 'description', 'disabled', 'disabledAt', 'disabledReason', 'filterTypes', 'id', 'secret', 'signatureScheme', 'updatedAt', 'url'].sort(),
+      [
+        'createdAt',
+        'description',
+        'disabled',
+        'disabledAt',
+        'disabledReason',
+        'filterTypes',
+        'id',
+        'secret',
+        'signatureScheme',
+        'updatedAt',
+        'url',
+      ].sort(),
     );
     const list = await t.call(a.key, { method: 'GET', url: '/api/v1/webhooks/endpoints' });
     expect(list.statusCode).toBe(200);
@@ -49,7 +62,9 @@ describeEachDb('webhooks HTTP API', (backend) => {
     expect(list.json().data.map((e: { id: string }) => e.id)).toContain(ep.id);
     const one = await t.call(a.key, { method: 'GET', url: `/api/v1/webhooks/endpoints/${ep.id}` });
     expect(one.json()).not.toHaveProperty('secret');
-    expect((await t.call(a.key, { method: 'GET', url: `/api/v1/webhooks/endpoints/${ep.id}/secret` })).json()).toEqual({ secret: ep.secret });
+    expect((await t.call(a.key, { method: 'GET', url: `/api/v1/webhooks/endpoints/${ep.id}/secret` })).json()).toEqual({
+      secret: ep.secret,
+    });
   });
 
   it('treats absent or empty filterTypes as every event', async () => {
@@ -81,7 +96,11 @@ describeEachDb('webhooks HTTP API', (backend) => {
   it('updates, disables and re-enables an endpoint; PATCH validates like create', async () => {
     const ep = (await post(a.key, '/api/v1/webhooks/endpoints', { url: PUBLIC_URL })).json();
     const url = `/api/v1/webhooks/endpoints/${ep.id}`;
-    const p1 = await t.call(a.key, { method: 'PATCH', url, payload: { filterTypes: ['dte.status.changed'], description: null, signatureScheme: 'standard-webhooks' } });
+    const p1 = await t.call(a.key, {
+      method: 'PATCH',
+      url,
+      payload: { filterTypes: ['dte.status.changed'], description: null, signatureScheme: 'standard-webhooks' },
+    });
     expect(p1.statusCode).toBe(200);
     expect(p1.json()).toMatchObject({ filterTypes: ['dte.status.changed'], description: null, signatureScheme: 'standard-webhooks' });
     const p2 = await t.call(a.key, { method: 'PATCH', url, payload: { disabled: true } });
@@ -106,7 +125,9 @@ describeEachDb('webhooks HTTP API', (backend) => {
     expect(rot.statusCode).toBe(200);
     expect(rot.json().secret).toMatch(/^whsec_/);
     expect(rot.json().secret).not.toBe(ep.secret);
-    expect((await t.call(a.key, { method: 'GET', url: `/api/v1/webhooks/endpoints/${ep.id}/secret` })).json().secret).toBe(rot.json().secret);
+    expect((await t.call(a.key, { method: 'GET', url: `/api/v1/webhooks/endpoints/${ep.id}/secret` })).json().secret).toBe(
+      rot.json().secret,
+    );
   });
 
   it('deletes with 204, then 404', async () => {
@@ -236,14 +257,25 @@ describeEachDb('webhooks HTTP API', (backend) => {
       ['iterator=garbage', 'invalid_iterator', 'iterator'],
       ['foo=1', 'invalid_parameter', 'foo'],
     ])
-      expect((await t.call(d.key, { method: 'GET', url: `/api/v1/webhooks/messages?${q}` })).json().error, q).toMatchObject({ code, param });
+      expect((await t.call(d.key, { method: 'GET', url: `/api/v1/webhooks/messages?${q}` })).json().error, q).toMatchObject({
+        code,
+        param,
+      });
   });
 
   it('documents the payload and every event data shape as named schemas in the OpenAPI document', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
     const names = Object.keys(doc.components.schemas);
     expect(names).toEqual(
-      expect.arrayContaining(['WebhookPayload', 'TenantCredentialsUpdatedData', 'FolioLowData', 'CertificateExpiringData', 'DteStatusChangedData', 'WebhookMessage', 'WebhookEndpoint']),
+      expect.arrayContaining([
+        'WebhookPayload',
+        'TenantCredentialsUpdatedData',
+        'FolioLowData',
+        'CertificateExpiringData',
+        'DteStatusChangedData',
+        'WebhookMessage',
+        'WebhookEndpoint',
+      ]),
     );
     for (const path of [
       '/api/v1/webhooks/endpoints',

@@ -12,10 +12,15 @@ import { fileURLToPath } from 'node:url';
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(HERE, '..', '..', '..');
 
-export const INSTALL_HINT = 'install its dependencies with: apt-get update && apt-get install -y libxml2-utils xmlsec1 (and python3, openssl)';
+export const INSTALL_HINT =
+  'install its dependencies with: apt-get update && apt-get install -y libxml2-utils xmlsec1 (and python3, openssl)';
 
 export function checkSiiXmlPath(): string {
-  const candidates = [process.env.CHECK_SII_XML, path.resolve(REPO_ROOT, '..', 'shared', 'tools', 'check-sii-xml'), '/work/shared/tools/check-sii-xml'];
+  const candidates = [
+    process.env.CHECK_SII_XML,
+    path.resolve(REPO_ROOT, '..', 'shared', 'tools', 'check-sii-xml'),
+    '/work/shared/tools/check-sii-xml',
+  ];
   for (const c of candidates) if (c && existsSync(c)) return c;
   throw new Error(`check-sii-xml not found (looked in ${candidates.filter(Boolean).join(', ')}); set CHECK_SII_XML to its path`);
 }

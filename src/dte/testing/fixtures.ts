@@ -86,7 +86,12 @@ export function createTestKit(opts: { certificate?: TestCertificateOptions; fech
   const cafs = {} as Record<TipoDte, Caf>;
   const cafFiles = {} as Record<TipoDte, Buffer>;
   for (const t of SUPPORTED_TIPOS_DTE) {
-    const { caf, xml } = createTestCaf({ sii, tipoDte: t, rutEmisor: TEST_EMISOR.rut, fechaAutorizacion: opts.fechaAutorizacion ?? '2026-01-05' });
+    const { caf, xml } = createTestCaf({
+      sii,
+      tipoDte: t,
+      rutEmisor: TEST_EMISOR.rut,
+      fechaAutorizacion: opts.fechaAutorizacion ?? '2026-01-05',
+    });
     cafs[t] = caf;
     cafFiles[t] = xml;
   }

@@ -80,9 +80,8 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
       idem.acquired = true;
       return;
     }
-    const existing = (
-      await db.query<Row>('select * from idempotency_keys where account_id = $1 and key = $2', [accountId, idem.key])
-    ).rows[0];
+    const existing = (await db.query<Row>('select * from idempotency_keys where account_id = $1 and key = $2', [accountId, idem.key]))
+      .rows[0];
     // Expired record, or an in-flight one whose owner died: take it over atomically.
     const takeOver = async (): Promise<boolean> => {
       const r = await db.query(
@@ -113,9 +112,14 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
         idem.acquired = true;
         return;
       }
-      throw new AppError('conflict', 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed. Retry shortly.', {
-        headers: { 'Retry-After': '1' },
-      });
+      throw new AppError(
+        'conflict',
+        'idempotency_key_in_use',
+        'A request with this Idempotency-Key is still being processed. Retry shortly.',
+        {
+          headers: { 'Retry-After': '1' },
+        },
+      );
     }
     req.idempotency = null; // replaying: nothing to store on the way out
     for (const [k, v] of Object.entries(existing.response_headers ?? {})) reply.header(k, v);
@@ -140,7 +144,13 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
     await db.query(
       `update idempotency_keys set status_code = $3, response_headers = $4, response_body = $5
        where account_id = $1 and key = $2`,
-      [req.auth.accountId, idem.key, reply.statusCode, JSON.stringify(headers), payload === null || payload === undefined ? '' : String(payload)],
+      [
+        req.auth.accountId,
+        idem.key,
+        reply.statusCode,
+        JSON.stringify(headers),
+        payload === null || payload === undefined ? '' : String(payload),
+      ],
     );
     return payload;
   });

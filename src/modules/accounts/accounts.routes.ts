@@ -25,7 +25,12 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.patch<{ Body: Static<typeof PatchBody> }>(
     '/api/v1/account',
     {
-      schema: { tags: ['Account'], summary: 'Change your account name or e-mail', body: PatchBody, response: withErrors({ 200: AccountSchema }) },
+      schema: {
+        tags: ['Account'],
+        summary: 'Change your account name or e-mail',
+        body: PatchBody,
+        response: withErrors({ 200: AccountSchema }),
+      },
     },
     async (req) => accounts.update(req.auth!.accountId, req.body),
   );

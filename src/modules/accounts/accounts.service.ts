@@ -38,7 +38,13 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
       return db.transaction(async (tx) => {
         if (await accountsStore.findByEmail(tx, email))
           throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
-        const row = await accountsStore.insert(tx, { id: newId(), name, email, passwordHash: input.passwordHash ?? null, now: clock.now() });
+        const row = await accountsStore.insert(tx, {
+          id: newId(),
+          name,
+          email,
+          passwordHash: input.passwordHash ?? null,
+          now: clock.now(),
+        });
         const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, row.id, { name: 'default' }) : undefined;
         return { account: toAccount(row), apiKey };
       });

@@ -42,7 +42,12 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/api-keys',
     {
-      schema: { tags: ['API Keys'], summary: 'List active API keys', querystring: PageQuery, response: withErrors({ 200: PageOf(ApiKeySchema) }) },
+      schema: {
+        tags: ['API Keys'],
+        summary: 'List active API keys',
+        querystring: PageQuery,
+        response: withErrors({ 200: PageOf(ApiKeySchema) }),
+      },
     },
     async (req) => apiKeys.list(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
   );

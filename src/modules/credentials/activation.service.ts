@@ -68,7 +68,8 @@ export function createActivationService(deps: {
     TOKEN_RE.test(token) ? activationStore.byTokenHash(sql, sha256Hex(token), { forUpdate }) : undefined;
 
   /** The name of the account that sent a link: the person to ask for a new one. */
-  const issuerOf = async (sql: Sql, link: ActivationLinkRow | undefined) => (link ? (await accountsStore.get(sql, link.account_id))?.name : undefined);
+  const issuerOf = async (sql: Sql, link: ActivationLinkRow | undefined) =>
+    link ? (await accountsStore.get(sql, link.account_id))?.name : undefined;
 
   /** The usable link, or LinkUnusableError (404 unknown, 410 expired/invalidated/completed). */
   const usable = async (sql: Sql, token: string, forUpdate = false) => {
@@ -108,12 +109,19 @@ export function createActivationService(deps: {
      * The state of the tenant's newest link, for the dashboard: `none` when no link was ever
      * generated. The token itself is never available again (only its hash is stored).
      */
-    async linkStatus(accountId: string, tenantId: string): Promise<{ state: Exclude<LinkState, 'unknown'> | 'none'; expiresAt: string | null; createdAt: string | null }> {
+    async linkStatus(
+      accountId: string,
+      tenantId: string,
+    ): Promise<{ state: Exclude<LinkState, 'unknown'> | 'none'; expiresAt: string | null; createdAt: string | null }> {
       if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
       if (!(await tenantsStore.get(db, accountId, tenantId))) throw errors.notFound('tenant', tenantId);
       const link = await activationStore.latestForTenant(db, accountId, tenantId);
       if (!link) return { state: 'none', expiresAt: null, createdAt: null };
-      return { state: stateOf(link, clock.now()) as Exclude<LinkState, 'unknown'>, expiresAt: link.expires_at.toISOString(), createdAt: link.created_at.toISOString() };
+      return {
+        state: stateOf(link, clock.now()) as Exclude<LinkState, 'unknown'>,
+        expiresAt: link.expires_at.toISOString(),
+        createdAt: link.created_at.toISOString(),
+      };
     },
 
     /** What the hosted page shows for a token. */

@@ -23,8 +23,7 @@ const CertificateParams = Type.Object(
 );
 
 /** Multipart bodies are checked by parseCertificateForm (named fields, same error codes). */
-const skipBodyValidation: FastifySchemaCompiler<unknown> = (route) =>
-  route.httpPart === 'body' ? () => true : validatorCompiler(route);
+const skipBodyValidation: FastifySchemaCompiler<unknown> = (route) => (route.httpPart === 'body' ? () => true : validatorCompiler(route));
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { credentials, activation } = ctx.services;
@@ -38,7 +37,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         tags: ['Credentials'],
         summary: 'Create an activation link for the hosted page',
         description:
-          'Returns a single-use link to the hosted activation page, where the tenant\'s customer enters the billing-provider ' +
+          "Returns a single-use link to the hosted activation page, where the tenant's customer enters the billing-provider " +
           'API key and uploads the certificate. A new link invalidates the pending one. Lifetime ACTIVATION_LINK_TTL (7 days).',
         params: TenantParams,
         response: withErrors({ 201: ActivationLinkSchema }),
@@ -149,7 +148,8 @@ const routes: RouteModule = async (app, { ctx }) => {
       schema: {
         tags: ['Credentials'],
         summary: 'Delete a certificate',
-        description: 'Removes the certificate and its secrets. When it was primary, the remaining certificate that expires last becomes primary.',
+        description:
+          'Removes the certificate and its secrets. When it was primary, the remaining certificate that expires last becomes primary.',
         params: CertificateParams,
         response: withErrors({ 204: Type.Null({ description: 'Deleted' }) }),
       },

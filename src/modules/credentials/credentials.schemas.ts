@@ -36,7 +36,8 @@ export const CertificateEntrySchema = Type.Object(certificateEntryFields, { titl
 export const CertificatePatchBody = Type.Object(
   {
     esPrincipal: Type.Boolean({
-      description: 'true makes this certificate the primary (the one that signs) and demotes the others. false is refused: make another certificate primary instead.',
+      description:
+        'true makes this certificate the primary (the one that signs) and demotes the others. false is refused: make another certificate primary instead.',
     }),
   },
   { additionalProperties: false },
@@ -68,7 +69,9 @@ export const CertificateForm = Type.Object(
     rutCertificado: Type.String({ maxLength: 12, description: 'Holder RUT; must be the one in the certificate.' }),
     nombreTitular: Type.String({ minLength: 1, maxLength: 100 }),
     fechaVencimiento: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: "Within one day of the certificate's expiry." }),
-    esPrincipal: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'Default false; the first certificate is always primary.' })),
+    esPrincipal: Type.Optional(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], { description: 'Default false; the first certificate is always primary.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -81,11 +84,14 @@ export function parseCertificateForm(body: MultipartBody): CertificateInput {
     if (!(FIELDS as readonly string[]).includes(name))
       throw errors.invalid(
         'invalid_field',
-        name === 'file' ? "The field 'file' must be a file part (with a filename)." : `Unknown field '${name}'. Check the spelling against the API reference at /docs.`,
+        name === 'file'
+          ? "The field 'file' must be a file part (with a filename)."
+          : `Unknown field '${name}'. Check the spelling against the API reference at /docs.`,
         { param: name },
       );
   for (const name of Object.keys(body.files))
-    if (name !== 'file') throw errors.invalid('invalid_field', `Unknown file field '${name}'; send the certificate as 'file'.`, { param: name });
+    if (name !== 'file')
+      throw errors.invalid('invalid_field', `Unknown file field '${name}'; send the certificate as 'file'.`, { param: name });
   const file = body.files.file;
   if (!file) throw errors.invalid('invalid_field', "The field 'file' is required: the .pfx certificate file.", { param: 'file' });
   const required = (name: (typeof FIELDS)[number]) => {
@@ -94,7 +100,8 @@ export function parseCertificateForm(body: MultipartBody): CertificateInput {
     return v;
   };
   const password = required('password');
-  if (password.length > 256) throw errors.invalid('invalid_field', "The field 'password' must be at most 256 characters.", { param: 'password' });
+  if (password.length > 256)
+    throw errors.invalid('invalid_field', "The field 'password' must be at most 256 characters.", { param: 'password' });
   const rutCertificado = required('rutCertificado').trim();
   if (!tryParseRut(rutCertificado))
     throw errors.invalid('invalid_rut', `rutCertificado '${rutCertificado.slice(0, 20)}' is not a valid RUT (like 12.345.678-5).`, {

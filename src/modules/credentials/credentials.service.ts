@@ -88,7 +88,9 @@ export function createCredentialsService(deps: CredentialsDeps) {
   const discard = async (refs: (string | undefined | null)[]) => {
     for (const ref of refs)
       if (ref)
-        await secretStore.delete(ref).catch((e: unknown) => deps.log?.warn({ err: e }, 'could not delete a replaced secret; the sweep will'));
+        await secretStore
+          .delete(ref)
+          .catch((e: unknown) => deps.log?.warn({ err: e }, 'could not delete a replaced secret; the sweep will'));
   };
 
   const requireTenant = async (sql: Sql, accountId: string, tenantId: string, forUpdate = false) => {
@@ -235,10 +237,14 @@ export function createCredentialsService(deps: CredentialsDeps) {
         const cert = await credentialsStore.getCertificate(tx, accountId, tenantId, certificateId);
         // An expired certificate cannot sign: making it primary would only make every create fail.
         if (cert && !cert.es_principal && cert.not_after.getTime() <= now.getTime())
-          throw errors.unprocessable('certificate_expired', `The certificate expired on ${cert.not_after.toISOString()}; make a current one primary instead.`, {
-            param: 'certificateId',
-            details: { notAfter: cert.not_after.toISOString() },
-          });
+          throw errors.unprocessable(
+            'certificate_expired',
+            `The certificate expired on ${cert.not_after.toISOString()}; make a current one primary instead.`,
+            {
+              param: 'certificateId',
+              details: { notAfter: cert.not_after.toISOString() },
+            },
+          );
         if (!cert || cert.es_principal) return cert;
         const row = await credentialsStore.makePrincipal(tx, cert, now);
         // Only a real change of signer is a credentials change worth an event.
@@ -300,8 +306,7 @@ export function createCredentialsService(deps: CredentialsDeps) {
     /** For provider calls: the tenant's billing-provider API key, decrypted for this call only. */
     async getProviderApiKey(accountId: string, tenantId: string): Promise<string> {
       const row = await credentialsStore.getApiKey(db, accountId, tenantId);
-      if (!row)
-        throw errors.conflict('api_key_not_configured', "This tenant's billing-provider API key is not configured yet.");
+      if (!row) throw errors.conflict('api_key_not_configured', "This tenant's billing-provider API key is not configured yet.");
       const key = await secretStore.getString(row.secret_ref, apiKeyAad(accountId, tenantId, refVersion(row.secret_ref)));
       if (key === undefined) throw new Error(`the API key of tenant ${tenantId} is missing from the secrets store`);
       return key;

@@ -106,8 +106,25 @@ export const credentialsStore = {
          es_principal, subject, issuer, serial_number, fingerprint_sha256, not_before, not_after, certificate_der,
          pfx_ciphertext, password_ref, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $17)`,
-      [c.id, accountId, tenantId, c.rutCertificado, c.nombreTitular, c.fechaVencimiento, principal, c.subject, c.issuer,
-        c.serialNumber, c.fingerprint256, c.notBefore, c.notAfter, c.certificateDer, c.pfxCiphertext, c.passwordRef, now],
+      [
+        c.id,
+        accountId,
+        tenantId,
+        c.rutCertificado,
+        c.nombreTitular,
+        c.fechaVencimiento,
+        principal,
+        c.subject,
+        c.issuer,
+        c.serialNumber,
+        c.fingerprint256,
+        c.notBefore,
+        c.notAfter,
+        c.certificateDer,
+        c.pfxCiphertext,
+        c.passwordRef,
+        now,
+      ],
     );
     return (await this.getCertificate(tx, accountId, tenantId, c.id))!;
   },
@@ -120,17 +137,14 @@ export const credentialsStore = {
     const { account_id: accountId, tenant_id: tenantId, id } = cert;
     // Demote, then promote: one statement doing both can trip the one-primary unique index,
     // which is checked row by row.
-    await tx.query('update tenant_certificates set es_principal = false, updated_at = $3 where account_id = $1 and tenant_id = $2 and es_principal', [
-      accountId,
-      tenantId,
-      now,
-    ]);
-    await tx.query('update tenant_certificates set es_principal = true, updated_at = $4 where account_id = $1 and tenant_id = $2 and id::text = $3', [
-      accountId,
-      tenantId,
-      id,
-      now,
-    ]);
+    await tx.query(
+      'update tenant_certificates set es_principal = false, updated_at = $3 where account_id = $1 and tenant_id = $2 and es_principal',
+      [accountId, tenantId, now],
+    );
+    await tx.query(
+      'update tenant_certificates set es_principal = true, updated_at = $4 where account_id = $1 and tenant_id = $2 and id::text = $3',
+      [accountId, tenantId, id, now],
+    );
     return { ...cert, es_principal: true, updated_at: now };
   },
 

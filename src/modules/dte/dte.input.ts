@@ -50,10 +50,13 @@ export function engineErrorToAppError(e: unknown): unknown {
     if (e.code === 'invalid_acteco')
       return errors.conflict(
         'tenant_acteco_missing',
-        "This document type needs the tenant's economic activity codes (acteco). Set them with PATCH /api/v1/tenants/{tenantId} {\"acteco\": [620200]}.",
+        'This document type needs the tenant\'s economic activity codes (acteco). Set them with PATCH /api/v1/tenants/{tenantId} {"acteco": [620200]}.',
         { param: 'acteco' },
       );
-    return errors.conflict('tenant_data_invalid', `The tenant's data cannot go into a DTE: ${e.message}. Fix it with PATCH /api/v1/tenants/{tenantId}.`);
+    return errors.conflict(
+      'tenant_data_invalid',
+      `The tenant's data cannot go into a DTE: ${e.message}. Fix it with PATCH /api/v1/tenants/{tenantId}.`,
+    );
   }
   const opts = { ...(param ? { param } : {}), ...(e.details ? { details: e.details } : {}) };
   return BUSINESS_CODES.has(e.code) ? errors.unprocessable(e.code, e.message, opts) : errors.invalid(e.code, e.message, opts);
@@ -77,34 +80,59 @@ export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): Chec
 
   const today = siiDate(now);
   const fechaEmision = body.fechaEmision ?? today;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(fechaEmision) || Number.isNaN(Date.parse(`${fechaEmision}T00:00:00Z`)) || new Date(`${fechaEmision}T00:00:00Z`).toISOString().slice(0, 10) !== fechaEmision)
-    throw errors.invalid('invalid_date', `fechaEmision '${fechaEmision}' is not a valid date in YYYY-MM-DD form.`, { param: 'fechaEmision' });
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(fechaEmision) ||
+    Number.isNaN(Date.parse(`${fechaEmision}T00:00:00Z`)) ||
+    new Date(`${fechaEmision}T00:00:00Z`).toISOString().slice(0, 10) !== fechaEmision
+  )
+    throw errors.invalid('invalid_date', `fechaEmision '${fechaEmision}' is not a valid date in YYYY-MM-DD form.`, {
+      param: 'fechaEmision',
+    });
   if (fechaEmision > today)
-    throw errors.invalid('invalid_date', `fechaEmision ${fechaEmision} is in the future; today in Chile is ${today}.`, { param: 'fechaEmision' });
+    throw errors.invalid('invalid_date', `fechaEmision ${fechaEmision} is in the future; today in Chile is ${today}.`, {
+      param: 'fechaEmision',
+    });
 
   const r = body.receptor;
-  if (!r && !boleta) throw errors.invalid('required_field', `receptor (with rut and razonSocial) is required for document type ${tipoDte}.`, { param: 'receptor' });
+  if (!r && !boleta)
+    throw errors.invalid('required_field', `receptor (with rut and razonSocial) is required for document type ${tipoDte}.`, {
+      param: 'receptor',
+    });
   if (r) {
     if (!tryParseRut(r.rut.trim()))
       throw errors.invalid('invalid_rut', `receptor.rut '${r.rut}' is not a valid RUT: write it with its check digit, like 76.123.456-7.`, {
         param: 'receptor.rut',
       });
     if (!boleta && !r.razonSocial?.trim())
-      throw errors.invalid('required_field', `receptor.razonSocial is required for document type ${tipoDte}.`, { param: 'receptor.razonSocial' });
+      throw errors.invalid('required_field', `receptor.razonSocial is required for document type ${tipoDte}.`, {
+        param: 'receptor.razonSocial',
+      });
   }
   if (!boleta && body.detalle.length > MAX_DETALLE_LINES)
-    throw errors.invalid('too_many_lines', `detalle has ${body.detalle.length} lines; a document of type ${tipoDte} may have at most ${MAX_DETALLE_LINES} (boletas 1000).`, {
-      param: 'detalle',
-    });
-  if ((tipoDte === 56 || tipoDte === 61) && !(body.referencias?.length))
-    throw errors.unprocessable('references_required', `Document type ${tipoDte} must reference the document it modifies: add referencias.`, { param: 'referencias' });
+    throw errors.invalid(
+      'too_many_lines',
+      `detalle has ${body.detalle.length} lines; a document of type ${tipoDte} may have at most ${MAX_DETALLE_LINES} (boletas 1000).`,
+      {
+        param: 'detalle',
+      },
+    );
+  if ((tipoDte === 56 || tipoDte === 61) && !body.referencias?.length)
+    throw errors.unprocessable(
+      'references_required',
+      `Document type ${tipoDte} must reference the document it modifies: add referencias.`,
+      { param: 'referencias' },
+    );
 
   const mismatches = checkAmounts(tipoDte, body.detalle, body.montoTotal);
   if (mismatches.length > 0) {
     const first = mismatches[0]!;
     throw errors.unprocessable('amount_mismatch', first.message, {
       param: first.param,
-      details: { expected: first.expected, actual: first.actual ?? null, mismatches: mismatches.map(({ param, expected, actual }) => ({ param, expected, actual: actual ?? null })) },
+      details: {
+        expected: first.expected,
+        actual: first.actual ?? null,
+        mismatches: mismatches.map(({ param, expected, actual }) => ({ param, expected, actual: actual ?? null })),
+      },
     });
   }
 
@@ -144,7 +172,7 @@ export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): Chec
   const needsActeco = !boleta;
   const tenantProblem =
     needsActeco && tenant.acteco.length === 0
-      ? engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError
+      ? (engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError)
       : undefined;
   let normalized;
   try {

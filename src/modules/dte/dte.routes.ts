@@ -48,7 +48,13 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(
     '/api/v1/tenants/:tenantId/dte',
     {
-      schema: { tags: ['DTE'], summary: 'List DTEs, newest first', params: TenantParams, querystring: ListDteQuery, response: withErrors({ 200: PageOf(DteSchema) }) },
+      schema: {
+        tags: ['DTE'],
+        summary: 'List DTEs, newest first',
+        params: TenantParams,
+        querystring: ListDteQuery,
+        response: withErrors({ 200: PageOf(DteSchema) }),
+      },
     },
     async (req) =>
       dte.list(req.auth!.accountId, req.params.tenantId, {
@@ -78,7 +84,14 @@ const routes: RouteModule = async (app, { ctx }) => {
 
   app.get<{ Params: Static<typeof TenantEnvioParams> }>(
     '/api/v1/tenants/:tenantId/dte/envios/:envioId',
-    { schema: { tags: ['DTE'], summary: 'Read an envío (one uploaded envelope)', params: TenantEnvioParams, response: withErrors({ 200: EnvioSchema }) } },
+    {
+      schema: {
+        tags: ['DTE'],
+        summary: 'Read an envío (one uploaded envelope)',
+        params: TenantEnvioParams,
+        response: withErrors({ 200: EnvioSchema }),
+      },
+    },
     async (req) => dte.envio(req.auth!.accountId, req.params.tenantId, req.params.envioId),
   );
 
@@ -104,14 +117,26 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get<{ Params: Static<typeof TenantDteParams> }>(
     '/api/v1/tenants/:tenantId/dte/:dteId/xml',
     {
-      schema: { tags: ['DTE'], summary: 'The signed DTE XML, byte for byte', params: TenantDteParams, response: xmlResponse('The signed DTE, ISO-8859-1.') },
+      schema: {
+        tags: ['DTE'],
+        summary: 'The signed DTE XML, byte for byte',
+        params: TenantDteParams,
+        response: xmlResponse('The signed DTE, ISO-8859-1.'),
+      },
     },
     async (req, reply) => reply.type(XML_TYPE).send(await dte.xml(req.auth!.accountId, req.params.tenantId, req.params.dteId)),
   );
 
   app.get<{ Params: Static<typeof TenantDteParams> }>(
     '/api/v1/tenants/:tenantId/dte/:dteId/history',
-    { schema: { tags: ['DTE'], summary: 'Every state the DTE went through', params: TenantDteParams, response: withErrors({ 200: HistorySchema }) } },
+    {
+      schema: {
+        tags: ['DTE'],
+        summary: 'Every state the DTE went through',
+        params: TenantDteParams,
+        response: withErrors({ 200: HistorySchema }),
+      },
+    },
     async (req) => dte.history(req.auth!.accountId, req.params.tenantId, req.params.dteId),
   );
 
@@ -126,7 +151,9 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get<{ Params: Static<typeof DteParams> }>('/api/v1/dte/:dteId/status', statusSchema('/api/v1'), async (req) =>
     dte.status(req.auth!.accountId, req.params.dteId),
   );
-  app.get<{ Params: Static<typeof DteParams> }>('/dte/:dteId/status', statusSchema(''), async (req) => dte.status(req.auth!.accountId, req.params.dteId));
+  app.get<{ Params: Static<typeof DteParams> }>('/dte/:dteId/status', statusSchema(''), async (req) =>
+    dte.status(req.auth!.accountId, req.params.dteId),
+  );
 };
 
 export default routes;

@@ -40,7 +40,9 @@ export const ReferenciaBody = Type.Object(
     tipoDocRef: Type.Union([Type.Integer({ minimum: 1, maximum: 999 }), Type.String({ minLength: 1, maxLength: 3 })]),
     folioRef: Type.Union([Type.Integer({ minimum: 0 }), Type.String({ minLength: 1, maxLength: 18 })]),
     fechaRef: DateField('Date of the referenced document.'),
-    codRef: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], { description: '1 anula, 2 corrige texto, 3 corrige montos.' })),
+    codRef: Type.Optional(
+      Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], { description: '1 anula, 2 corrige texto, 3 corrige montos.' }),
+    ),
     razonRef: Type.Optional(Type.String({ minLength: 1, maxLength: 90 })),
   },
   { additionalProperties: false },
@@ -53,7 +55,9 @@ export const CreateDteBody = Type.Object(
     receptor: Type.Optional(ReceptorBody),
     detalle: Type.Array(DetalleBody, { minItems: 1, maxItems: 1000, description: '1–60 lines (1–1000 for boletas 39 and 41).' }),
     montoTotal: Type.Integer({ minimum: 0, maximum: MAX_AMOUNT }),
-    formaPago: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], { description: '1 contado, 2 crédito, 3 sin costo.' })),
+    formaPago: Type.Optional(
+      Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], { description: '1 contado, 2 crédito, 3 sin costo.' }),
+    ),
     referencias: Type.Optional(Type.Array(ReferenciaBody, { maxItems: 40, description: 'Required for 56 and 61.' })),
   },
   { additionalProperties: false },
@@ -157,7 +161,11 @@ export const ListDteQuery = Type.Composite(
 
 export const SendBody = Type.Object(
   {
-    dteIds: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 500, description: '1–500 DTE ids of this tenant.' }),
+    dteIds: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+      minItems: 1,
+      maxItems: 500,
+      description: '1–500 DTE ids of this tenant.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -180,7 +188,10 @@ export const EnvioSchema = Type.Object(
 
 export const SendResponse = Type.Object({ envios: Type.Array(EnvioSchema) });
 
-export const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 64, description: 'Tenant id' }) }, { additionalProperties: false });
+export const TenantParams = Type.Object(
+  { tenantId: Type.String({ maxLength: 64, description: 'Tenant id' }) },
+  { additionalProperties: false },
+);
 export const TenantDteParams = Type.Object(
   { tenantId: Type.String({ maxLength: 64 }), dteId: Type.String({ maxLength: 64, description: 'DTE id' }) },
   { additionalProperties: false },

@@ -56,15 +56,29 @@ export function createSendService(deps: SendDeps) {
     await db.transaction(async (tx) => {
       const cur = await dteStore.getEnvioForUpdate(tx, envio.account_id, envio.id);
       if (!cur || cur.status !== 'pending') return;
-      await dteStore.updateEnvio(tx, { id: envio.id, accountId: envio.account_id, status: 'failed', estado: null, glosa: e.message, errorCode: e.code, now });
+      await dteStore.updateEnvio(tx, {
+        id: envio.id,
+        accountId: envio.account_id,
+        status: 'failed',
+        estado: null,
+        glosa: e.message,
+        errorCode: e.code,
+        now,
+      });
       for (const r of await dteStore.rowsOf(tx, envio.account_id, envio.dte_ids, true)) {
-        if (r.status === 'sending') await changeStatus(tx, r, 'send_failed', { trackId: null, estado: null, glosa: `${e.code}: ${e.message}` }, now);
+        if (r.status === 'sending')
+          await changeStatus(tx, r, 'send_failed', { trackId: null, estado: null, glosa: `${e.code}: ${e.message}` }, now);
       }
     });
   };
 
   /** Documents the answer does not list are judged by the per-type counts, or asked about one by one. */
-  const outcomes = async (st: UploadStatus, rows: DteRow[], creds: Required<ProviderCredentials>, tenant: TenantRow): Promise<Map<string, Outcome>> => {
+  const outcomes = async (
+    st: UploadStatus,
+    rows: DteRow[],
+    creds: Required<ProviderCredentials>,
+    tenant: TenantRow,
+  ): Promise<Map<string, Outcome>> => {
     const out = new Map<string, Outcome>();
     if (st.estado !== 'EPR') {
       for (const r of rows) out.set(r.id, { status: 'rejected', estado: st.estado, glosa: st.glosa });
@@ -102,7 +116,10 @@ export function createSendService(deps: SendDeps) {
       const tenant = await deps.getTenant(accountId, tenantId);
       const seen = new Map<string, number>();
       dteIds.forEach((id, i) => {
-        if (seen.has(id)) throw errors.invalid('duplicate_dte_id', `dteIds[${i}] repeats '${id}' (already at dteIds[${seen.get(id)}]).`, { param: `dteIds[${i}]` });
+        if (seen.has(id))
+          throw errors.invalid('duplicate_dte_id', `dteIds[${i}] repeats '${id}' (already at dteIds[${seen.get(id)}]).`, {
+            param: `dteIds[${i}]`,
+          });
         seen.set(id, i);
       });
       dteIds.forEach((id, i) => {
@@ -133,8 +150,14 @@ export function createSendService(deps: SendDeps) {
           const envioId = newId();
           ids.push(envioId);
           await dteStore.insertEnvio(tx, { id: envioId, accountId, tenantId, tipoEnvio: kind, dteIds: members, now });
-          for (const id of members) await changeStatus(tx, rows.get(id)!, 'sending', { trackId: null, estado: null, glosa: null }, now, envioId);
-          await enqueue(tx, UPLOAD_QUEUE, { envioId, accountId }, { singletonKey: `${UPLOAD_QUEUE}:${envioId}`, maxAttempts: UPLOAD_ATTEMPTS });
+          for (const id of members)
+            await changeStatus(tx, rows.get(id)!, 'sending', { trackId: null, estado: null, glosa: null }, now, envioId);
+          await enqueue(
+            tx,
+            UPLOAD_QUEUE,
+            { envioId, accountId },
+            { singletonKey: `${UPLOAD_QUEUE}:${envioId}`, maxAttempts: UPLOAD_ATTEMPTS },
+          );
         }
         return ids;
       });
@@ -183,11 +206,25 @@ export function createSendService(deps: SendDeps) {
         await db.transaction(async (tx) => {
           const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
           if (!cur || cur.status !== 'pending') return;
-          await dteStore.updateEnvio(tx, { id: envio.id, accountId, status: 'sent', trackId: up.trackId, estado: up.estado, glosa: up.glosa, uploadResponse: up.raw ?? null, now });
+          await dteStore.updateEnvio(tx, {
+            id: envio.id,
+            accountId,
+            status: 'sent',
+            trackId: up.trackId,
+            estado: up.estado,
+            glosa: up.glosa,
+            uploadResponse: up.raw ?? null,
+            now,
+          });
           for (const r of await dteStore.rowsOf(tx, accountId, envio.dte_ids, true)) {
             if (r.status === 'sending') await changeStatus(tx, r, 'sent', { trackId: up.trackId, estado: up.estado, glosa: up.glosa }, now);
           }
-          await enqueue(tx, POLL_QUEUE, { envioId: envio.id, accountId }, { delayMs: pollDelayMs(0), singletonKey: `${POLL_QUEUE}:${envio.id}` });
+          await enqueue(
+            tx,
+            POLL_QUEUE,
+            { envioId: envio.id, accountId },
+            { delayMs: pollDelayMs(0), singletonKey: `${POLL_QUEUE}:${envio.id}` },
+          );
         });
       } catch (e) {
         // Transient provider trouble (and unexpected errors) are retried by the queue; a refusal,
@@ -227,7 +264,15 @@ export function createSendService(deps: SendDeps) {
           ambiente: tenant.ambiente,
         });
         if (!st.final) {
-          await dteStore.updateEnvio(db, { id: envio.id, accountId, status: 'sent', estado: st.estado, glosa: st.glosa, pollsIncrement: 1, now: clock.now() });
+          await dteStore.updateEnvio(db, {
+            id: envio.id,
+            accountId,
+            status: 'sent',
+            estado: st.estado,
+            glosa: st.glosa,
+            pollsIncrement: 1,
+            now: clock.now(),
+          });
           return later;
         }
         found = await outcomes(st, await dteStore.rowsOf(db, accountId, envio.dte_ids), creds, tenant);
@@ -235,7 +280,16 @@ export function createSendService(deps: SendDeps) {
         // The provider or the tenant's credentials are not usable right now: ask again later.
         if (e instanceof ProviderError || e instanceof AppError) {
           const code = e instanceof ProviderError ? providerErrorToAppError(e).code : e.code;
-          await dteStore.updateEnvio(db, { id: envio.id, accountId, status: 'sent', estado: envio.sii_estado, glosa: envio.sii_glosa, errorCode: code, pollsIncrement: 1, now: clock.now() });
+          await dteStore.updateEnvio(db, {
+            id: envio.id,
+            accountId,
+            status: 'sent',
+            estado: envio.sii_estado,
+            glosa: envio.sii_glosa,
+            errorCode: code,
+            pollsIncrement: 1,
+            now: clock.now(),
+          });
           return later;
         }
         throw e;
@@ -244,10 +298,20 @@ export function createSendService(deps: SendDeps) {
       await db.transaction(async (tx) => {
         const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
         if (!cur || cur.status !== 'sent') return;
-        await dteStore.updateEnvio(tx, { id: envio.id, accountId, status: 'processed', estado: st.estado, glosa: st.glosa, statusResponse: st.raw ?? null, pollsIncrement: 1, now });
+        await dteStore.updateEnvio(tx, {
+          id: envio.id,
+          accountId,
+          status: 'processed',
+          estado: st.estado,
+          glosa: st.glosa,
+          statusResponse: st.raw ?? null,
+          pollsIncrement: 1,
+          now,
+        });
         for (const r of await dteStore.rowsOf(tx, accountId, envio.dte_ids, true)) {
           const o = found.get(r.id);
-          if (o && r.status === 'sent') await changeStatus(tx, r, o.status, { trackId: envio.track_id, estado: o.estado, glosa: o.glosa }, now);
+          if (o && r.status === 'sent')
+            await changeStatus(tx, r, o.status, { trackId: envio.track_id, estado: o.estado, glosa: o.glosa }, now);
         }
       });
     },

@@ -159,7 +159,8 @@ export function createDteService(deps: DteDeps) {
       }
       const id = newId();
       const stored = await db.transaction(async (tx) => {
-        if (!(await deps.folios.markUsed(tx, { accountId, tenantId, tipoDte: checked.tipoDte, folio: reservation.folio, dteId: id }))) return undefined;
+        if (!(await deps.folios.markUsed(tx, { accountId, tenantId, tipoDte: checked.tipoDte, folio: reservation.folio, dteId: id })))
+          return undefined;
         return dteStore.insert(tx, {
           id,
           accountId,
@@ -200,7 +201,12 @@ export function createDteService(deps: DteDeps) {
       q: { limit: number; iterator?: string | undefined; status?: string | undefined; tipoDte?: number | undefined },
     ): Promise<Page<Dte>> {
       await deps.getTenant(accountId, tenantId);
-      const rows = await dteStore.list(db, accountId, tenantId, { limit: q.limit, cursor: decodeIterator(q.iterator), status: q.status, tipoDte: q.tipoDte });
+      const rows = await dteStore.list(db, accountId, tenantId, {
+        limit: q.limit,
+        cursor: decodeIterator(q.iterator),
+        status: q.status,
+        tipoDte: q.tipoDte,
+      });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toDte);
     },
 
@@ -234,11 +240,11 @@ export function createDteService(deps: DteDeps) {
       await deps.getTenant(accountId, tenantId);
       const xml = UUID_RE.test(envioId) ? await dteStore.getEnvelope(db, accountId, tenantId, envioId) : undefined;
       if (xml === undefined) throw errors.notFound('envio', envioId);
-      if (xml === null) throw errors.conflict('envelope_not_built', 'This envío has not been built yet; it is built when its upload runs. Retry shortly.');
+      if (xml === null)
+        throw errors.conflict('envelope_not_built', 'This envío has not been built yet; it is built when its upload runs. Retry shortly.');
       return xml;
     },
   };
 }
 
 export type DteService = ReturnType<typeof createDteService>;
-

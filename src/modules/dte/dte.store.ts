@@ -103,7 +103,8 @@ export interface HistoryRow {
 const DTE_COLS = `id, account_id, tenant_id, tipo_dte, folio::float8 as folio, status, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision,
   receptor, detalle, referencias, forma_pago, monto_neto::float8 as monto_neto, monto_exento::float8 as monto_exento,
   iva::float8 as iva, monto_total::float8 as monto_total, envio_id, track_id, sii_estado, sii_glosa, created_at, updated_at`;
-const ENVIO_COLS = 'id, account_id, tenant_id, tipo_envio, status, dte_ids, track_id, sii_estado, sii_glosa, error_code, polls, created_at, updated_at';
+const ENVIO_COLS =
+  'id, account_id, tenant_id, tipo_envio, status, dte_ids, track_id, sii_estado, sii_glosa, error_code, polls, created_at, updated_at';
 
 export const dteStore = {
   /** The DTE with its signed XML and its first history entry, in one statement; returns the row. */
@@ -150,7 +151,11 @@ export const dteStore = {
   },
 
   async getXml(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | undefined> {
-    const r = await sql.query<{ xml: Buffer }>('select xml from dtes where account_id = $1 and tenant_id = $2 and id::text = $3', [accountId, tenantId, id]);
+    const r = await sql.query<{ xml: Buffer }>('select xml from dtes where account_id = $1 and tenant_id = $2 and id::text = $3', [
+      accountId,
+      tenantId,
+      id,
+    ]);
     return r.rows[0]?.xml;
   },
 
@@ -180,7 +185,10 @@ export const dteStore = {
   },
 
   async xmlsOf(sql: Sql, accountId: string, ids: string[]): Promise<Map<string, Buffer>> {
-    const r = await sql.query<{ id: string; xml: Buffer }>('select id, xml from dtes where account_id = $1 and id::text = any($2::text[])', [accountId, ids]);
+    const r = await sql.query<{ id: string; xml: Buffer }>(
+      'select id, xml from dtes where account_id = $1 and id::text = any($2::text[])',
+      [accountId, ids],
+    );
     return new Map(r.rows.map((x) => [x.id, x.xml]));
   },
 
@@ -194,7 +202,16 @@ export const dteStore = {
 
   async setStatus(
     tx: Sql,
-    d: { id: string; accountId: string; status: DteStatus; envioId?: string | null; trackId: string | null; estado: string | null; glosa: string | null; now: Date },
+    d: {
+      id: string;
+      accountId: string;
+      status: DteStatus;
+      envioId?: string | null;
+      trackId: string | null;
+      estado: string | null;
+      glosa: string | null;
+      now: Date;
+    },
   ) {
     await tx.query(
       `update dtes set status = $3, envio_id = coalesce($4, envio_id), track_id = $5, sii_estado = $6, sii_glosa = $7, updated_at = $8
@@ -205,7 +222,16 @@ export const dteStore = {
 
   async addHistory(
     tx: Sql,
-    h: { dteId: string; accountId: string; previous: DteStatus | null; status: DteStatus; trackId: string | null; estado: string | null; glosa: string | null; now: Date },
+    h: {
+      dteId: string;
+      accountId: string;
+      previous: DteStatus | null;
+      status: DteStatus;
+      trackId: string | null;
+      estado: string | null;
+      glosa: string | null;
+      now: Date;
+    },
   ) {
     await tx.query(
       `insert into dte_status_history (dte_id, account_id, previous_status, status, sii_estado, sii_glosa, track_id, created_at)
@@ -239,26 +265,36 @@ export const dteStore = {
   },
 
   async getEnvioForUpdate(tx: Sql, accountId: string, id: string): Promise<EnvioRow | undefined> {
-    const r = await tx.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id = $2 for update`, [accountId, id]);
+    const r = await tx.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id = $2 for update`, [
+      accountId,
+      id,
+    ]);
     return r.rows[0];
   },
 
   async envios(sql: Sql, accountId: string, ids: string[]): Promise<EnvioRow[]> {
-    const r = await sql.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = any($2::text[])`, [accountId, ids]);
+    const r = await sql.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = any($2::text[])`, [
+      accountId,
+      ids,
+    ]);
     return r.rows;
   },
 
   async getEnvelope(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | null | undefined> {
-    const r = await sql.query<{ envelope: Buffer | null }>('select envelope from dte_envios where account_id = $1 and tenant_id = $2 and id::text = $3', [
-      accountId,
-      tenantId,
-      id,
-    ]);
+    const r = await sql.query<{ envelope: Buffer | null }>(
+      'select envelope from dte_envios where account_id = $1 and tenant_id = $2 and id::text = $3',
+      [accountId, tenantId, id],
+    );
     return r.rows[0] ? r.rows[0].envelope : undefined;
   },
 
   async saveEnvelope(sql: Sql, accountId: string, id: string, envelope: Buffer, now: Date) {
-    await sql.query(`update dte_envios set envelope = $3, updated_at = $4 where account_id = $1 and id = $2 and status = 'pending'`, [accountId, id, envelope, now]);
+    await sql.query(`update dte_envios set envelope = $3, updated_at = $4 where account_id = $1 and id = $2 and status = 'pending'`, [
+      accountId,
+      id,
+      envelope,
+      now,
+    ]);
   },
 
   async updateEnvio(

@@ -48,7 +48,16 @@ export function contiguousRuns(folios: readonly VoidedFolio[]): FolioRun[] {
       last.hasta = f.folio;
       last.attempts = Math.max(last.attempts, f.attempts);
     } else {
-      runs.push({ accountId: f.accountId, tenantId: f.tenantId, tipoDte: f.tipoDte, rangeId: f.rangeId, desde: f.folio, hasta: f.folio, attempts: f.attempts, ambiente: f.ambiente });
+      runs.push({
+        accountId: f.accountId,
+        tenantId: f.tenantId,
+        tipoDte: f.tipoDte,
+        rangeId: f.rangeId,
+        desde: f.folio,
+        hasta: f.folio,
+        attempts: f.attempts,
+        ambiente: f.ambiente,
+      });
     }
   }
   return runs;
@@ -111,7 +120,10 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
         if ((await foliosStore.recordAnnulment(db, { ...run, leaseUntil, now: at, error, nextAt })) === 0) continue; // lease lost
         if (error) {
           failed++;
-          deps.log?.warn({ tenantId: run.tenantId, tipoDte: run.tipoDte, desde: run.desde, hasta: run.hasta, error }, 'voided folios could not be annulled; will retry');
+          deps.log?.warn(
+            { tenantId: run.tenantId, tipoDte: run.tipoDte, desde: run.desde, hasta: run.hasta, error },
+            'voided folios could not be annulled; will retry',
+          );
         } else annulled++;
       }
       return { annulled, failed };

@@ -36,7 +36,12 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get<{ Params: Static<typeof RequestParams> }>(
     '/api/v1/tenants/:tenantId/folios/requests/:requestId',
     {
-      schema: { tags: ['Folios'], summary: 'Read a folio request', params: RequestParams, response: withErrors({ 200: FolioRequestSchema }) },
+      schema: {
+        tags: ['Folios'],
+        summary: 'Read a folio request',
+        params: RequestParams,
+        response: withErrors({ 200: FolioRequestSchema }),
+      },
     },
     async (req) => folios.getRequest(req.auth!.accountId, req.params.tenantId, req.params.requestId),
   );

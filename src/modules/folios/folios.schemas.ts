@@ -73,7 +73,10 @@ export const ThresholdBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const TenantParams = Type.Object({ tenantId: Type.String({ maxLength: 64, description: 'Tenant id' }) }, { additionalProperties: false });
+export const TenantParams = Type.Object(
+  { tenantId: Type.String({ maxLength: 64, description: 'Tenant id' }) },
+  { additionalProperties: false },
+);
 export const RequestParams = Type.Object(
   { tenantId: Type.String({ maxLength: 64 }), requestId: Type.String({ maxLength: 64, description: 'Folio request id' }) },
   { additionalProperties: false },

@@ -94,7 +94,10 @@ const toRequest = (r: FolioRequestRow): FolioRequest => ({
     r.status === 'completed' && r.desde !== null && r.hasta !== null
       ? { desde: Number(r.desde), hasta: Number(r.hasta), fechaAutorizacion: r.fecha_autorizacion!, vencimiento: r.vencimiento }
       : null,
-  error: r.status === 'failed' ? { code: r.error_code ?? 'folio_request_failed', message: r.error_message ?? 'The folio request failed.' } : null,
+  error:
+    r.status === 'failed'
+      ? { code: r.error_code ?? 'folio_request_failed', message: r.error_message ?? 'The folio request failed.' }
+      : null,
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
   completedAt: r.completed_at?.toISOString() ?? null,
@@ -104,9 +107,12 @@ const KIND_BY_STATUS = new Map<number, ErrorKind>(Object.entries(STATUS_BY_KIND)
 
 export function parseTipoDte(value: unknown, param = 'tipoDte'): number {
   const n = typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw errors.invalid('invalid_tipo_dte', `${param} must be a document type code such as 33.`, { param });
+  if (typeof n !== 'number' || !Number.isInteger(n))
+    throw errors.invalid('invalid_tipo_dte', `${param} must be a document type code such as 33.`, { param });
   if (!isSupportedTipoDte(n))
-    throw errors.unprocessable('unsupported_tipo_dte', `Document type ${n} is not supported. Use 33, 34, 39, 41, 46, 52, 56 or 61.`, { param });
+    throw errors.unprocessable('unsupported_tipo_dte', `Document type ${n} is not supported. Use 33, 34, 39, 41, 46, 52, 56 or 61.`, {
+      param,
+    });
   return n;
 }
 
@@ -145,7 +151,12 @@ export function createFoliosService(deps: FoliosDeps) {
   const checkStock = async (tx: Sql, accountId: string, tenantId: string, tipoDte: number, now: Date, mayFire: boolean) => {
     const a = await foliosStore.evaluateAlarm(tx, { accountId, tenantId, tipoDte, today: siiDate(now), now, mayFire });
     if (a.fired) {
-      await emitEvent(tx, { accountId, type: 'folio.low', data: { tenantId, tipoDte, disponibles: a.disponibles, lowThreshold: a.lowThreshold }, now });
+      await emitEvent(tx, {
+        accountId,
+        type: 'folio.low',
+        data: { tenantId, tipoDte, disponibles: a.disponibles, lowThreshold: a.lowThreshold },
+        now,
+      });
     }
     return a.disponibles;
   };
@@ -181,7 +192,11 @@ export function createFoliosService(deps: FoliosDeps) {
      * POST …/folios/request: records the request and its job in one transaction, then waits up to
      * FOLIO_REQUEST_WAIT for a worker to finish it: 201 with the range, 202 while still pending.
      */
-    async request(accountId: string, tenantId: string, body: { tipoDte: number; cantidad: number }): Promise<{ status: 201 | 202; body: FolioRequest }> {
+    async request(
+      accountId: string,
+      tenantId: string,
+      body: { tipoDte: number; cantidad: number },
+    ): Promise<{ status: 201 | 202; body: FolioRequest }> {
       const tenant = await deps.getTenant(accountId, tenantId);
       const tipoDte = parseTipoDte(body.tipoDte);
       requireReady(tenant);
@@ -189,16 +204,26 @@ export function createFoliosService(deps: FoliosDeps) {
       const now = clock.now();
       await db.transaction(async (tx) => {
         await foliosStore.insertRequest(tx, { id, accountId, tenantId, tipoDte, cantidad: body.cantidad, now });
-        await enqueue(tx, FOLIO_REQUEST_QUEUE, { requestId: id, accountId }, { singletonKey: `folios.request:${id}`, maxAttempts: MAX_REQUEST_ATTEMPTS });
+        await enqueue(
+          tx,
+          FOLIO_REQUEST_QUEUE,
+          { requestId: id, accountId },
+          { singletonKey: `folios.request:${id}`, maxAttempts: MAX_REQUEST_ATTEMPTS },
+        );
       });
       const deadline = Date.now() + deps.requestWaitMs;
       let delay = 20;
       for (;;) {
         const row = (await foliosStore.getRequest(db, accountId, tenantId, id))!;
         if (row.status === 'failed') {
-          throw new AppError(KIND_BY_STATUS.get(row.error_status ?? 502) ?? 'bad_gateway', row.error_code ?? 'folio_request_failed', row.error_message ?? 'The folio request failed.', {
-            details: { requestId: id },
-          });
+          throw new AppError(
+            KIND_BY_STATUS.get(row.error_status ?? 502) ?? 'bad_gateway',
+            row.error_code ?? 'folio_request_failed',
+            row.error_message ?? 'The folio request failed.',
+            {
+              details: { requestId: id },
+            },
+          );
         }
         if (row.status === 'completed') return { status: 201, body: toRequest(row) };
         const left = deadline - Date.now();
@@ -249,7 +274,11 @@ export function createFoliosService(deps: FoliosDeps) {
       try {
         caf = parseCaf(cafXml);
       } catch {
-        return failWith(accountId, requestId, new AppError('bad_gateway', 'caf_invalid', 'The billing provider returned a file that is not a valid CAF.'));
+        return failWith(
+          accountId,
+          requestId,
+          new AppError('bad_gateway', 'caf_invalid', 'The billing provider returned a file that is not a valid CAF.'),
+        );
       }
       const check = verifyCaf(caf, deps.cafKeys);
       const problem =
@@ -298,7 +327,13 @@ export function createFoliosService(deps: FoliosDeps) {
       const thresholds = new Map(settings.map((s) => [s.tipo_dte, s.low_threshold]));
       const tipos = [...new Set([...ranges.map((g) => g.tipo_dte), ...thresholds.keys()])].sort((a, b) => a - b);
       return {
-        data: tipos.map((t) => itemFor(t, ranges.filter((g) => g.tipo_dte === t), thresholds.get(t) ?? DEFAULT_LOW_THRESHOLD)),
+        data: tipos.map((t) =>
+          itemFor(
+            t,
+            ranges.filter((g) => g.tipo_dte === t),
+            thresholds.get(t) ?? DEFAULT_LOW_THRESHOLD,
+          ),
+        ),
       };
     },
 
@@ -330,7 +365,12 @@ export function createFoliosService(deps: FoliosDeps) {
       // The alarm changes state rarely; only then a second, transactional step (the conditional
       // update makes it fire once even when several allocations see the crossing together). If the
       // process dies in between, the next allocation still sees the crossing and fires.
-      if (a && a.lowArmed !== null && a.lowThreshold !== null && (a.lowArmed ? a.disponibles < a.lowThreshold : a.disponibles >= a.lowThreshold)) {
+      if (
+        a &&
+        a.lowArmed !== null &&
+        a.lowThreshold !== null &&
+        (a.lowArmed ? a.disponibles < a.lowThreshold : a.disponibles >= a.lowThreshold)
+      ) {
         await db.transaction((tx) => checkStock(tx, accountId, tenantId, tipoDte, now, true));
       }
       if (!a)
@@ -348,7 +388,8 @@ export function createFoliosService(deps: FoliosDeps) {
     },
 
     /** Step 3: in the DTE's transaction. False if the reservation was voided meanwhile. */
-    markUsed: (tx: Sql, a: { accountId: string; tenantId: string; tipoDte: number; folio: number; dteId: string }) => foliosStore.markUsed(tx, a),
+    markUsed: (tx: Sql, a: { accountId: string; tenantId: string; tipoDte: number; folio: number; dteId: string }) =>
+      foliosStore.markUsed(tx, a),
 
     /** A create that failed after reserving: the folio is voided (a gap), never handed out again. */
     async release(accountId: string, tenantId: string, tipoDte: number, folio: number): Promise<void> {

@@ -96,7 +96,10 @@ export const foliosStore = {
   },
 
   async lockPendingRequest(tx: Sql, accountId: string, id: string): Promise<boolean> {
-    const r = await tx.query(`select 1 from folio_requests where account_id = $1 and id = $2 and status = 'pending' for update`, [accountId, id]);
+    const r = await tx.query(`select 1 from folio_requests where account_id = $1 and id = $2 and status = 'pending' for update`, [
+      accountId,
+      id,
+    ]);
     return r.rowCount === 1;
   },
 
@@ -141,7 +144,22 @@ export const foliosStore = {
       `insert into folio_ranges (id, account_id, tenant_id, tipo_dte, desde, hasta, next_folio, fecha_autorizacion, vencimiento,
          idk, caf_block, private_key_enc, request_id, created_at, ambiente)
        values ($1, $2, $3, $4, $5, $6, $5, $7, $8, $9, $10, $11, $12, $13, $14) on conflict do nothing`,
-      [g.id, g.accountId, g.tenantId, g.tipoDte, g.desde, g.hasta, g.fechaAutorizacion, g.vencimiento, g.idk, g.cafBlock, g.privateKeyEnc, g.requestId, g.now, g.ambiente],
+      [
+        g.id,
+        g.accountId,
+        g.tenantId,
+        g.tipoDte,
+        g.desde,
+        g.hasta,
+        g.fechaAutorizacion,
+        g.vencimiento,
+        g.idk,
+        g.cafBlock,
+        g.privateKeyEnc,
+        g.requestId,
+        g.now,
+        g.ambiente,
+      ],
     );
     return r.rowCount === 1;
   },
@@ -298,7 +316,15 @@ export const foliosStore = {
    * claimed by another worker (SKIP LOCKED), pushing `annul_next_at` ahead as a lease.
    */
   async claimVoidedToAnnul(tx: Sql, a: { now: Date; leaseUntil: Date; maxAttempts: number; limit: number }): Promise<VoidedFolio[]> {
-    const r = await tx.query<{ account_id: string; tenant_id: string; tipo_dte: number; folio: string | number; range_id: string; annul_attempts: number; ambiente: string }>(
+    const r = await tx.query<{
+      account_id: string;
+      tenant_id: string;
+      tipo_dte: number;
+      folio: string | number;
+      range_id: string;
+      annul_attempts: number;
+      ambiente: string;
+    }>(
       `update folio_allocations f set annul_next_at = $2
        from (select a.tenant_id, a.tipo_dte, a.folio, g.ambiente from folio_allocations a join folio_ranges g on g.id = a.range_id
              where a.status = 'void' and a.annulled_at is null and a.annul_attempts < $3 and (a.annul_next_at is null or a.annul_next_at <= $1)
@@ -326,7 +352,17 @@ export const foliosStore = {
    */
   async recordAnnulment(
     sql: Sql,
-    a: { accountId: string; tenantId: string; tipoDte: number; desde: number; hasta: number; leaseUntil: Date; now: Date; error: string | null; nextAt: Date | null },
+    a: {
+      accountId: string;
+      tenantId: string;
+      tipoDte: number;
+      desde: number;
+      hasta: number;
+      leaseUntil: Date;
+      now: Date;
+      error: string | null;
+      nextAt: Date | null;
+    },
   ): Promise<number> {
     const r = await sql.query(
       `update folio_allocations

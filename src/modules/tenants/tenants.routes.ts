@@ -4,9 +4,12 @@ import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
 
 const TenantParams = IdParams('tenantId', 'Tenant id');
-const ListQuery = Type.Composite([PageQuery, Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending_credentials'), Type.Literal('active')])) })], {
-  additionalProperties: false,
-});
+const ListQuery = Type.Composite(
+  [PageQuery, Type.Object({ status: Type.Optional(Type.Union([Type.Literal('pending_credentials'), Type.Literal('active')])) })],
+  {
+    additionalProperties: false,
+  },
+);
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { tenants } = ctx.services;
@@ -25,8 +28,16 @@ const routes: RouteModule = async (app, { ctx }) => {
   );
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/api/v1/tenants',
-    { schema: { tags: ['Tenants'], summary: 'List tenants, newest first', querystring: ListQuery, response: withErrors({ 200: PageOf(TenantSchema) }) } },
-    async (req) => tenants.list(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator, status: req.query.status }),
+    {
+      schema: {
+        tags: ['Tenants'],
+        summary: 'List tenants, newest first',
+        querystring: ListQuery,
+        response: withErrors({ 200: PageOf(TenantSchema) }),
+      },
+    },
+    async (req) =>
+      tenants.list(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator, status: req.query.status }),
   );
   app.get<{ Params: { tenantId: string } }>(
     '/api/v1/tenants/:tenantId',

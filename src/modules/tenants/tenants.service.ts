@@ -41,11 +41,9 @@ export const toTenant = (r: TenantRow): Tenant => ({
 /** Business rules the schema cannot say: the RUT check digit, real calendar dates. */
 export function normaliseRutEmpresa(value: string): string {
   if (!/^\d{1,2}(\.?\d{3}){2}-[\dkK]$/.test(value.trim()))
-    throw errors.invalid(
-      'invalid_rut',
-      `rutEmpresa '${value}' is not in RUT format: write it with its check digit, like 76.123.456-7.`,
-      { param: 'rutEmpresa' },
-    );
+    throw errors.invalid('invalid_rut', `rutEmpresa '${value}' is not in RUT format: write it with its check digit, like 76.123.456-7.`, {
+      param: 'rutEmpresa',
+    });
   const rut = tryParseRut(value.trim());
   if (!rut)
     throw errors.invalid('invalid_rut', `rutEmpresa '${value}' has a wrong check digit (modulo 11). Check the number.`, {

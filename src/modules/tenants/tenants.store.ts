@@ -60,8 +60,22 @@ export const tenantsStore = {
       `insert into tenants (id, account_id, rut_empresa, razon_social, giro, direccion, comuna, ciudad,
          numero_resolucion, fecha_resolucion, acteco, ambiente, email, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
-      [id, accountId, f.rutEmpresa, f.razonSocial, f.giro, f.direccion, f.comuna, f.ciudad, f.numeroResolucion,
-        f.fechaResolucion, JSON.stringify(f.acteco), f.ambiente, f.email, now],
+      [
+        id,
+        accountId,
+        f.rutEmpresa,
+        f.razonSocial,
+        f.giro,
+        f.direccion,
+        f.comuna,
+        f.ciudad,
+        f.numeroResolucion,
+        f.fechaResolucion,
+        JSON.stringify(f.acteco),
+        f.ambiente,
+        f.email,
+        now,
+      ],
     );
     return (await this.get(tx, accountId, id))!;
   },
@@ -89,10 +103,7 @@ export const tenantsStore = {
       params.push(k === 'acteco' ? JSON.stringify(v) : v);
       sets.push(`${COLUMNS[k]} = $${params.length}`);
     }
-    await tx.query(
-      `update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id::text = $2`,
-      params,
-    );
+    await tx.query(`update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id::text = $2`, params);
     return this.get(tx, accountId, id);
   },
   /** Recomputes status from the credential summary; returns the row and whether it changed. */

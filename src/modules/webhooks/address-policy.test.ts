@@ -46,12 +46,19 @@ describe('classifyAddress', () => {
     expect(classifyAddress(ip)).toBe(category);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])(
-    '%s is public',
-    (ip) => {
-      expect(classifyAddress(ip)).toBeNull();
-    },
-  );
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+  ])('%s is public', (ip) => {
+    expect(classifyAddress(ip)).toBeNull();
+  });
 
   it('treats text that is not an address as never connectable', () => {
     expect(classifyAddress('not-an-ip')).toBe('reserved');

@@ -10,15 +10,7 @@ import net from 'node:net';
  * them into dotted quads first (see url-policy.ts).
  */
 export type AddressCategory =
-  | 'loopback'
-  | 'private'
-  | 'cgnat'
-  | 'link_local'
-  | 'metadata'
-  | 'multicast'
-  | 'unspecified'
-  | 'reserved'
-  | 'documentation';
+  'loopback' | 'private' | 'cgnat' | 'link_local' | 'metadata' | 'multicast' | 'unspecified' | 'reserved' | 'documentation';
 
 /** Categories that WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lets through (local demos and tests). */
 const ALLOWED_WITH_PRIVATE_NETWORKS: ReadonlySet<AddressCategory> = new Set(['loopback', 'private', 'cgnat']);
@@ -95,7 +87,10 @@ export function parseIpv6(text: string): Uint8Array | undefined {
   let tail: number[] = [];
   const lastColon = s.lastIndexOf(':');
   if (s.slice(lastColon + 1).includes('.')) {
-    tail = s.slice(lastColon + 1).split('.').map(Number);
+    tail = s
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
     s = s.slice(0, lastColon + 1) + '0:0';
   }
   const [head, rest] = s.split('::') as [string, string | undefined];

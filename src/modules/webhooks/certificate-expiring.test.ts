@@ -45,9 +45,11 @@ describeEachDb('certificate.expiring', (backend) => {
     return id;
   };
   const events = async () =>
-    (await h.db.query<{ payload: string }>(`select payload from outbox_events where event_type = 'certificate.expiring' order by created_at`)).rows.map(
-      (r) => JSON.parse(r.payload) as { event: string; data: Record<string, unknown> },
-    );
+    (
+      await h.db.query<{ payload: string }>(
+        `select payload from outbox_events where event_type = 'certificate.expiring' order by created_at`,
+      )
+    ).rows.map((r) => JSON.parse(r.payload) as { event: string; data: Record<string, unknown> });
 
   it('announces a certificate once, when it enters the 30-day window', async () => {
     const id = await certificate('2026-12-31'); // 40 days away

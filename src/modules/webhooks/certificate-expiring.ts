@@ -18,7 +18,8 @@ export const EXPIRING_LEAD_DAYS = 30;
 export const chileToday = (now: Date): string =>
   new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 
-export const daysBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+export const daysBetween = (from: string, to: string): number =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
 export interface ExpiringCertificate {
   accountId: string;
@@ -62,7 +63,15 @@ export async function notifyIfCertificateExpiring(tx: Sql, c: ExpiringCertificat
 /** The same, from a row of tenant_certificates (what the credentials module has in hand after an insert). */
 export const notifyIfCertificateRowExpiring = (
   tx: Sql,
-  row: { id: string; account_id: string; tenant_id: string; rut_certificado: string; nombre_titular: string; fecha_vencimiento: string; not_after: Date },
+  row: {
+    id: string;
+    account_id: string;
+    tenant_id: string;
+    rut_certificado: string;
+    nombre_titular: string;
+    fecha_vencimiento: string;
+    not_after: Date;
+  },
   now: Date,
 ): Promise<boolean> =>
   notifyIfCertificateExpiring(

@@ -94,7 +94,10 @@ export const deliveriesStore = {
    * own attempt). A success always wins; a failure does not revive a delivery that was cancelled or
    * failed by a disable meanwhile. `failingSince` is the start of the endpoint's failing run.
    */
-  async recordAttempt(sql: Sql, a: AttemptRecord): Promise<{ attemptNumber: number; endpointId: string; failingSince: Date | null } | undefined> {
+  async recordAttempt(
+    sql: Sql,
+    a: AttemptRecord,
+  ): Promise<{ attemptNumber: number; endpointId: string; failingSince: Date | null } | undefined> {
     const ok = a.status === 'succeeded';
     const r = await sql.query<{ attempt_count: number; endpoint_id: string; failing_since: Date | null }>(
       `with d as (

@@ -96,7 +96,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const gone = res.statusCode === 410;
     const attemptsMade = d.attempt_count + 1;
     const delay =
-      ok || gone ? null : nextDelayMs(settings.retryScheduleMs, attemptsMade, { retryAfterMs: parseRetryAfter(res.retryAfter, now), random: deps.random });
+      ok || gone
+        ? null
+        : nextDelayMs(settings.retryScheduleMs, attemptsMade, { retryAfterMs: parseRetryAfter(res.retryAfter, now), random: deps.random });
     const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
     const rec = await deliveriesStore.recordAttempt(db, {
       deliveryId: d.id,
@@ -113,8 +115,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     });
     if (!rec || ok) return; // lease lost: the worker that took over records its own attempt
     const failingTooLong = rec.failingSince !== null && now.getTime() - rec.failingSince.getTime() >= settings.disableAfterMs;
-    if (gone || failingTooLong)
-      await db.transaction((tx) => endpointsStore.disable(tx, d.endpoint_id, gone ? 'gone' : 'failing', now));
+    if (gone || failingTooLong) await db.transaction((tx) => endpointsStore.disable(tx, d.endpoint_id, gone ? 'gone' : 'failing', now));
   };
 
   const attempt = async (claimed: ClaimedDelivery, d: LoadedDelivery | undefined) => {
@@ -138,7 +139,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const ep = d?.endpoint_id ?? '';
     perEndpoint.set(ep, (perEndpoint.get(ep) ?? 0) + 1);
     const p: Promise<void> = attempt(claimed, d)
-      .catch((e: unknown) => deps.log?.error({ deliveryId: claimed.id, err: String(e) }, 'webhook attempt could not be recorded; it will be retried after its lease'))
+      .catch((e: unknown) =>
+        deps.log?.error(
+          { deliveryId: claimed.id, err: String(e) },
+          'webhook attempt could not be recorded; it will be retried after its lease',
+        ),
+      )
       .finally(() => {
         const n = (perEndpoint.get(ep) ?? 1) - 1;
         if (n <= 0) perEndpoint.delete(ep);
@@ -170,9 +176,22 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       // While busy, claim in batches: a claim and a load per batch instead of per freed slot.
       if (free <= 0 || (active.size > 0 && free < claimBatch)) break;
       // One statement, so no transaction: the lease is committed before any request is sent.
-      const claimed = await deliveriesStore.claim(db, { limit: free, busy: busyEndpoints(), now: clock.now(), leaseMs, leaseId: crypto.randomUUID() });
+      const claimed = await deliveriesStore.claim(db, {
+        limit: free,
+        busy: busyEndpoints(),
+        now: clock.now(),
+        leaseMs,
+        leaseId: crypto.randomUUID(),
+      });
       if (claimed.length === 0) break;
-      const loaded = new Map((await deliveriesStore.load(db, claimed.map((c) => c.id))).map((d) => [d.id, d]));
+      const loaded = new Map(
+        (
+          await deliveriesStore.load(
+            db,
+            claimed.map((c) => c.id),
+          )
+        ).map((d) => [d.id, d]),
+      );
       for (const c of claimed) launch(c, loaded.get(c.id));
       started += claimed.length;
     }

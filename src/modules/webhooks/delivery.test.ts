@@ -17,7 +17,10 @@ describeEachDb('webhook delivery', (backend) => {
     receivers.push(r);
     return r;
   };
-  const endpointFor = async (r: WebhookReceiver, extra: { filterTypes?: string[]; signatureScheme?: 'hmac-sha256-body' | 'standard-webhooks' } = {}) => {
+  const endpointFor = async (
+    r: WebhookReceiver,
+    extra: { filterTypes?: string[]; signatureScheme?: 'hmac-sha256-body' | 'standard-webhooks' } = {},
+  ) => {
     const ep = await h.service.createEndpoint(acct, { url: r.url, ...extra });
     r.secret = ep.secret;
     if (extra.signatureScheme) r.scheme = extra.signatureScheme;
@@ -222,7 +225,10 @@ describeEachDb('webhook delivery', (backend) => {
     const w = h.worker();
     const { dispatchOutbox } = await import('./dispatcher.ts');
     await dispatchOutbox(h.db, h.clock);
-    await h.db.query(`update webhook_deliveries set lease_id = gen_random_uuid(), locked_until = now() + interval '1 hour' where message_id = $1`, [id]);
+    await h.db.query(
+      `update webhook_deliveries set lease_id = gen_random_uuid(), locked_until = now() + interval '1 hour' where message_id = $1`,
+      [id],
+    );
     await w.tick();
     await w.settle();
     await new Promise((res) => setTimeout(res, 100));

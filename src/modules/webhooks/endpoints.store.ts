@@ -33,7 +33,16 @@ export interface EndpointPatch {
 export const endpointsStore = {
   async insert(
     tx: Sql,
-    e: { id: string; accountId: string; url: string; description: string | null; filterTypes: string[]; scheme: SignatureScheme; secretEnc: Buffer; now: Date },
+    e: {
+      id: string;
+      accountId: string;
+      url: string;
+      description: string | null;
+      filterTypes: string[];
+      scheme: SignatureScheme;
+      secretEnc: Buffer;
+      now: Date;
+    },
   ): Promise<EndpointRow> {
     const r = await tx.query<EndpointRow>(
       `insert into webhook_endpoints (id, account_id, url, description, filter_types, signature_scheme, secret_enc, created_at, updated_at)

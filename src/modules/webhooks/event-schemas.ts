@@ -28,7 +28,11 @@ export const EVENT_DATA_SCHEMAS: Record<EventType, TSchema> = {
       disponibles: Type.Integer({ description: 'Folios left for this document type.' }),
       lowThreshold: Type.Integer(),
     },
-    { $id: 'FolioLowData', title: 'FolioLowData', description: 'Emitted once when stock falls below the threshold; re-armed by a replenishment.' },
+    {
+      $id: 'FolioLowData',
+      title: 'FolioLowData',
+      description: 'Emitted once when stock falls below the threshold; re-armed by a replenishment.',
+    },
   ),
   'certificate.expiring': Type.Object(
     {
@@ -37,7 +41,11 @@ export const EVENT_DATA_SCHEMAS: Record<EventType, TSchema> = {
       rutCertificado: Type.String(),
       nombreTitular: Type.String(),
       fechaVencimiento: Date10,
-      daysRemaining: Type.Integer({ minimum: 0, maximum: 30, description: 'Whole days from today (America/Santiago) to fechaVencimiento.' }),
+      daysRemaining: Type.Integer({
+        minimum: 0,
+        maximum: 30,
+        description: 'Whole days from today (America/Santiago) to fechaVencimiento.',
+      }),
     },
     {
       $id: 'CertificateExpiringData',

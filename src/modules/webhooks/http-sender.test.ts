@@ -56,7 +56,11 @@ const local = (opts: { allowPrivateNetworks?: boolean; resolver?: Resolver; time
     allowPrivateNetworks: opts.allowPrivateNetworks ?? true,
     resolver: opts.resolver ?? (async () => [{ address: '127.0.0.1', family: 4 }]),
   });
-const req = (path: string, host = `127.0.0.1:${port}`) => ({ url: `http://${host}${path}`, headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+const req = (path: string, host = `127.0.0.1:${port}`) => ({
+  url: `http://${host}${path}`,
+  headers: { 'content-type': 'application/json' },
+  body: '{"a":1}',
+});
 
 describe('http sender', () => {
   it('posts the body and reads the answer', async () => {

@@ -7,7 +7,12 @@ import type { Clock } from '../../lib/clock.ts';
  * dispatched before then. A message with a delivery still pending is kept whatever its age, so a
  * short retention can never cut a retry short. Deletes run in batches to keep transactions short.
  */
-export async function purgeExpiredWebhookData(db: Db, clock: Clock, retentionDays: number, batch = 1000): Promise<{ messages: number; outbox: number }> {
+export async function purgeExpiredWebhookData(
+  db: Db,
+  clock: Clock,
+  retentionDays: number,
+  batch = 1000,
+): Promise<{ messages: number; outbox: number }> {
   const cutoff = new Date(clock.now().getTime() - retentionDays * 86_400_000);
   let messages = 0;
   let outbox = 0;

@@ -44,9 +44,7 @@ export function signatureHeaders(
   const [current] = secrets;
   if (!current) throw new Error('no signing secret');
   const signature =
-    scheme === 'standard-webhooks'
-      ? secrets.map((s) => signStandard(s, msgId, timestampSeconds, body)).join(' ')
-      : signBody(current, body);
+    scheme === 'standard-webhooks' ? secrets.map((s) => signStandard(s, msgId, timestampSeconds, body)).join(' ') : signBody(current, body);
   return {
     'content-type': 'application/json',
     'webhook-id': msgId,

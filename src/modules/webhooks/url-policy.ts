@@ -43,7 +43,10 @@ export class ForbiddenAddressError extends Error {
 }
 
 /** Resolves a host and refuses it if any of its addresses is in a forbidden range. */
-export async function resolveAllowed(host: string, opts: { allowPrivateNetworks: boolean; resolver: Resolver }): Promise<ResolvedAddress[]> {
+export async function resolveAllowed(
+  host: string,
+  opts: { allowPrivateNetworks: boolean; resolver: Resolver },
+): Promise<ResolvedAddress[]> {
   if (net.isIP(host)) {
     const c = refusedCategory(host, opts.allowPrivateNetworks);
     if (c) throw new ForbiddenAddressError(host, host, c);
@@ -57,7 +60,10 @@ export async function resolveAllowed(host: string, opts: { allowPrivateNetworks:
   const addresses = await Promise.race([
     opts.resolver(host),
     new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`DNS lookup of ${host} timed out`), { code: 'ETIMEOUT' })), RESOLVE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(Object.assign(new Error(`DNS lookup of ${host} timed out`), { code: 'ETIMEOUT' })),
+        RESOLVE_TIMEOUT_MS,
+      );
     }),
   ]).finally(() => clearTimeout(timer));
   if (addresses.length === 0) throw Object.assign(new Error(`${host} has no addresses`), { code: 'ENOTFOUND' });

@@ -44,7 +44,14 @@ const routes: RouteModule = async (app, { ctx }) => {
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/webhooks/endpoints',
-    { schema: { tags, summary: 'List webhook endpoints, newest first', querystring: PageQuery, response: withErrors({ 200: PageOf(EndpointSchema) }) } },
+    {
+      schema: {
+        tags,
+        summary: 'List webhook endpoints, newest first',
+        querystring: PageQuery,
+        response: withErrors({ 200: PageOf(EndpointSchema) }),
+      },
+    },
     async (req) => webhooks.listEndpoints(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
   );
   app.get<{ Params: { endpointId: string } }>(
@@ -139,7 +146,14 @@ const routes: RouteModule = async (app, { ctx }) => {
   );
   app.get<{ Params: { messageId: string } }>(
     '/api/v1/webhooks/messages/:messageId',
-    { schema: { tags, summary: 'Read a webhook message and its attempts', params: MessageParams, response: withErrors({ 200: MessageSchema }) } },
+    {
+      schema: {
+        tags,
+        summary: 'Read a webhook message and its attempts',
+        params: MessageParams,
+        response: withErrors({ 200: MessageSchema }),
+      },
+    },
     async (req) => webhooks.getMessage(req.auth!.accountId, req.params.messageId),
   );
   app.post<{ Params: { messageId: string }; Body: Static<typeof ResendBody> }>(

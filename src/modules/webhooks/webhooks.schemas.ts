@@ -8,7 +8,7 @@ const Scheme = Type.Union(
   SIGNATURE_SCHEMES.map((s) => Type.Literal(s)),
   {
     description:
-      '`hmac-sha256-body` (default, the contract\'s): base64(HMAC-SHA256(secret, raw body)). `standard-webhooks`: ' +
+      "`hmac-sha256-body` (default, the contract's): base64(HMAC-SHA256(secret, raw body)). `standard-webhooks`: " +
       '`v1,<base64>` over `id.timestamp.body` with the base64-decoded part of the secret after `whsec_`.',
   },
 );

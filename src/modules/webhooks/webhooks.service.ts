@@ -142,9 +142,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   /** One new delivery of an existing message to one endpoint, due now. */
   const enqueueDelivery = async (accountId: string, messageId: string, endpointId: string) => {
     const now = clock.now();
-    await db.transaction((tx) =>
-      messagesStore.insertDeliveries(tx, [{ id: newId(), accountId, messageId, endpointId }], now, now),
-    );
+    await db.transaction((tx) => messagesStore.insertDeliveries(tx, [{ id: newId(), accountId, messageId, endpointId }], now, now));
   };
 
   const requireEnabled = (row: EndpointRow, param?: string) => {
@@ -159,7 +157,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   return {
     async createEndpoint(
       accountId: string,
-      input: { url: string; filterTypes?: string[] | undefined; description?: string | undefined; signatureScheme?: SignatureScheme | undefined },
+      input: {
+        url: string;
+        filterTypes?: string[] | undefined;
+        description?: string | undefined;
+        signatureScheme?: SignatureScheme | undefined;
+      },
     ): Promise<Endpoint & { secret: string }> {
       const filterTypes = normaliseFilterTypes(input.filterTypes);
       const url = await checkWebhookUrl(input.url, urlOpts);
@@ -306,7 +309,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         eventType: q.eventType,
         endpointId: q.endpointId,
       });
-      const page = toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), (r) => r);
+      const page = toPage(
+        rows,
+        q.limit,
+        (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }),
+        (r) => r,
+      );
       const full = await toMessages(page.data, accountId);
       return { ...page, data: page.data.map((r) => full.get(r.id)!) };
     },

@@ -44,13 +44,20 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
     slowMs: duration('slow', values.slow, config.emulator.slowMs),
     schemaDir: config.emulator.schemaDir,
   });
-  const info = { url: emu.url, port: emu.port, siiPublicKey: emu.siiKey.publicKeyPath, siiPublicKeyUrl: `${emu.url}/emulator/sii-public-key.pem` };
+  const info = {
+    url: emu.url,
+    port: emu.port,
+    siiPublicKey: emu.siiKey.publicKeyPath,
+    siiPublicKeyUrl: `${emu.url}/emulator/sii-public-key.pem`,
+  };
   if (values.json) console.log(JSON.stringify(info));
   else {
     console.log(`SimpleAPI + SII emulator listening on ${emu.url}`);
     console.log(`CAFs are signed with its SII key (IDK 666): ${info.siiPublicKey ?? info.siiPublicKeyUrl}`);
     console.log('Point the service at it with:');
-    console.log(`  PROVIDER=simpleapi SIMPLEAPI_BASE_URL=${emu.url} SIMPLEAPI_SERVICIOS_URL=${emu.url}${info.siiPublicKey ? ` EMULATOR_SII_PUBLIC_KEY=${info.siiPublicKey}` : ''}`);
+    console.log(
+      `  PROVIDER=simpleapi SIMPLEAPI_BASE_URL=${emu.url} SIMPLEAPI_SERVICIOS_URL=${emu.url}${info.siiPublicKey ? ` EMULATOR_SII_PUBLIC_KEY=${info.siiPublicKey}` : ''}`,
+    );
   }
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

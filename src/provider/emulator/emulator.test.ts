@@ -37,7 +37,8 @@ async function caf(p: Provider, tipoDte: number, cantidad = 10): Promise<Caf> {
 }
 
 function envelope(dtes: Buffer[], now: Date, over: Partial<Parameters<typeof buildEnvelope>[0]> = {}): Buffer {
-  return buildEnvelope({ dtes, rutEmisor: RUT, fechaResolucion: '2014-08-22', numeroResolucion: 80, signer: cert.signer, now, ...over }).xml;
+  return buildEnvelope({ dtes, rutEmisor: RUT, fechaResolucion: '2014-08-22', numeroResolucion: 80, signer: cert.signer, now, ...over })
+    .xml;
 }
 
 async function sendAndWait(p: Provider, env: Buffer, tipo: 'dte' | 'boleta' = 'dte') {
@@ -97,8 +98,18 @@ describeEachDb('emulator in-process', (backend) => {
     const c33 = await caf(emu, 33);
     const c61 = await caf(emu, 61);
     const f = build(c33, input(33, c33.desde));
-    const n = build(c61, input(61, c61.desde, { referencias: [{ tipoDocRef: 33, folioRef: c33.desde, fechaRef: '2026-03-02', codRef: 1, razonRef: 'Anula' }] }));
-    const up = await emu.upload(creds(), { rutEmpresa: RUT, envelope: envelope([f, n], clock.now()), tipo: 'dte', ambiente: 'certificacion' });
+    const n = build(
+      c61,
+      input(61, c61.desde, {
+        referencias: [{ tipoDocRef: 33, folioRef: c33.desde, fechaRef: '2026-03-02', codRef: 1, razonRef: 'Anula' }],
+      }),
+    );
+    const up = await emu.upload(creds(), {
+      rutEmpresa: RUT,
+      envelope: envelope([f, n], clock.now()),
+      tipo: 'dte',
+      ambiente: 'certificacion',
+    });
     expect(up.estado).toBe('REC');
     expect(up.raw?.toString('latin1')).toContain(`<TRACKID>${up.trackId}</TRACKID>`);
     const st = await emu.uploadStatus(creds(), { rutEmpresa: RUT, trackId: up.trackId, tipo: 'dte', ambiente: 'certificacion' });
@@ -127,7 +138,12 @@ describeEachDb('emulator in-process', (backend) => {
   it("walks the SII's stages (REC, SOK, CRT, FOK, PRD) until the processing delay has passed, then shows the verdict", async () => {
     const slow = createInProcessEmulator({ db: tdb.db, clock, siiKey: emu.siiKey, processingDelayMs: 5000 });
     const c = await caf(slow, 34);
-    const up = await slow.upload(creds(), { rutEmpresa: RUT, envelope: envelope([build(c, input(34, c.desde))], clock.now()), tipo: 'dte', ambiente: 'certificacion' });
+    const up = await slow.upload(creds(), {
+      rutEmpresa: RUT,
+      envelope: envelope([build(c, input(34, c.desde))], clock.now()),
+      tipo: 'dte',
+      ambiente: 'certificacion',
+    });
     const q = () => slow.uploadStatus(creds(), { rutEmpresa: RUT, trackId: up.trackId, tipo: 'dte', ambiente: 'certificacion' });
     const seen: [string, boolean][] = [];
     for (let i = 0; i < 5; i++) {

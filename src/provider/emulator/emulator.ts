@@ -125,7 +125,15 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
         idk: siiKey.idk,
         siiPrivateKey: siiKey.privateKey,
       });
-      await emulatorStore.insertCaf(db, { rut, tipoDte, desde, hasta, fechaAutorizacion: caf.fechaAutorizacion, modulus: caf.publicKey.modulus, now });
+      await emulatorStore.insertCaf(db, {
+        rut,
+        tipoDte,
+        desde,
+        hasta,
+        fechaAutorizacion: caf.fechaAutorizacion,
+        modulus: caf.publicKey.modulus,
+        now,
+      });
       return xml;
     },
 
@@ -154,7 +162,13 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
           sha256: inspected.sha256,
         };
         if (inspected.rejection) {
-          await emulatorStore.insertEnvio(tx, { ...base, estado: inspected.rejection.estado, glosa: inspected.rejection.glosa, estadistica: [], detalle: [] });
+          await emulatorStore.insertEnvio(tx, {
+            ...base,
+            estado: inspected.rejection.estado,
+            glosa: inspected.rejection.glosa,
+            estadistica: [],
+            detalle: [],
+          });
         } else {
           const judged = await judgeDocuments(tx, inspected, { trackId: id, now });
           await emulatorStore.insertEnvio(tx, { ...base, estado: 'EPR', glosa: 'Envío Procesado', ...judged });
@@ -194,7 +208,10 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       const doc = await emulatorStore.getDocument(db, rut, Number(input.Tipo), Number(input.Folio));
       if (!doc) return { estado: 'FAU', glosa: 'Documento No Recibido por el SII' };
       const receptor = typeof input.RutReceptor === 'string' && tryParseRut(input.RutReceptor) ? toSiiRut(input.RutReceptor) : null;
-      const matches = doc.monto_total === Number(input.Total) && doc.fecha_emision === input.FechaDte && (receptor === null || doc.rut_receptor === receptor);
+      const matches =
+        doc.monto_total === Number(input.Total) &&
+        doc.fecha_emision === input.FechaDte &&
+        (receptor === null || doc.rut_receptor === receptor);
       return matches
         ? { estado: 'DOK', glosa: 'Documento Recibido por el SII. Datos Coinciden con los Registrados' }
         : { estado: 'DNK', glosa: 'Documento Recibido por el SII pero Datos NO Coinciden con los registrados' };
@@ -203,7 +220,11 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     async taxpayer(apiKey: string, input: TaxpayerInput, pfx: Buffer | undefined): Promise<TaxpayerResponse> {
       await billable(apiKey, pfx, input.Certificado?.Password, input.Certificado?.Rut);
       const rut = siiRut(input.RutEmpresa, 'RutEmpresa');
-      return { rut, razonSocial: `CONTRIBUYENTE ${rut}`, actividades: [{ codigo: 620200, glosa: 'ACTIVIDADES DE CONSULTORIA DE INFORMATICA' }] };
+      return {
+        rut,
+        razonSocial: `CONTRIBUYENTE ${rut}`,
+        actividades: [{ codigo: 620200, glosa: 'ACTIVIDADES DE CONSULTORIA DE INFORMATICA' }],
+      };
     },
 
     async annul(apiKey: string, input: AnnulInput, pfx: Buffer | undefined, tipoDte: number, desde: number, hasta: number) {

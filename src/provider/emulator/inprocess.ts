@@ -27,7 +27,9 @@ export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?
     const req = new Request(input, init);
     const url = new URL(req.url);
     const body = req.method === 'GET' ? undefined : Buffer.from(await req.arrayBuffer());
-    const r = await (await app()).inject({
+    const r = await (
+      await app()
+    ).inject({
       method: req.method as 'GET' | 'POST',
       url: url.pathname + url.search,
       headers: Object.fromEntries(req.headers),

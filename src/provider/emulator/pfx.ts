@@ -44,7 +44,12 @@ function open(pfx: Buffer, password: string): OpenedPfx | string {
 }
 
 /** Opens and checks the caller's certificate; throws SimpleAPI's answer when it is unusable. */
-export function checkCertificate(pfx: Buffer | undefined, password: string | undefined, rutCertificado: string | undefined, now: Date): OpenedPfx {
+export function checkCertificate(
+  pfx: Buffer | undefined,
+  password: string | undefined,
+  rutCertificado: string | undefined,
+  now: Date,
+): OpenedPfx {
   if (!pfx || password === undefined) throw new ProviderError('rejected', 'Falta el certificado digital (.pfx) o su contraseña', 401);
   const key = crypto.createHash('sha256').update(pfx).update('\0').update(password).digest('hex');
   let v = cache.get(key);

@@ -92,7 +92,13 @@ const text = (s: string, name: string): string | undefined => {
   return m ? m[1]!.trim() : undefined;
 };
 const num = (s: string | undefined): number | null => (s !== undefined && /^-?\d+(\.\d+)?$/.test(s) ? Number(s) : null);
-const decode = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 
 function certificateValidity(b64: string | undefined): { notBefore: Date; notAfter: Date } | null {
   if (!b64) return null;
@@ -217,7 +223,8 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
     const certValidity = certificateValidity(text(dte.slice(dte.lastIndexOf('<Signature')), 'X509Certificate'));
     if (certValidity && signedOutside(tmst, certValidity)) findings.push(finding('DTE-3-506', `firmado el ${tmst}`));
     const fa = text(dte, 'FA');
-    if (fa && d.fechaEmision && d.fechaEmision < fa) findings.push(finding('HED-3-305', `FchEmis ${d.fechaEmision}, CAF autorizado el ${fa}`));
+    if (fa && d.fechaEmision && d.fechaEmision < fa)
+      findings.push(finding('HED-3-305', `FchEmis ${d.fechaEmision}, CAF autorizado el ${fa}`));
     const tipoDte = d.tipoDte;
     if (tipoDte !== null) findings.push(...amountFindings(dte, tipoDte));
     const references: { tipoDte: number; folio: number }[] = [];

@@ -133,9 +133,7 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
   );
 
   // Emulator-only helpers (not SimpleAPI): the key that signs its CAFs, and a liveness probe.
-  app.get('/emulator/sii-public-key.pem', async (_req, reply) =>
-    reply.type('application/x-pem-file').send(core.siiKey.publicKeyPem),
-  );
+  app.get('/emulator/sii-public-key.pem', async (_req, reply) => reply.type('application/x-pem-file').send(core.siiKey.publicKeyPem));
   app.get('/emulator/health', async () => ({ ok: true, idk: core.siiKey.idk }));
   return app;
 }

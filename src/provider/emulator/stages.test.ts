@@ -3,7 +3,8 @@ import { envelopeStage } from './emulator.ts';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, 0) + ms);
 const envio = (estado: string) => ({ estado, received_at: at(0), ready_at: at(5000) });
-const walk = (estado: string) => [0, 999, 1000, 2500, 3999, 4000, 4999, 5000].map((ms) => envelopeStage(envio(estado), at(ms))?.estado ?? estado);
+const walk = (estado: string) =>
+  [0, 999, 1000, 2500, 3999, 4000, 4999, 5000].map((ms) => envelopeStage(envio(estado), at(ms))?.estado ?? estado);
 
 it('walks REC, SOK, CRT, FOK, PRD, one fifth of the delay each, then shows the verdict', () => {
   expect(walk('EPR')).toEqual(['REC', 'REC', 'SOK', 'CRT', 'FOK', 'PRD', 'PRD', 'EPR']);

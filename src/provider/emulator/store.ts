@@ -72,7 +72,10 @@ export const emulatorStore = {
     const hasta = Number(r.rows[0]!.last_folio);
     return { desde: hasta - cantidad + 1, hasta };
   },
-  async insertCaf(db: Sql, c: { rut: string; tipoDte: number; desde: number; hasta: number; fechaAutorizacion: string; modulus: string; now: Date }) {
+  async insertCaf(
+    db: Sql,
+    c: { rut: string; tipoDte: number; desde: number; hasta: number; fechaAutorizacion: string; modulus: string; now: Date },
+  ) {
     await db.query(
       `insert into emu_cafs (rut_emisor, tipo_dte, desde, hasta, fecha_autorizacion, modulus, issued_at)
        values ($1, $2, $3, $4, $5, $6, $7)`,
@@ -127,7 +130,19 @@ export const emulatorStore = {
     await db.query(
       `insert into emu_envios (track_id, rut_emisor, rut_envia, tipo, received_at, ready_at, estado, glosa, estadistica, detalle, envelope_sha256)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-      [e.trackId, e.rutEmisor, e.rutEnvia, e.tipo, e.receivedAt, e.readyAt, e.estado, e.glosa, JSON.stringify(e.estadistica), JSON.stringify(e.detalle), e.sha256],
+      [
+        e.trackId,
+        e.rutEmisor,
+        e.rutEnvia,
+        e.tipo,
+        e.receivedAt,
+        e.readyAt,
+        e.estado,
+        e.glosa,
+        JSON.stringify(e.estadistica),
+        JSON.stringify(e.detalle),
+        e.sha256,
+      ],
     );
   },
   async getEnvio(db: Sql, trackId: number): Promise<EmuEnvioRow | undefined> {

@@ -79,7 +79,8 @@ export function excerpt(body: Buffer, secrets: readonly string[] = [], max = 200
 /** Maps a non-2xx answer to the provider error it means (SimpleAPI's observed shapes, §9). */
 export function errorForStatus(status: number, body: Buffer, secrets: readonly string[] = []): ProviderError {
   const text = excerpt(body, secrets);
-  if (/vencid/i.test(text)) return new ProviderError('expired_api_key', 'The billing-provider API key has expired (Apikey vencida).', status);
+  if (/vencid/i.test(text))
+    return new ProviderError('expired_api_key', 'The billing-provider API key has expired (Apikey vencida).', status);
   if (status === 429 || /cuota|quota|l[ií]mite de (consultas|llamadas)|plan agotado/i.test(text)) {
     return new ProviderError('quota_exhausted', 'The billing-provider plan has no calls left.', status);
   }
@@ -133,7 +134,9 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
-        throw Object.assign(new ProviderError('timeout', `The billing provider did not answer within ${opts.timeoutMs} ms.`), { sent: true });
+        throw Object.assign(new ProviderError('timeout', `The billing provider did not answer within ${opts.timeoutMs} ms.`), {
+          sent: true,
+        });
       }
       const code = causeCode(e);
       throw Object.assign(new ProviderError('unavailable', `The billing provider is unreachable${code ? ` (${code})` : ''}.`), {
@@ -150,7 +153,9 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
       throw Object.assign(new ProviderError(kind, 'The billing provider connection broke while answering.'), { sent: true });
     }
     if (res.status < 200 || res.status >= 300) {
-      throw Object.assign(errorForStatus(res.status, buf, [req.apiKey, ...(req.secrets ?? [])]), { sent: res.status < 502 || res.status > 504 });
+      throw Object.assign(errorForStatus(res.status, buf, [req.apiKey, ...(req.secrets ?? [])]), {
+        sent: res.status < 502 || res.status > 504,
+      });
     }
     return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: buf };
   };

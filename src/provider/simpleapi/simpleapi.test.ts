@@ -34,7 +34,8 @@ beforeAll(async () => {
         if (req.method === 'POST') {
           const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type']! } }).formData();
           s.input = JSON.parse(String(form.get('input')));
-          for (const f of form.getAll('files') as File[]) s.files.push({ name: f.name, type: f.type, bytes: Buffer.from(await f.arrayBuffer()) });
+          for (const f of form.getAll('files') as File[])
+            s.files.push({ name: f.name, type: f.type, bytes: Buffer.from(await f.arrayBuffer()) });
         }
         seen.push(s);
         const a = script(s, seen.length);
@@ -52,7 +53,13 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 const provider = (over: { retries?: number; timeoutMs?: number } = {}) =>
-  createSimpleApiProvider({ apiBaseUrl: base, serviciosBaseUrl: `${base}/servicios`, timeoutMs: over.timeoutMs ?? 2000, retries: over.retries ?? 2, backoffBaseMs: 1 });
+  createSimpleApiProvider({
+    apiBaseUrl: base,
+    serviciosBaseUrl: `${base}/servicios`,
+    timeoutMs: over.timeoutMs ?? 2000,
+    retries: over.retries ?? 2,
+    backoffBaseMs: 1,
+  });
 
 const pfx = Buffer.from([0x30, 0x82, 0x01, 0x00, 0xff, 0x00, 0x7f]);
 const creds = { apiKey: 'k-123456789', pfx, pfxPassword: 'secreto-del-pfx', rutCertificado: '12345678-5' };
@@ -70,7 +77,10 @@ const run = async (fn: () => Promise<unknown>, s: Script) => {
 
 describe('simpleapi adapter', () => {
   it('sends the bare key, the input JSON and the .pfx first, then the document', async () => {
-    const r = await run(() => provider().upload(creds, uploadReq), () => ({ status: 200, body: JSON.stringify({ trackId: 42, estado: 'REC', ok: true, glosa: 'ok', errores: [], responseXml: null }) }));
+    const r = await run(
+      () => provider().upload(creds, uploadReq),
+      () => ({ status: 200, body: JSON.stringify({ trackId: 42, estado: 'REC', ok: true, glosa: 'ok', errores: [], responseXml: null }) }),
+    );
     expect(r.error).toBeUndefined();
     expect(r.value).toMatchObject({ trackId: '42', estado: 'REC' });
     const s = seen[0]!;
@@ -110,48 +120,85 @@ describe('simpleapi adapter', () => {
   });
 
   it('retries transient failures of queries with backoff, and gives up after the configured retries', async () => {
-    const ok = await run(() => provider({ retries: 2 }).verifyApiKey('k-123456789'), (_r, n) => (n < 3 ? { status: 503 } : { status: 200, body: '[{"servicio":"dte","uso":1,"maximo":10}]' }));
+    const ok = await run(
+      () => provider({ retries: 2 }).verifyApiKey('k-123456789'),
+      (_r, n) => (n < 3 ? { status: 503 } : { status: 200, body: '[{"servicio":"dte","uso":1,"maximo":10}]' }),
+    );
     expect(seen.length).toBe(3);
     expect(ok.value).toEqual({ quota: [{ servicio: 'dte', uso: 1, maximo: 10 }] });
-    const down = await run(() => provider({ retries: 2 }).verifyApiKey('k-123456789'), () => ({ status: 502 }));
+    const down = await run(
+      () => provider({ retries: 2 }).verifyApiKey('k-123456789'),
+      () => ({ status: 502 }),
+    );
     expect(seen.length).toBe(3);
     expect(down.error!.kind).toBe('unavailable');
-    const timeout = await run(() => provider({ retries: 1, timeoutMs: 600 }).verifyApiKey('k-123456789'), () => ({ status: 200, body: '[]', delayMs: 1_500 }));
+    const timeout = await run(
+      () => provider({ retries: 1, timeoutMs: 600 }).verifyApiKey('k-123456789'),
+      () => ({ status: 200, body: '[]', delayMs: 1_500 }),
+    );
     expect(timeout.error!.kind).toBe('timeout');
     expect(seen.length).toBe(2);
   });
 
   it('does not repeat an upload that may have been received (timeout, broken connection, 500), but does after a 503', async () => {
-    const slow = await run(() => provider({ retries: 3, timeoutMs: 600 }).upload(creds, uploadReq), () => ({ status: 200, body: '{}', delayMs: 1_500 }));
+    const slow = await run(
+      () => provider({ retries: 3, timeoutMs: 600 }).upload(creds, uploadReq),
+      () => ({ status: 200, body: '{}', delayMs: 1_500 }),
+    );
     expect(slow.error!.kind).toBe('timeout');
     expect(seen.length).toBe(1);
-    const cut = await run(() => provider({ retries: 3 }).upload(creds, uploadReq), () => 'hangup');
+    const cut = await run(
+      () => provider({ retries: 3 }).upload(creds, uploadReq),
+      () => 'hangup',
+    );
     expect(cut.error!.kind).toBe('unavailable');
     expect(seen.length).toBe(1);
-    const err = await run(() => provider({ retries: 3 }).upload(creds, uploadReq), () => ({ status: 500 }));
+    const err = await run(
+      () => provider({ retries: 3 }).upload(creds, uploadReq),
+      () => ({ status: 500 }),
+    );
     expect(err.error!.kind).toBe('unavailable');
     expect(seen.length).toBe(1);
-    const busy = await run(() => provider({ retries: 3 }).upload(creds, uploadReq), (_r, n) =>
-      n === 1 ? { status: 503 } : { status: 200, body: JSON.stringify({ trackId: '7', estado: 'REC', ok: true, glosa: '', errores: [], responseXml: null }) },
+    const busy = await run(
+      () => provider({ retries: 3 }).upload(creds, uploadReq),
+      (_r, n) =>
+        n === 1
+          ? { status: 503 }
+          : { status: 200, body: JSON.stringify({ trackId: '7', estado: 'REC', ok: true, glosa: '', errores: [], responseXml: null }) },
     );
     expect(busy.value).toMatchObject({ trackId: '7' });
     expect(seen.length).toBe(2);
   });
 
   it('retries an unreachable provider (the request never left) and reports it as unavailable', async () => {
-    const dead = createSimpleApiProvider({ apiBaseUrl: 'http://127.0.0.1:9', serviciosBaseUrl: 'http://127.0.0.1:9', timeoutMs: 1000, retries: 2, backoffBaseMs: 1 });
+    const dead = createSimpleApiProvider({
+      apiBaseUrl: 'http://127.0.0.1:9',
+      serviciosBaseUrl: 'http://127.0.0.1:9',
+      timeoutMs: 1000,
+      retries: 2,
+      backoffBaseMs: 1,
+    });
     await expect(dead.upload(creds, uploadReq)).rejects.toMatchObject({ kind: 'unavailable' });
   });
 
   it('never puts the password or the key in an error message', async () => {
-    const r = await run(() => provider({ retries: 0 }).upload(creds, uploadReq), () => ({ status: 400, body: 'Password secreto-del-pfx no válida para k-123456789' }));
+    const r = await run(
+      () => provider({ retries: 0 }).upload(creds, uploadReq),
+      () => ({ status: 400, body: 'Password secreto-del-pfx no válida para k-123456789' }),
+    );
     expect(r.error!.message).toContain('[redacted]');
     expect(r.error!.message).not.toContain('secreto-del-pfx');
     expect(r.error!.message).not.toContain('k-123456789');
   });
 
   it('reports an upload the SII refused (ok:false) as a rejection with its reasons, and parses envelope states', async () => {
-    const r = await run(() => provider().upload(creds, uploadReq), () => ({ status: 200, body: JSON.stringify({ trackId: null, estado: '7', ok: false, glosa: 'Schema inválido', errores: ['linea 3'] }) }));
+    const r = await run(
+      () => provider().upload(creds, uploadReq),
+      () => ({
+        status: 200,
+        body: JSON.stringify({ trackId: null, estado: '7', ok: false, glosa: 'Schema inválido', errores: ['linea 3'] }),
+      }),
+    );
     expect(r.error).toMatchObject({ kind: 'rejected' });
     expect(r.error!.message).toContain('Schema inválido; linea 3');
     const st = await run(
@@ -163,7 +210,15 @@ describe('simpleapi adapter', () => {
           estado: 'EPR',
           glosa: 'Envío procesado',
           estadistica: [{ tipo: 39, informados: 2, aceptados: 1, rechazados: 1, reparos: 0 }],
-          detalle: [{ tipo: 39, folio: 5, estado: 'RCH', descripcion: 'DTE Rechazado', errores: [{ codigo: 'DTE-3-505', descripcion: 'Firma DTE Incorrecta' }] }],
+          detalle: [
+            {
+              tipo: 39,
+              folio: 5,
+              estado: 'RCH',
+              descripcion: 'DTE Rechazado',
+              errores: [{ codigo: 'DTE-3-505', descripcion: 'Firma DTE Incorrecta' }],
+            },
+          ],
         }),
       }),
     );

@@ -31,11 +31,21 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
     try {
       return JSON.parse(body.toString('utf8')) as T;
     } catch {
-      throw new ProviderError('unavailable', `The billing provider answered ${what} with something that is not JSON: ${excerpt(body, secrets)}`);
+      throw new ProviderError(
+        'unavailable',
+        `The billing provider answered ${what} with something that is not JSON: ${excerpt(body, secrets)}`,
+      );
     }
   };
 
-  const post = async (creds: ProviderCredentials, host: 'api' | 'servicios', path: string, input: unknown, idempotent: boolean, extra: FilePart[] = []) => {
+  const post = async (
+    creds: ProviderCredentials,
+    host: 'api' | 'servicios',
+    path: string,
+    input: unknown,
+    idempotent: boolean,
+    extra: FilePart[] = [],
+  ) => {
     const c = cert(creds);
     return client.request({
       host,
@@ -60,7 +70,8 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
     async verifyApiKey(apiKey) {
       const r = await client.request({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
       const items = json<unknown>(r.body, 'the subscription status', [apiKey]);
-      if (!Array.isArray(items)) throw new ProviderError('unavailable', 'The billing provider answered the subscription status in an unknown shape.');
+      if (!Array.isArray(items))
+        throw new ProviderError('unavailable', 'The billing provider answered the subscription status in an unknown shape.');
       return {
         quota: items.map((i: { servicio?: unknown; uso?: unknown; maximo?: unknown }) => ({
           servicio: String(i.servicio ?? ''),
@@ -73,7 +84,11 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
     async taxpayerLookup(creds, rut) {
       const r = await post(creds, 'api', ROUTES.taxpayer, { Certificado: certificado(creds), RutEmpresa: rut, Ambiente: 1 }, true);
       const t = json<TaxpayerResponse>(r.body, 'the taxpayer lookup', [creds.pfxPassword ?? '']);
-      return { rut: t.rut, razonSocial: t.razonSocial, acteco: (t.actividades ?? []).map((a) => Number(a.codigo)).filter(Number.isInteger) };
+      return {
+        rut: t.rut,
+        razonSocial: t.razonSocial,
+        acteco: (t.actividades ?? []).map((a) => Number(a.codigo)).filter(Number.isInteger),
+      };
     },
 
     async requestCaf(creds, req) {
@@ -154,10 +169,7 @@ export function parseEnvioStatus(a: EnvioStatusResponse, trackId: string, raw?: 
       folio: Number(d.folio),
       status: statusForDocumentState(String(d.estado)),
       estado: String(d.estado),
-      glosa:
-        (d.errores ?? []).length > 0
-          ? d.errores.map((e) => `${e.codigo} ${e.descripcion}`).join('; ')
-          : String(d.descripcion ?? ''),
+      glosa: (d.errores ?? []).length > 0 ? d.errores.map((e) => `${e.codigo} ${e.descripcion}`).join('; ') : String(d.descripcion ?? ''),
     })),
     estadistica: (a.estadistica ?? []).map((s) => ({
       tipoDte: Number(s.tipo),
@@ -169,4 +181,3 @@ export function parseEnvioStatus(a: EnvioStatusResponse, trackId: string, raw?: 
     ...(raw ? { raw } : {}),
   };
 }
-

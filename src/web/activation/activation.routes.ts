@@ -52,7 +52,8 @@ const routes: RouteModule = async (app, { ctx }) => {
       403,
       messagePage({
         title: 'No pudimos procesar el formulario',
-        message: 'Por seguridad, el formulario debe enviarse desde esta misma página y con las cookies activadas. Vuelva a cargarla e intente de nuevo.',
+        message:
+          'Por seguridad, el formulario debe enviarse desde esta misma página y con las cookies activadas. Vuelva a cargarla e intente de nuevo.',
         retryHref: `/activate/${req.params.token}`,
       }),
     );
@@ -62,11 +63,18 @@ const routes: RouteModule = async (app, { ctx }) => {
   const messageFor = (e: AppError) => MESSAGES[e.code]?.text ?? 'No pudimos completar este paso. Intente de nuevo.';
 
   /** Renders a failed step again with the message next to its field, or the right page. */
-  const renderFailure = async (req: FastifyRequest<{ Params: Params }>, reply: FastifyReply, err: unknown, step: 'apiKey' | 'certificate' | 'confirm') => {
+  const renderFailure = async (
+    req: FastifyRequest<{ Params: Params }>,
+    reply: FastifyReply,
+    err: unknown,
+    step: 'apiKey' | 'certificate' | 'confirm',
+  ) => {
     if (err instanceof LinkUnusableError) return invalid(reply, err.state, err.issuer);
     if (!isAppError(err)) throw err;
-    if (err.code === 'rate_limited') return send(reply, 429, messagePage({ title: 'Demasiados intentos', message: 'Espere un momento y vuelva a intentarlo.' }));
-    if (err.code === 'activation_step_order' || err.code === 'activation_incomplete') return reply.redirect(`/activate/${req.params.token}`, 303);
+    if (err.code === 'rate_limited')
+      return send(reply, 429, messagePage({ title: 'Demasiados intentos', message: 'Espere un momento y vuelva a intentarlo.' }));
+    if (err.code === 'activation_step_order' || err.code === 'activation_incomplete')
+      return reply.redirect(`/activate/${req.params.token}`, 303);
     const view = await activation.view(req.params.token);
     if (view.state !== 'pending') return invalid(reply, view.state, view.issuer);
     const token = csrf.issue(req, reply, view.linkId);
@@ -80,7 +88,11 @@ const routes: RouteModule = async (app, { ctx }) => {
     if (step === 'confirm' && view.certificate)
       return send(reply, err.status, confirmPage({ view, token: req.params.token, csrf: token, error: messageFor(err) }));
     const field = mapped?.field === 'password' ? 'password' : 'file';
-    return send(reply, err.status, certificatePage({ view, token: req.params.token, csrf: token, errors: { [field]: messageFor(err) }, maxKb }));
+    return send(
+      reply,
+      err.status,
+      certificatePage({ view, token: req.params.token, csrf: token, errors: { [field]: messageFor(err) }, maxKb }),
+    );
   };
 
   await app.register(
@@ -91,7 +103,14 @@ const routes: RouteModule = async (app, { ctx }) => {
         limit: ctx.config.pageRateLimit,
         bucket: 'page:activate',
         onLimited: (_req, reply) =>
-          send(reply, 429, messagePage({ title: 'Demasiados intentos', message: 'Hizo demasiadas solicitudes seguidas. Espere un momento y vuelva a intentarlo.' })),
+          send(
+            reply,
+            429,
+            messagePage({
+              title: 'Demasiados intentos',
+              message: 'Hizo demasiadas solicitudes seguidas. Espere un momento y vuelva a intentarlo.',
+            }),
+          ),
       });
       await scope.register(formbody, { bodyLimit: 16 * 1024 });
       scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: limitBytes + 16 * 1024 }, (req, body, done) => {
@@ -114,7 +133,11 @@ const routes: RouteModule = async (app, { ctx }) => {
               : undefined;
         if (!appErr) {
           req.log.error({ err }, 'activation page failed');
-          return send(reply, 500, messagePage({ title: 'Algo salió mal', message: 'Tuvimos un problema de nuestro lado. Intente nuevamente en unos minutos.' }));
+          return send(
+            reply,
+            500,
+            messagePage({ title: 'Algo salió mal', message: 'Tuvimos un problema de nuestro lado. Intente nuevamente en unos minutos.' }),
+          );
         }
         if (!r.params?.token) return send(reply, appErr.status, messagePage({ title: 'Solicitud no válida', message: messageFor(appErr) }));
         const url = req.routeOptions.url ?? '';

@@ -37,10 +37,7 @@ export function createCsrf(opts: CsrfOptions) {
       let cookie = readCookie(req, name);
       if (!valid(cookie)) {
         cookie = crypto.randomBytes(32).toString('base64url');
-        reply.header(
-          'Set-Cookie',
-          `${name}=${cookie}; Path=/; HttpOnly; SameSite=Strict${opts.secure ? '; Secure' : ''}`,
-        );
+        reply.header('Set-Cookie', `${name}=${cookie}; Path=/; HttpOnly; SameSite=Strict${opts.secure ? '; Secure' : ''}`);
       }
       return sign(cookie, binding);
     },

@@ -6,7 +6,8 @@ import { layout } from './layout.ts';
 describe('html escaping', () => {
   it('escapes every interpolated value unless it is html', () => {
     const evil = `"><script>alert('x')</script>&\``;
-    const out = html`<p title="${evil}">${evil}</p>${html`<b>${evil}</b>`}${[evil, html`<i></i>`]}${null}${undefined}${false}${0}`.value;
+    const out = html`<p title="${evil}">${evil}</p>
+      ${html`<b>${evil}</b>`}${[evil, html`<i></i>`]}${null}${undefined}${false}${0}`.value;
     expect(out).not.toContain('<script>');
     expect(out).toContain('&lt;script&gt;');
     expect(out).toContain('&quot;&gt;');
@@ -19,7 +20,15 @@ describe('html escaping', () => {
   });
 
   it('renders accessible fields: label, hint and error tied to the input', () => {
-    const out = field({ name: 'apiKey', label: 'Clave', hint: 'Ayuda', error: 'Mal <x>', type: 'password', value: 'never shown', autofocus: true }).value;
+    const out = field({
+      name: 'apiKey',
+      label: 'Clave',
+      hint: 'Ayuda',
+      error: 'Mal <x>',
+      type: 'password',
+      value: 'never shown',
+      autofocus: true,
+    }).value;
     expect(out).toContain('<label for="f-apiKey">Clave</label>');
     expect(out).toContain('aria-describedby="f-apiKey-hint f-apiKey-error"');
     expect(out).toContain('aria-invalid="true"');

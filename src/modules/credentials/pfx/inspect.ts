@@ -70,7 +70,10 @@ export function inspectPfx(pfx: Uint8Array, password: string): PfxInspection {
     }
   }
   if (decoded.privateKeys.length === 0)
-    throw new PfxError('certificate_key_missing', 'The .pfx file holds no private key. Export the certificate together with its private key.');
+    throw new PfxError(
+      'certificate_key_missing',
+      'The .pfx file holds no private key. Export the certificate together with its private key.',
+    );
   if (certs.length === 0) throw new PfxError('certificate_unreadable', 'The .pfx file holds no certificate.');
   const keys: crypto.KeyObject[] = [];
   for (const der of decoded.privateKeys) {
@@ -88,11 +91,13 @@ export function inspectPfx(pfx: Uint8Array, password: string): PfxInspection {
         leaf = c;
         key = k;
       }
-  if (!leaf || !key)
-    throw new PfxError('certificate_key_mismatch', "The private key in the .pfx file does not belong to its certificate.");
+  if (!leaf || !key) throw new PfxError('certificate_key_mismatch', 'The private key in the .pfx file does not belong to its certificate.');
   // SII signatures are RSA (XML-DSig rsa-sha1); any other key type cannot sign a DTE.
   if (key.asymmetricKeyType !== 'rsa')
-    throw new PfxError('certificate_key_unsupported', `The certificate's key is ${key.asymmetricKeyType ?? 'unknown'}; SII signatures need an RSA key.`);
+    throw new PfxError(
+      'certificate_key_unsupported',
+      `The certificate's key is ${key.asymmetricKeyType ?? 'unknown'}; SII signatures need an RSA key.`,
+    );
   let rut: string | null;
   try {
     rut = rutFromCertificate(leaf.raw);

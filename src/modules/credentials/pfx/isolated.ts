@@ -61,9 +61,14 @@ export function createPfxInspector(opts: IsolationOptions = {}) {
         () =>
           finish(() =>
             reject(
-              new AppError('unavailable', 'certificate_check_timeout', 'Checking the certificate took too long; the service is busy. Retry in a moment.', {
-                headers: { 'Retry-After': '10' },
-              }),
+              new AppError(
+                'unavailable',
+                'certificate_check_timeout',
+                'Checking the certificate took too long; the service is busy. Retry in a moment.',
+                {
+                  headers: { 'Retry-After': '10' },
+                },
+              ),
             ),
           ),
         timeoutMs,
@@ -76,7 +81,9 @@ export function createPfxInspector(opts: IsolationOptions = {}) {
       // memory, which only a hostile file causes.
       const unreadable = () => new PfxError('certificate_unreadable', 'The file is not a readable .pfx (PKCS#12) certificate.');
       worker.once('error', (e: Error & { code?: string }) =>
-        finish(() => reject(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? unreadable() : new Error(`certificate worker failed: ${e.message}`, { cause: e }))),
+        finish(() =>
+          reject(e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? unreadable() : new Error(`certificate worker failed: ${e.message}`, { cause: e })),
+        ),
       );
       // An exit without an answer: let a message already on its way arrive first.
       worker.once('exit', (code) =>

@@ -6,9 +6,20 @@ import { inspectPfx, privateKeyFromPfx } from './inspect.ts';
 import { decodePkcs12, pkcs12Kdf } from './pkcs12.ts';
 
 // forge's independent implementation, missing from @types/node-forge.
-const forgePbe = (forge as unknown as {
-  pbe: { generatePkcs12Key(password: string, salt: forge.util.ByteStringBuffer, id: number, iter: number, n: number, md: forge.md.MessageDigest): forge.util.ByteStringBuffer };
-}).pbe;
+const forgePbe = (
+  forge as unknown as {
+    pbe: {
+      generatePkcs12Key(
+        password: string,
+        salt: forge.util.ByteStringBuffer,
+        id: number,
+        iter: number,
+        n: number,
+        md: forge.md.MessageDigest,
+      ): forge.util.ByteStringBuffer;
+    };
+  }
+).pbe;
 
 const SHA1 = { name: 'sha1', u: 20, v: 64 };
 const SHA256 = { name: 'sha256', u: 32, v: 64 };

@@ -118,7 +118,8 @@ const children = (n: Node | undefined, what: string): Node[] => {
 };
 
 const oidOf = (n: Node | undefined, what: string): string => {
-  if (!n || n.tagClass !== Class.UNIVERSAL || n.type !== Type.OID || typeof n.value !== 'string') throw unreadable(`${what}: expected an OID`);
+  if (!n || n.tagClass !== Class.UNIVERSAL || n.type !== Type.OID || typeof n.value !== 'string')
+    throw unreadable(`${what}: expected an OID`);
   return forge.asn1.derToOid(n.value);
 };
 
@@ -132,7 +133,8 @@ function octetsOf(n: Node | undefined, what: string, depth = 0): Buffer {
 }
 
 function intOf(n: Node | undefined, what: string): number {
-  if (!n || n.tagClass !== Class.UNIVERSAL || n.type !== Type.INTEGER || typeof n.value !== 'string') throw unreadable(`${what}: expected an INTEGER`);
+  if (!n || n.tagClass !== Class.UNIVERSAL || n.type !== Type.INTEGER || typeof n.value !== 'string')
+    throw unreadable(`${what}: expected an INTEGER`);
   const bytes = Buffer.from(n.value, 'binary');
   if (bytes.length === 0 || bytes.length > 6 || (bytes[0]! & 0x80) !== 0) throw unreadable(`${what}: integer out of range`);
   return bytes.readUIntBE(0, bytes.length);
@@ -152,7 +154,14 @@ const bmpPassword = (password: string): Buffer => {
 };
 
 /** RFC 7292 appendix B.2 key derivation, with native hashing. */
-export function pkcs12Kdf(hash: { name: string; u: number; v: number }, password: Buffer, salt: Buffer, id: number, iterations: number, n: number): Buffer {
+export function pkcs12Kdf(
+  hash: { name: string; u: number; v: number },
+  password: Buffer,
+  salt: Buffer,
+  id: number,
+  iterations: number,
+  n: number,
+): Buffer {
   const { u, v } = hash;
   const fill = (src: Buffer) => {
     if (src.length === 0) return Buffer.alloc(0);
@@ -232,7 +241,9 @@ export function decodePkcs12(pfx: Buffer, password: string, opts: DecodeOptions 
   }
   // Without a verified MAC, a decryption failure most likely means a wrong password.
   const failure = (what: string) =>
-    macVerified === true ? unreadable(`${what} could not be decrypted (damaged file)`) : new Pkcs12Error('password', 'the password is wrong');
+    macVerified === true
+      ? unreadable(`${what} could not be decrypted (damaged file)`)
+      : new Pkcs12Error('password', 'the password is wrong');
 
   const decrypt = (algId: Node | undefined, data: Buffer, what: string): Buffer => {
     const [algOidNode, params] = children(algId, `${what} algorithm`);

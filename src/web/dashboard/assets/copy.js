@@ -7,14 +7,22 @@
     var done = function () {
       var label = button.textContent;
       button.textContent = button.getAttribute('data-copied') || label;
-      setTimeout(function () { button.textContent = label; }, 2000);
+      setTimeout(function () {
+        button.textContent = label;
+      }, 2000);
     };
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(input.value).then(done, function () { input.select(); });
+      navigator.clipboard.writeText(input.value).then(done, function () {
+        input.select();
+      });
     } else {
       input.focus();
       input.select();
-      try { if (document.execCommand('copy')) done(); } catch { /* the text stays selected */ }
+      try {
+        if (document.execCommand('copy')) done();
+      } catch {
+        /* the text stays selected */
+      }
     }
   }
   document.addEventListener('DOMContentLoaded', function () {
@@ -24,7 +32,9 @@
         var input = document.getElementById(button.getAttribute('data-copy'));
         if (!input) return;
         button.hidden = false;
-        button.addEventListener('click', function () { copy(input, button); });
+        button.addEventListener('click', function () {
+          copy(input, button);
+        });
       })(buttons[i]);
     }
   });

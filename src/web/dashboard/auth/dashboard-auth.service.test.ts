@@ -45,7 +45,9 @@ describeEachDb('dashboard auth service', (backend) => {
       { email: 'not an email', password: 'x' },
     ];
     for (const a of attempts) {
-      const err = await auth().logIn({ ...a, ip }).catch((x: unknown) => x as { code: string; message: string; status: number });
+      const err = await auth()
+        .logIn({ ...a, ip })
+        .catch((x: unknown) => x as { code: string; message: string; status: number });
       expect(err).toMatchObject({ code: 'invalid_credentials', status: 401, message: 'The e-mail or the password is not correct.' });
     }
   });
@@ -97,7 +99,9 @@ describeEachDb('dashboard auth service', (backend) => {
   });
 
   it('checks passwords at sign-up, and set-password ends every session of the account', async () => {
-    const short = await auth().signUp({ name: 'X', email: email(), password: 'corta', ip }).catch((e: unknown) => e);
+    const short = await auth()
+      .signUp({ name: 'X', email: email(), password: 'corta', ip })
+      .catch((e: unknown) => e);
     expect(short).toMatchObject({ code: 'password_too_short', param: 'password' });
     const e = email();
     const s1 = await auth().signUp({ name: 'X', email: e, password: 'una clave larga', ip });

@@ -6,7 +6,15 @@ import type { RateLimit, RateLimiter } from '../../../lib/rate-limiter.ts';
 import { sha256Hex } from '../../../lib/tokens.ts';
 import { normaliseEmail, type AccountsService } from '../../../modules/accounts/accounts.service.ts';
 import { accountsStore } from '../../../modules/accounts/accounts.store.ts';
-import { dummyHash, hashPassword, needsRehash, passwordProblem, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from './password.ts';
+import {
+  dummyHash,
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  verifyPassword,
+} from './password.ts';
 import { sessionsStore, type SessionRow } from './sessions.store.ts';
 
 /**
@@ -50,8 +58,7 @@ export function csrfMatches(session: DashboardSession, presented: unknown): bool
   return crypto.timingSafeEqual(Buffer.from(presented), Buffer.from(session.csrfToken));
 }
 
-const invalidCredentials = () =>
-  errors.unauthorized('invalid_credentials', 'The e-mail or the password is not correct.');
+const invalidCredentials = () => errors.unauthorized('invalid_credentials', 'The e-mail or the password is not correct.');
 
 export function checkPassword(password: string, param = 'password'): void {
   const problem = passwordProblem(password);
@@ -94,9 +101,14 @@ export function createDashboardAuthService(deps: {
   const limited = async (key: string) => {
     const r = await deps.rateLimiter.take(key, settings.loginRateLimit);
     if (!r.allowed)
-      throw new AppError('rate_limited', 'login_rate_limited', `Too many attempts from your network. Try again in ${r.retryAfterSeconds} seconds.`, {
-        headers: { 'Retry-After': String(r.retryAfterSeconds) },
-      });
+      throw new AppError(
+        'rate_limited',
+        'login_rate_limited',
+        `Too many attempts from your network. Try again in ${r.retryAfterSeconds} seconds.`,
+        {
+          headers: { 'Retry-After': String(r.retryAfterSeconds) },
+        },
+      );
   };
 
   return {

@@ -20,7 +20,14 @@ describe('password hashing (scrypt)', () => {
 
   it('never matches a malformed or tampered stored value, and refuses absurd parameters', async () => {
     const h = await hashPassword('correct horse battery');
-    for (const bad of ['', 'plain', h.replace('scrypt$1', 'scrypt$2'), h.replace('32768', '1048576000'), h.replace('32768', '1000'), h.slice(0, -10)])
+    for (const bad of [
+      '',
+      'plain',
+      h.replace('scrypt$1', 'scrypt$2'),
+      h.replace('32768', '1048576000'),
+      h.replace('32768', '1000'),
+      h.slice(0, -10),
+    ])
       expect(await verifyPassword('correct horse battery', bad)).toBe(false);
   });
 

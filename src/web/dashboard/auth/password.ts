@@ -32,7 +32,12 @@ const MAX_MEM = 256 * 1024 * 1024;
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 256;
 
-const options = (p: ScryptParams): crypto.ScryptOptions => ({ N: p.N, r: p.r, p: p.p, maxmem: Math.max(64 * 1024 * 1024, 256 * p.N * p.r) });
+const options = (p: ScryptParams): crypto.ScryptOptions => ({
+  N: p.N,
+  r: p.r,
+  p: p.p,
+  maxmem: Math.max(64 * 1024 * 1024, 256 * p.N * p.r),
+});
 
 /** NFC first, so the same password typed on two keyboards hashes the same. */
 const normalise = (password: string): Buffer => Buffer.from(password.normalize('NFC'), 'utf8');

@@ -46,16 +46,33 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
   if (appErr) {
     if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) reply.header(k, v);
     if (appErr.kind === 'not_found')
-      return sendPage(reply, frame(ctx, t.errors.notFoundTitle, html`<p>${t.errors.notFound}</p>${home}`), 404);
+      return sendPage(
+        reply,
+        frame(
+          ctx,
+          t.errors.notFoundTitle,
+          html`<p>${t.errors.notFound}</p>
+            ${home}`,
+        ),
+        404,
+      );
     const title = appErr.kind === 'rate_limited' ? t.errors.rateLimitedTitle : t.common.errorTitle;
     return sendPage(reply, frame(ctx, title, html`${notice(errorText(appErr, t), 'bad')}${home}`), appErr.status);
   }
   req.log.error({ err }, 'dashboard page failed');
-  return sendPage(reply, frame(ctx, t.errors.genericTitle, html`${notice(html`${t.errors.generic} <code>${req.id}</code>`, 'bad')}${home}`), 500);
+  return sendPage(
+    reply,
+    frame(ctx, t.errors.genericTitle, html`${notice(html`${t.errors.generic} <code>${req.id}</code>`, 'bad')}${home}`),
+    500,
+  );
 }
 
 /** The per-IP limit of the pre-login pages was hit (Retry-After is already set). */
 export function renderRateLimited(req: FastifyRequest, reply: FastifyReply, retryAfterSeconds: number): FastifyReply {
   const ctx = ctxFor(req);
-  return sendPage(reply, frame(ctx, ctx.t.errors.rateLimitedTitle, html`${notice(ctx.t.errors.rateLimited(retryAfterSeconds), 'bad')}`), 429);
+  return sendPage(
+    reply,
+    frame(ctx, ctx.t.errors.rateLimitedTitle, html`${notice(ctx.t.errors.rateLimited(retryAfterSeconds), 'bad')}`),
+    429,
+  );
 }

@@ -8,12 +8,11 @@ import { errors } from '../../../errors.ts';
  */
 export type FormBody = Record<string, string | string[] | undefined>;
 
-export const asForm = (body: unknown): FormBody =>
-  body && typeof body === 'object' && !Array.isArray(body) ? (body as FormBody) : {};
+export const asForm = (body: unknown): FormBody => (body && typeof body === 'object' && !Array.isArray(body) ? (body as FormBody) : {});
 
 export function text(body: FormBody, name: string, max: number): string {
   const raw = body[name];
-  const v = Array.isArray(raw) ? raw[0] ?? '' : raw ?? '';
+  const v = Array.isArray(raw) ? (raw[0] ?? '') : (raw ?? '');
   if (v.length > max) throw errors.invalid('invalid_field', `${name} must have at most ${max} characters.`, { param: name });
   return v;
 }
@@ -27,7 +26,8 @@ export function list(body: FormBody, name: string, maxItems: number, maxLength: 
   const raw = body[name];
   const v = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
   if (v.length > maxItems) throw errors.invalid('invalid_field', `${name} has too many values.`, { param: name });
-  for (const s of v) if (s.length > maxLength) throw errors.invalid('invalid_field', `${name} has a value that is too long.`, { param: name });
+  for (const s of v)
+    if (s.length > maxLength) throw errors.invalid('invalid_field', `${name} has a value that is too long.`, { param: name });
   return v;
 }
 

@@ -227,7 +227,8 @@ export const en: Messages = {
     deleteTitle: 'Delete endpoint',
     deleteConfirm: 'Deliveries not yet sent to this endpoint are cancelled. The log is kept.',
     secret: 'Signing secret',
-    secretHelp: 'Verify each delivery by computing HMAC-SHA256 of the raw body with this secret (base64) and comparing it with the webhook-signature header.',
+    secretHelp:
+      'Verify each delivery by computing HMAC-SHA256 of the raw body with this secret (base64) and comparing it with the webhook-signature header.',
     reveal: 'Reveal secret',
     rotate: 'Rotate secret',
     rotateConfirm: 'The current secret stops signing immediately.',

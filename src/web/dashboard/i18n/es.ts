@@ -225,7 +225,8 @@ export const es = {
     deleteTitle: 'Eliminar endpoint',
     deleteConfirm: 'Las entregas pendientes a este endpoint se cancelan. El historial se conserva.',
     secret: 'Secreto de firma',
-    secretHelp: 'Verifica cada entrega calculando HMAC-SHA256 del cuerpo con este secreto (base64) y comparándolo con la cabecera webhook-signature.',
+    secretHelp:
+      'Verifica cada entrega calculando HMAC-SHA256 del cuerpo con este secreto (base64) y comparándolo con la cabecera webhook-signature.',
     reveal: 'Mostrar secreto',
     rotate: 'Rotar secreto',
     rotateConfirm: 'El secreto actual deja de firmar de inmediato.',

@@ -22,10 +22,18 @@ export const apiKeysRoutes: DashboardRoutes = (app, { ctx }) => {
     try {
       name = optionalText(asForm(req.body), 'name', 100);
       const created = await apiKeys.create(account, { name });
-      return sendPage(reply, apiKeysView(pageContext(req), { keys: await allKeys(account), created: { key: created.key, name: created.name } }), 201);
+      return sendPage(
+        reply,
+        apiKeysView(pageContext(req), { keys: await allKeys(account), created: { key: created.key, name: created.name } }),
+        201,
+      );
     } catch (e) {
       if (!isAppError(e) || e.status >= 500) throw e;
-      return sendPage(reply, apiKeysView(pageContext(req), { keys: await allKeys(account), error: { message: errorText(e, t(req)), param: e.param } }), e.status);
+      return sendPage(
+        reply,
+        apiKeysView(pageContext(req), { keys: await allKeys(account), error: { message: errorText(e, t(req)), param: e.param } }),
+        e.status,
+      );
     }
   });
 

@@ -48,7 +48,19 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     } catch (e) {
       if (!isAppError(e) || (e.code !== 'invalid_credentials' && e.code !== 'login_rate_limited')) throw e;
       if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-      return sendPage(reply, loginView(pageContext(req), { email, error: { message: e.code === 'login_rate_limited' ? t(req).errors.rateLimited(Number(e.headers?.['Retry-After'] ?? 60)) : errorText(e, t(req)) }, next, signupEnabled }), e.status);
+      return sendPage(
+        reply,
+        loginView(pageContext(req), {
+          email,
+          error: {
+            message:
+              e.code === 'login_rate_limited' ? t(req).errors.rateLimited(Number(e.headers?.['Retry-After'] ?? 60)) : errorText(e, t(req)),
+          },
+          next,
+          signupEnabled,
+        }),
+        e.status,
+      );
     }
   });
 
@@ -71,7 +83,11 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     } catch (e) {
       if (!isAppError(e) || e.status >= 500 || e.kind === 'not_found') throw e;
       if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
-      return sendPage(reply, signupView(pageContext(req), { name, email, error: { message: errorText(e, t(req)), param: e.param }, enabled: true }), e.status);
+      return sendPage(
+        reply,
+        signupView(pageContext(req), { name, email, error: { message: errorText(e, t(req)), param: e.param }, enabled: true }),
+        e.status,
+      );
     }
   });
 

@@ -21,14 +21,25 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
       tipoDte: (TIPOS_DTE as readonly number[]).includes(Number(tipo)) ? tipo : undefined,
     };
     const iterator = queryValue(req.query, 'iterator');
-    const page = await dte.list(account, tenant.id, { limit: 50, iterator, status: filters.status, tipoDte: filters.tipoDte ? Number(filters.tipoDte) : undefined });
-    return sendPage(reply, documentsView(pageContext(req), { tenant, documents: page.data, filters, iterator: page.iterator, onFirst: !iterator }));
+    const page = await dte.list(account, tenant.id, {
+      limit: 50,
+      iterator,
+      status: filters.status,
+      tipoDte: filters.tipoDte ? Number(filters.tipoDte) : undefined,
+    });
+    return sendPage(
+      reply,
+      documentsView(pageContext(req), { tenant, documents: page.data, filters, iterator: page.iterator, onFirst: !iterator }),
+    );
   });
 
   app.get<Id>('/tenants/:tenantId/documents/:dteId', async (req, reply) => {
     const account = accountId(req);
     const tenant = await tenants.get(account, req.params.tenantId);
-    const [doc, history] = await Promise.all([dte.get(account, tenant.id, req.params.dteId), dte.history(account, tenant.id, req.params.dteId)]);
+    const [doc, history] = await Promise.all([
+      dte.get(account, tenant.id, req.params.dteId),
+      dte.history(account, tenant.id, req.params.dteId),
+    ]);
     return sendPage(reply, documentView(pageContext(req), { tenant, dte: doc, history: history.data }));
   });
 

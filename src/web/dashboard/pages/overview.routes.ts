@@ -18,8 +18,14 @@ export const overviewRoutes: DashboardRoutes = (app, { ctx }) => {
     const page = await tenants.list(account, { limit: TENANTS_SHOWN });
     const scanned = page.data.filter((x: Tenant) => x.status === 'active').slice(0, TENANTS_SCANNED);
     const [stock, docs, messages] = await Promise.all([
-      Promise.all(scanned.map(async (tenant) => (await folios.inventory(account, tenant.id)).data.map((stock) => ({ tenant, stock })))).then((r) => r.flat()),
-      Promise.all(scanned.map(async (tenant) => (await dte.list(account, tenant.id, { limit: DOCUMENTS_SHOWN })).data.map((d) => ({ tenant, dte: d })))).then((r) =>
+      Promise.all(
+        scanned.map(async (tenant) => (await folios.inventory(account, tenant.id)).data.map((stock) => ({ tenant, stock }))),
+      ).then((r) => r.flat()),
+      Promise.all(
+        scanned.map(async (tenant) =>
+          (await dte.list(account, tenant.id, { limit: DOCUMENTS_SHOWN })).data.map((d) => ({ tenant, dte: d })),
+        ),
+      ).then((r) =>
         r
           .flat()
           .sort((a, b) => b.dte.createdAt.localeCompare(a.dte.createdAt))
@@ -27,7 +33,12 @@ export const overviewRoutes: DashboardRoutes = (app, { ctx }) => {
       ),
       webhooks.listMessages(account, { limit: 100 }),
     ]);
-    const failures = messages.data.filter((m) => m.status === 'failed' || m.attempts.some((a) => a.status === 'failed')).slice(0, FAILURES_SHOWN);
-    return sendPage(reply, overviewView(pageContext(req), { tenants: page.data, moreTenants: !page.done, folios: stock, documents: docs, failures }));
+    const failures = messages.data
+      .filter((m) => m.status === 'failed' || m.attempts.some((a) => a.status === 'failed'))
+      .slice(0, FAILURES_SHOWN);
+    return sendPage(
+      reply,
+      overviewView(pageContext(req), { tenants: page.data, moreTenants: !page.done, folios: stock, documents: docs, failures }),
+    );
   });
 };

@@ -15,17 +15,20 @@ function readTenantForm(body: FormBody) {
   const raw: TenantForm = {};
   for (const k of [...Object.keys(FIELDS), 'numeroResolucion', 'acteco', 'ambiente', 'email'] as (keyof TenantForm)[]) {
     const v = body[k];
-    raw[k] = (Array.isArray(v) ? v[0] ?? '' : v ?? '').slice(0, 200);
+    raw[k] = (Array.isArray(v) ? (v[0] ?? '') : (v ?? '')).slice(0, 200);
   }
   const input = () => {
-    const fields = Object.fromEntries(Object.entries(FIELDS).map(([k, max]) => [k, text(body, k, max)])) as Record<keyof typeof FIELDS, string>;
-    for (const [k, v] of Object.entries(fields))
-      if (!v.trim()) throw errors.invalid('invalid_field', `${k} is required.`, { param: k });
+    const fields = Object.fromEntries(Object.entries(FIELDS).map(([k, max]) => [k, text(body, k, max)])) as Record<
+      keyof typeof FIELDS,
+      string
+    >;
+    for (const [k, v] of Object.entries(fields)) if (!v.trim()) throw errors.invalid('invalid_field', `${k} is required.`, { param: k });
     const ambiente = text(body, 'ambiente', 20) || 'produccion';
     if (ambiente !== 'produccion' && ambiente !== 'certificacion')
       throw errors.invalid('invalid_field', 'ambiente must be produccion or certificacion.', { param: 'ambiente' });
     const email = optionalText(body, 'email', 80);
-    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw errors.invalid('invalid_email', `'${email}' is not a valid e-mail address.`, { param: 'email' });
+    if (email && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+      throw errors.invalid('invalid_email', `'${email}' is not a valid e-mail address.`, { param: 'email' });
     const acteco = integerList(body, 'acteco', 4);
     return {
       ...fields,
@@ -61,7 +64,11 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
       return seeOther(reply, `/tenants/${tenant.id}?done=created`);
     } catch (e) {
       const err = formFailure(e);
-      return sendPage(reply, tenantFormView(pageContext(req), { form: raw, error: { message: errorText(err, t(req)), param: err.param } }), err.status);
+      return sendPage(
+        reply,
+        tenantFormView(pageContext(req), { form: raw, error: { message: errorText(err, t(req)), param: err.param } }),
+        err.status,
+      );
     }
   });
 
@@ -92,10 +99,13 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
   });
 
   // The same service as PATCH …/credentials/certificates/{id}: same rules, same event.
-  app.post<{ Params: { tenantId: string; certificateId: string } }>('/tenants/:tenantId/certificates/:certificateId/primary', async (req, reply) => {
-    await credentials.makePrincipal(accountId(req), req.params.tenantId, req.params.certificateId);
-    return seeOther(reply, `/tenants/${req.params.tenantId}?done=primary#credentials`);
-  });
+  app.post<{ Params: { tenantId: string; certificateId: string } }>(
+    '/tenants/:tenantId/certificates/:certificateId/primary',
+    async (req, reply) => {
+      await credentials.makePrincipal(accountId(req), req.params.tenantId, req.params.certificateId);
+      return seeOther(reply, `/tenants/${req.params.tenantId}?done=primary#credentials`);
+    },
+  );
 
   app.get<Id>('/tenants/:tenantId/edit', async (req, reply) => {
     const tenant = await tenants.get(accountId(req), req.params.tenantId);
@@ -111,7 +121,11 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
       return seeOther(reply, `/tenants/${tenant.id}?done=updated`);
     } catch (e) {
       const err = formFailure(e);
-      return sendPage(reply, tenantFormView(pageContext(req), { tenant, form: raw, error: { message: errorText(err, t(req)), param: err.param } }), err.status);
+      return sendPage(
+        reply,
+        tenantFormView(pageContext(req), { tenant, form: raw, error: { message: errorText(err, t(req)), param: err.param } }),
+        err.status,
+      );
     }
   });
 };

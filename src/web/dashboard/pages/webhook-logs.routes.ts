@@ -15,7 +15,13 @@ export const webhookLogsRoutes: DashboardRoutes = (app, { ctx }) => {
     const page = await webhooks.listMessages(account, { limit: 25, iterator, ...filters });
     return sendPage(
       reply,
-      logsListView(pageContext(req), { messages: page.data, endpoints: await endpoints(account), filters, iterator: page.iterator, onFirst: !iterator }),
+      logsListView(pageContext(req), {
+        messages: page.data,
+        endpoints: await endpoints(account),
+        filters,
+        iterator: page.iterator,
+        onFirst: !iterator,
+      }),
     );
   });
 

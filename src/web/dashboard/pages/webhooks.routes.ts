@@ -32,7 +32,15 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
   const allEndpoints = async (account: string) => (await webhooks.listEndpoints(account, { limit: 100 })).data;
   const flashes = (req: FastifyRequest, done: string | undefined) => {
     const m = t(req).webhooks;
-    return done === 'created' ? m.created : done === 'updated' ? m.updated : done === 'deleted' ? m.deleted : done === 'tested' ? m.testSent : undefined;
+    return done === 'created'
+      ? m.created
+      : done === 'updated'
+        ? m.updated
+        : done === 'deleted'
+          ? m.deleted
+          : done === 'tested'
+            ? m.testSent
+            : undefined;
   };
   const formFailure = (e: unknown) => {
     if (!isAppError(e) || e.status >= 500 || e.kind === 'not_found') throw e;
@@ -40,7 +48,10 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
   };
 
   app.get<{ Querystring: { done?: string } }>('/webhooks', async (req, reply) =>
-    sendPage(reply, webhooksListView(pageContext(req), { endpoints: await allEndpoints(accountId(req)), flash: flashes(req, req.query.done) })),
+    sendPage(
+      reply,
+      webhooksListView(pageContext(req), { endpoints: await allEndpoints(accountId(req)), flash: flashes(req, req.query.done) }),
+    ),
   );
 
   app.post('/webhooks', async (req, reply) => {
@@ -58,7 +69,11 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
       return seeOther(reply, `/webhooks/${created.id}?done=created`);
     } catch (e) {
       const err = formFailure(e);
-      const page = webhooksListView(pageContext(req), { endpoints: await allEndpoints(account), form, error: { message: errorText(err, t(req)), param: err.param } });
+      const page = webhooksListView(pageContext(req), {
+        endpoints: await allEndpoints(account),
+        form,
+        error: { message: errorText(err, t(req)), param: err.param },
+      });
       return sendPage(reply, page, err.status);
     }
   });
@@ -88,7 +103,11 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
       return seeOther(reply, `/webhooks/${endpoint.id}?done=updated`);
     } catch (e) {
       const err = formFailure(e);
-      return sendPage(reply, webhookView(pageContext(req), { endpoint, form, error: { message: errorText(err, t(req)), param: err.param } }), err.status);
+      return sendPage(
+        reply,
+        webhookView(pageContext(req), { endpoint, form, error: { message: errorText(err, t(req)), param: err.param } }),
+        err.status,
+      );
     }
   });
 
@@ -116,7 +135,9 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
   app.post<Id>('/webhooks/:endpointId/test', async (req, reply) => {
     const type = text(asForm(req.body), 'eventType', 64);
     if (type && !isEventType(type)) throw errors.invalid('invalid_event_type', `'${type}' is not an event name.`, { param: 'eventType' });
-    const message = await webhooks.sendTestEvent(accountId(req), req.params.endpointId, { eventType: type && isEventType(type) ? type : undefined });
+    const message = await webhooks.sendTestEvent(accountId(req), req.params.endpointId, {
+      eventType: type && isEventType(type) ? type : undefined,
+    });
     return seeOther(reply, `/logs/webhooks/${message.id}?done=tested`);
   });
 

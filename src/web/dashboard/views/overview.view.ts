@@ -32,32 +32,33 @@ export function overviewView(ctx: PageContext, d: OverviewData): string {
           x.credentials.ready ? badge(t.overview.ready, 'ok') : badge(t.overview.notReady, 'warn'),
         ]),
       })}${d.moreTenants ? html`<p><a href="/tenants">${t.tenant.listTitle} →</a></p>` : ''}`
-    : html`<p class="empty">${t.overview.noTenants}</p><p>${linkButton('/tenants/new', t.overview.createFirst)}</p>`;
+    : html`<p class="empty">${t.overview.noTenants}</p>
+        <p>${linkButton('/tenants/new', t.overview.createFirst)}</p>`;
   const folios = table({
-          caption: t.overview.folios,
-          head: [t.overview.tenant, t.folios.tipoDte, t.folios.disponibles, t.folios.threshold],
-          numeric: [2, 3],
-          empty: t.overview.noFolios,
-          rows: d.folios.map(({ tenant, stock }) => [
-            tenantName(tenant),
-            tipoLabel(stock.tipoDte, t),
-            html`${formatNumber(stock.disponibles, t)}${stock.disponibles < stock.lowThreshold ? html` ${badge(t.overview.lowStock, 'bad')}` : ''}`,
-            formatNumber(stock.lowThreshold, t),
-          ]),
-        });
+    caption: t.overview.folios,
+    head: [t.overview.tenant, t.folios.tipoDte, t.folios.disponibles, t.folios.threshold],
+    numeric: [2, 3],
+    empty: t.overview.noFolios,
+    rows: d.folios.map(({ tenant, stock }) => [
+      tenantName(tenant),
+      tipoLabel(stock.tipoDte, t),
+      html`${formatNumber(stock.disponibles, t)}${stock.disponibles < stock.lowThreshold ? html` ${badge(t.overview.lowStock, 'bad')}` : ''}`,
+      formatNumber(stock.lowThreshold, t),
+    ]),
+  });
   const documents = table({
-          caption: t.overview.recentDocuments,
-          head: [t.overview.tenant, t.dte.tipo, t.dte.folio, t.dte.montoTotal, t.common.status],
-          numeric: [2, 3],
-          empty: t.overview.noDocuments,
-          rows: d.documents.map(({ tenant, dte }) => [
-            tenantName(tenant),
-            tipoLabel(dte.tipoDte, t),
-            html`<a href="/tenants/${tenant.id}/documents/${dte.id}">${String(dte.folio)}</a>`,
-            formatClp(dte.montoTotal),
-            dteStatus(dte.status, t),
-          ]),
-        });
+    caption: t.overview.recentDocuments,
+    head: [t.overview.tenant, t.dte.tipo, t.dte.folio, t.dte.montoTotal, t.common.status],
+    numeric: [2, 3],
+    empty: t.overview.noDocuments,
+    rows: d.documents.map(({ tenant, dte }) => [
+      tenantName(tenant),
+      tipoLabel(dte.tipoDte, t),
+      html`<a href="/tenants/${tenant.id}/documents/${dte.id}">${String(dte.folio)}</a>`,
+      formatClp(dte.montoTotal),
+      dteStatus(dte.status, t),
+    ]),
+  });
   const failures = table({
     caption: t.overview.recentFailures,
     head: [t.logs.attemptedAt, t.logs.event, t.common.status, t.logs.code],
@@ -76,7 +77,9 @@ export function overviewView(ctx: PageContext, d: OverviewData): string {
     title: t.overview.title,
     active: 'overview',
     body: html`${section(t.overview.tenants, tenants, { id: 'overview-tenants' })}
-<div class="grid">${section(t.overview.folios, folios, { id: 'overview-folios' })}${section(t.overview.recentFailures, failures, { id: 'overview-failures' })}</div>
-${section(t.overview.recentDocuments, documents, { id: 'overview-documents' })}`,
+      <div class="grid">
+        ${section(t.overview.folios, folios, { id: 'overview-folios' })}${section(t.overview.recentFailures, failures, { id: 'overview-failures' })}
+      </div>
+      ${section(t.overview.recentDocuments, documents, { id: 'overview-documents' })}`,
   });
 }
