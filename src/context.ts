@@ -5,28 +5,31 @@
 import type { Config } from './config.ts';
 import type { Db } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
-import { createAccountsService } from './modules/accounts/accounts.service.ts';
-import { createApiKeysService } from './modules/api-keys/api-keys.service.ts';
-import { createTenantsService } from './modules/tenants/tenants.service.ts';
+import { createAccountsService } from './modules/accounts/index.ts';
+import { createApiKeysService } from './modules/api-keys/index.ts';
+import { createTenantsService } from './modules/tenants/index.ts';
 import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.service.ts';
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
-import { createActivationService } from './modules/credentials/activation.service.ts';
-import { createCredentialsService } from './modules/credentials/credentials.service.ts';
-import { createPfxInspector, type PfxInspector } from './modules/credentials/pfx/isolated.ts';
+import { createActivationService } from './modules/credentials/index.ts';
+import { createCredentialsService } from './modules/credentials/index.ts';
+import { createPfxInspector, type PfxInspector } from './modules/credentials/index.ts';
 import type { ApiKeyVerifier } from './provider/emulator/verify-api-key.ts';
 import { createProvider } from './provider/index.ts';
 import type { Provider } from './provider/port.ts';
 import type { SiiKeys } from './dte/index.ts';
-import { createFoliosService } from './modules/folios/folios.service.ts';
-import { createFolioAnnulment } from './modules/folios/folios.annul.ts';
-import { createDteService } from './modules/dte/dte.service.ts';
-import { createSendService } from './modules/dte/dte.send.ts';
-import { createSignerCache } from './modules/dte/signer-cache.ts';
+import { createFoliosService } from './modules/folios/index.ts';
+import { createFolioAnnulment } from './modules/folios/index.ts';
+import { createDteService } from './modules/dte/index.ts';
+import { createSendService } from './modules/dte/index.ts';
+import { createSignerCache } from './modules/dte/index.ts';
+import { credentialsEncryptedColumns } from './modules/credentials/index.ts';
+import { webhooksEncryptedColumns } from './modules/webhooks/index.ts';
+import { foliosEncryptedColumns } from './modules/folios/index.ts';
 import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore } from './secrets/secret-store.ts';
-import { createWebhooksService } from './modules/webhooks/webhooks.service.ts';
+import { createWebhooksService } from './modules/webhooks/index.ts';
 
 export interface ContextDeps {
   config: Config;
@@ -78,6 +81,7 @@ export function createContext(deps: ContextDeps) {
     dataCipher,
     verifier: provider,
     pfxInspector: deps.pfxInspector ?? createPfxInspector(),
+    tenants,
   });
   const activation = createActivationService({
     db,
@@ -86,6 +90,8 @@ export function createContext(deps: ContextDeps) {
     ttlMs: deps.config.activationLinkTtlMs,
     credentials,
     dataCipher,
+    tenants,
+    accounts,
   });
   const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks });
   // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
@@ -108,7 +114,7 @@ export function createContext(deps: ContextDeps) {
     credentials,
     log: { warn: (o, m) => console.warn(m, o) },
   });
-  const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, provider, credentials });
+  const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, tenants, provider, credentials });
   const dteSend = createSendService({
     db,
     clock,
@@ -125,6 +131,8 @@ export function createContext(deps: ContextDeps) {
     secrets: { dataCipher, secretsEnvelope, store: secretStore },
     // Keys of the hosted pages, derived from server key material so every process agrees.
     pageKeys: { csrf: Buffer.from(crypto.hkdfSync('sha256', deps.keyrings.data.keyring.current.key, 'dte-pages', 'csrf-v1', 32)) },
+    /** Every encrypted column of the main database, for key rotation (src/secrets/rotation.ts). */
+    encryptedColumns: [...credentialsEncryptedColumns, ...webhooksEncryptedColumns, ...foliosEncryptedColumns],
     services: { apiKeys, accounts, tenants, dashboardAuth, credentials, activation, webhooks, folios, folioAnnulment, dte, dteSend },
   };
 }

@@ -1,43 +1,46 @@
 /**
- * The one error taxonomy of the service. Services throw AppError with a stable snake_case `code`;
- * the HTTP layer maps it to a status and the `{error: {...}}` envelope in one place
- * (src/http/plugins/errors.ts). Anything that is not an AppError becomes a generic 500 that is
+ * The one error taxonomy of the service. Services throw AppError with a stable snake_case `code`
+ * and a transport-free `kind`; the HTTP layer maps the kind to a status, `retryAfterSeconds` to
+ * Retry-After, and the rest to the `{error: {...}}` envelope in one place
+ * (src/http/plugins/errors.ts). Nothing below HTTP stores or compares statuses (docs/design.md). Anything that is not an AppError becomes a generic 500 that is
  * logged in full and never shown to the client.
  */
 export type ErrorKind =
-  | 'invalid_request' // 400
-  | 'unauthorized' // 401
-  | 'not_found' // 404
-  | 'conflict' // 409
-  | 'gone' // 410
-  | 'too_large' // 413
-  | 'unsupported_media_type' // 415
-  | 'unprocessable' // 422
-  | 'rate_limited' // 429
-  | 'bad_gateway' // 502
-  | 'unavailable' // 503
-  | 'gateway_timeout'; // 504
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'conflict'
+  | 'gone'
+  | 'too_large'
+  | 'unsupported_media_type'
+  | 'unprocessable'
+  | 'rate_limited'
+  | 'bad_gateway'
+  | 'unavailable'
+  | 'gateway_timeout';
 
-export const STATUS_BY_KIND: Record<ErrorKind, number> = {
-  invalid_request: 400,
-  unauthorized: 401,
-  not_found: 404,
-  conflict: 409,
-  gone: 410,
-  too_large: 413,
-  unsupported_media_type: 415,
-  unprocessable: 422,
-  rate_limited: 429,
-  bad_gateway: 502,
-  unavailable: 503,
-  gateway_timeout: 504,
-};
+export const ERROR_KINDS: readonly ErrorKind[] = [
+  'invalid_request',
+  'unauthorized',
+  'not_found',
+  'conflict',
+  'gone',
+  'too_large',
+  'unsupported_media_type',
+  'unprocessable',
+  'rate_limited',
+  'bad_gateway',
+  'unavailable',
+  'gateway_timeout',
+];
+
+export const isErrorKind = (s: unknown): s is ErrorKind => typeof s === 'string' && (ERROR_KINDS as readonly string[]).includes(s);
 
 export interface AppErrorOptions {
   param?: string;
   details?: Record<string, unknown>;
-  /** Extra response headers, e.g. Retry-After. */
-  headers?: Record<string, string>;
+  /** When the caller may try again (seconds); the HTTP layer sends it as Retry-After. */
+  retryAfterSeconds?: number;
   cause?: unknown;
 }
 
@@ -46,7 +49,7 @@ export class AppError extends Error {
   readonly code: string;
   readonly param: string | undefined;
   readonly details: Record<string, unknown> | undefined;
-  readonly headers: Record<string, string> | undefined;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(kind: ErrorKind, code: string, message: string, opts: AppErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -55,11 +58,7 @@ export class AppError extends Error {
     this.code = code;
     this.param = opts.param;
     this.details = opts.details;
-    this.headers = opts.headers;
-  }
-
-  get status(): number {
-    return STATUS_BY_KIND[this.kind];
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 

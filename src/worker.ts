@@ -4,9 +4,9 @@
  */
 import type { AppContext } from './context.ts';
 import { createWorker, type JobHandler } from './jobs/queue.ts';
-import { webhookLoops, webhookPeriodics } from './modules/webhooks/webhooks.background.ts';
-import { folioJobHandlers, folioPeriodics } from './modules/folios/folios.jobs.ts';
-import { dteJobHandlers } from './modules/dte/dte.jobs.ts';
+import { webhookLoops, webhookPeriodics } from './modules/webhooks/index.ts';
+import { folioJobHandlers, folioPeriodics } from './modules/folios/index.ts';
+import { dteJobHandlers } from './modules/dte/index.ts';
 
 export interface Periodic {
   name: string;

@@ -24,6 +24,11 @@ export function checkSiiDate(s: string, param: string): string {
   return s;
 }
 
+/** Whole calendar days from `from` to `to` (both YYYY-MM-DD); negative when `to` is earlier. */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
 export function addDays(date: string, days: number): string {
   const m = DATE.exec(date);
   if (!m) throw new DteEngineError('invalid_date', `"${date}" is not a YYYY-MM-DD date`);
@@ -77,7 +82,7 @@ function formatTimestamp(at: Date, timeZone: string): string {
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
 }
 
-/** Local calendar date in the given zone (default Chile). */
+/** Local calendar date in the given zone (default Chile): "today in Chile" for the whole service. */
 export function siiDate(at: Date, timeZone: string = SII_TIME_ZONE): string {
   return siiTimestamp(at, timeZone).slice(0, 10);
 }

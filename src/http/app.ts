@@ -1,12 +1,13 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.ts';
-import { routeModules } from '../modules/index.ts';
+import { routeModules } from './routes.ts';
 import { webModules } from '../web/index.ts';
 import { loggerOptions } from './log.ts';
 import authPlugin from './plugins/auth.ts';
 import errorsPlugin from './plugins/errors.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
+import tenantScopePlugin from './plugins/tenant-scope.ts';
 import { genRequestId } from './plugins/request-id.ts';
 import { ErrorBody } from './schemas.ts';
 import { addSharedSchema, validatorCompiler } from './validation.ts';
@@ -84,6 +85,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     limit: ctx.config.rateLimit,
   });
   await app.register(idempotencyPlugin, { db: ctx.db, clock: ctx.clock });
+  await app.register(tenantScopePlugin, { tenants: ctx.services.tenants });
 
   for (const mod of routeModules) await app.register(mod, { ctx });
   for (const mod of webModules) await app.register(mod, { ctx });

@@ -30,11 +30,11 @@ export function providerErrorToAppError(e: ProviderError): AppError {
       );
     case 'timeout':
       return new AppError('gateway_timeout', 'provider_timeout', 'The billing provider did not answer in time. Retry later.', {
-        headers: { 'Retry-After': '30' },
+        retryAfterSeconds: 30,
       });
     case 'unavailable':
       return new AppError('bad_gateway', 'provider_unavailable', 'The billing provider is unreachable or failing. Retry later.', {
-        headers: { 'Retry-After': '30' },
+        retryAfterSeconds: 30,
       });
     case 'rejected':
       return new AppError('unprocessable', 'provider_rejected', `The billing provider rejected the request: ${e.message}`);

@@ -1,9 +1,9 @@
 import type { Db } from '../db/types.ts';
 import type { Envelope } from './envelope.ts';
-import { collectEncryptedColumns } from './encrypted-columns.ts';
 import { addKeyToFile, dropKeysFromFile, readKeyringFile, replaceKeyring, type Keyrings, type StoreName } from './keyring-files.ts';
 import { keyUsage, rewrapAll } from './rotation.ts';
 import type { SecretStore } from './secret-store.ts';
+import type { EncryptedColumn } from './encrypted-columns.ts';
 
 /**
  * The `npx dte keys …` commands, run in the process that holds the keyrings (the server through
@@ -13,12 +13,14 @@ export interface KeysContext {
   db: Db;
   keyrings: Keyrings;
   secrets: { dataCipher: Envelope; secretsEnvelope: Envelope; store: SecretStore };
+  /** Every encrypted column of the main database (the composition root lists them). */
+  encryptedColumns: EncryptedColumn[];
 }
 
 const STORES: StoreName[] = ['data', 'secrets'];
 
 export async function keyStatus(ctx: KeysContext) {
-  const usage = await keyUsage({ db: ctx.db, secretStore: ctx.secrets.store, columns: collectEncryptedColumns() });
+  const usage = await keyUsage({ db: ctx.db, secretStore: ctx.secrets.store, columns: ctx.encryptedColumns });
   return Object.fromEntries(
     STORES.map((s) => [
       s,
@@ -51,7 +53,7 @@ export async function rotateKeys(ctx: KeysContext, opts: { stores: StoreName[]; 
     dataEnvelope: ctx.secrets.dataCipher,
     secretStore: ctx.secrets.store,
     secretsEnvelope: ctx.secrets.secretsEnvelope,
-    columns: opts.stores.includes('data') ? collectEncryptedColumns() : [],
+    columns: opts.stores.includes('data') ? ctx.encryptedColumns : [],
     rewrapSecrets: opts.stores.includes('secrets'),
   });
   return { added, report, status: await keyStatus(ctx) };

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, errors } from '../../errors.ts';
 import type { RateLimit, RateLimiter } from '../../lib/rate-limiter.ts';
-import type { ApiKeysService } from '../../modules/api-keys/api-keys.service.ts';
+import type { ApiKeysService } from '../../modules/api-keys/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,7 +41,7 @@ export default fp(async function authPlugin(
     reply.header('RateLimit-Reset', String(r.resetSeconds));
     if (!r.allowed) {
       throw new AppError('rate_limited', 'rate_limited', `Too many requests for this API key. Retry after ${r.retryAfterSeconds} s.`, {
-        headers: { 'Retry-After': String(r.retryAfterSeconds) },
+        retryAfterSeconds: r.retryAfterSeconds,
       });
     }
   });

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { AppError, isAppError } from '../../errors.ts';
+import { AppError, isAppError, type ErrorKind } from '../../errors.ts';
 import { PAGE_SECURITY_HEADERS } from '../../web/shared/headers.ts';
 import { notFoundPage, wantsHtmlPage } from '../../web/shared/not-found.ts';
 
@@ -84,10 +84,28 @@ function toAppError(err: FastifyError & { validation?: AjvError[]; validationCon
   return undefined;
 }
 
+/** The HTTP status of each error kind: the only place a kind becomes a status. */
+export const STATUS_BY_KIND: Record<ErrorKind, number> = {
+  invalid_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  bad_gateway: 502,
+  unavailable: 503,
+  gateway_timeout: 504,
+};
+
+export const statusOf = (e: AppError): number => STATUS_BY_KIND[e.kind];
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, e: AppError): FastifyReply {
-  if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+  if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
   return reply
-    .status(e.status)
+    .status(statusOf(e))
     .type('application/json; charset=utf-8')
     .send({
       error: {
@@ -104,7 +122,7 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const appErr = toAppError(err);
     if (appErr) {
-      if (appErr.status >= 500) request.log.warn({ err, code: appErr.code }, 'request failed upstream');
+      if (statusOf(appErr) >= 500) request.log.warn({ err, code: appErr.code }, 'request failed upstream');
       return sendError(request, reply, appErr);
     }
     request.log.error({ err }, 'unhandled error');

@@ -117,7 +117,7 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
         'idempotency_key_in_use',
         'A request with this Idempotency-Key is still being processed. Retry shortly.',
         {
-          headers: { 'Retry-After': '1' },
+          retryAfterSeconds: 1,
         },
       );
     }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
 
 export const AccountSchema = Type.Object(

@@ -1,8 +1,8 @@
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
-import type { ApiKeysService } from '../api-keys/api-keys.service.ts';
+import type { ApiKeysService } from '../api-keys/index.ts';
 import { accountsStore, type AccountRow } from './accounts.store.ts';
 
 export interface Account {
@@ -54,8 +54,13 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
       if (!row) throw errors.notFound('account', accountId);
       return toAccount(row);
     },
+    /** For sign-in: the row with its password hash (never leaves the server). */
     async findByEmail(email: string) {
       return accountsStore.findByEmail(db, email);
+    },
+    /** The account's display name, for pages that must say who is asking (the hosted page). */
+    async nameOf(accountId: string): Promise<string | undefined> {
+      return (await accountsStore.get(db, accountId))?.name;
     },
     async update(accountId: string, patch: { name?: string; email?: string }): Promise<Account> {
       const name = patch.name?.trim();
@@ -72,8 +77,9 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
         return toAccount(row);
       });
     },
-    async setPasswordHash(accountId: string, passwordHash: string) {
-      const row = await accountsStore.update(db, accountId, { passwordHash }, clock.now());
+    /** `sql` may be the caller's transaction (setting a password also ends the account's sessions). */
+    async setPasswordHash(accountId: string, passwordHash: string, sql: Sql = db) {
+      const row = await accountsStore.update(sql, accountId, { passwordHash }, clock.now());
       if (!row) throw errors.notFound('account', accountId);
     },
   };

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, Nullable, PageOf, PageQuery, Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
 
 const ApiKeySchema = Type.Object(

@@ -3,13 +3,13 @@ import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
-import { accountsStore } from '../accounts/accounts.store.ts';
-import { tenantsStore } from '../tenants/tenants.store.ts';
+import type { AccountsService } from '../accounts/index.ts';
+import type { TenantsService } from '../tenants/index.ts';
 import { activationStore, type ActivationLinkRow, type StagedCertificate } from './activation.store.ts';
 import { apiKeyAad, pfxAad, pfxPasswordAad, secretRefs } from './credentials.encrypted.ts';
 import { credentialsStore, type CertificateRow } from './credentials.store.ts';
 import { toCertificateEntry, type CredentialsService } from './credentials.service.ts';
-import { notifyIfCertificateRowExpiring } from '../webhooks/certificate-expiring.ts';
+import { notifyIfCertificateRowExpiring } from '../webhooks/index.ts';
 
 /**
  * Activation links (contract §3): `act_` tokens stored as SHA-256, one pending link per tenant,
@@ -57,6 +57,8 @@ export function createActivationService(deps: {
   appUrl: string;
   ttlMs: number;
   credentials: CredentialsService;
+  tenants: Pick<TenantsService, 'findRow'>;
+  accounts: Pick<AccountsService, 'nameOf'>;
   dataCipher: DataCipher;
 }) {
   const { db, clock, credentials, dataCipher } = deps;
@@ -69,7 +71,7 @@ export function createActivationService(deps: {
 
   /** The name of the account that sent a link: the person to ask for a new one. */
   const issuerOf = async (sql: Sql, link: ActivationLinkRow | undefined) =>
-    link ? (await accountsStore.get(sql, link.account_id))?.name : undefined;
+    link ? await deps.accounts.nameOf(link.account_id) : undefined;
 
   /** The usable link, or LinkUnusableError (404 unknown, 410 expired/invalidated/completed). */
   const usable = async (sql: Sql, token: string, forUpdate = false) => {
@@ -83,7 +85,7 @@ export function createActivationService(deps: {
   const withLockedLink = async <T>(token: string, fn: (tx: Sql, link: ActivationLinkRow) => Promise<T>): Promise<T> => {
     const first = await usable(db, token);
     return db.transaction(async (tx) => {
-      await tenantsStore.get(tx, first.account_id, first.tenant_id, { forUpdate: true });
+      await deps.tenants.findRow(tx, first.account_id, first.tenant_id, { forUpdate: true });
       return fn(tx, await usable(tx, token, true));
     });
   };
@@ -93,7 +95,7 @@ export function createActivationService(deps: {
       if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
       const token = randomToken('act_');
       const result = await db.transaction(async (tx) => {
-        const tenant = await tenantsStore.get(tx, accountId, tenantId, { forUpdate: true });
+        const tenant = await deps.tenants.findRow(tx, accountId, tenantId, { forUpdate: true });
         if (!tenant) throw errors.notFound('tenant', tenantId);
         const now = clock.now();
         const released = await activationStore.endPending(tx, accountId, tenantId, now);
@@ -114,7 +116,7 @@ export function createActivationService(deps: {
       tenantId: string,
     ): Promise<{ state: Exclude<LinkState, 'unknown'> | 'none'; expiresAt: string | null; createdAt: string | null }> {
       if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
-      if (!(await tenantsStore.get(db, accountId, tenantId))) throw errors.notFound('tenant', tenantId);
+      if (!(await deps.tenants.findRow(db, accountId, tenantId))) throw errors.notFound('tenant', tenantId);
       const link = await activationStore.latestForTenant(db, accountId, tenantId);
       if (!link) return { state: 'none', expiresAt: null, createdAt: null };
       return {
@@ -129,7 +131,7 @@ export function createActivationService(deps: {
       const link = await find(db, token);
       const state = stateOf(link, clock.now());
       if (state !== 'pending' || !link) return { state: state as Exclude<LinkState, 'pending'>, issuer: await issuerOf(db, link) };
-      const tenant = await tenantsStore.get(db, link.account_id, link.tenant_id);
+      const tenant = await deps.tenants.findRow(db, link.account_id, link.tenant_id);
       if (!tenant) return { state: 'unknown' };
       return {
         state: 'pending',

@@ -4,7 +4,7 @@ import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
 import { IdParams, withErrors } from '../../http/schemas.ts';
 import { validatorCompiler } from '../../http/validation.ts';
 import { errors } from '../../errors.ts';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import {
   ActivationLinkSchema,
   ApiKeyBody,

@@ -3,7 +3,7 @@ import { tryParseRut } from '../../dte/rut.ts';
 import { errors } from '../../errors.ts';
 import type { MultipartBody } from '../../http/multipart.ts';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
-import { checkDate } from '../tenants/tenants.service.ts';
+import { requireDate } from '../../lib/validate.ts';
 import type { CertificateInput } from './credentials.service.ts';
 
 export const ApiKeyBody = Type.Object(
@@ -110,7 +110,7 @@ export function parseCertificateForm(body: MultipartBody): CertificateInput {
   const nombreTitular = required('nombreTitular').trim();
   if (nombreTitular.length < 1 || nombreTitular.length > 100)
     throw errors.invalid('invalid_field', "The field 'nombreTitular' must be 1 to 100 characters.", { param: 'nombreTitular' });
-  const fechaVencimiento = checkDate(required('fechaVencimiento').trim(), 'fechaVencimiento');
+  const fechaVencimiento = requireDate(required('fechaVencimiento').trim(), 'fechaVencimiento');
   const principal = body.fields.esPrincipal?.trim().toLowerCase();
   if (principal !== undefined && principal !== 'true' && principal !== 'false')
     throw errors.invalid('invalid_field', "The field 'esPrincipal' must be true or false.", { param: 'esPrincipal' });

@@ -9,14 +9,14 @@ import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials } from '../../provider/port.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
-import { tenantsStore } from '../tenants/tenants.store.ts';
+import type { TenantsService } from '../tenants/index.ts';
 import { checkCertificate, type Declared } from './certificate-checks.ts';
 import { apiKeyAad, pfxAad, pfxPasswordAad, refVersion, secretRefs } from './credentials.encrypted.ts';
 import { credentialsStore, type CertificateRow } from './credentials.store.ts';
 import { activationStore } from './activation.store.ts';
 import { privateKeyFromPfx, PfxError, type PfxInspection } from './pfx/inspect.ts';
 import type { PfxInspector } from './pfx/isolated.ts';
-import { notifyIfCertificateRowExpiring } from '../webhooks/certificate-expiring.ts';
+import { notifyIfCertificateRowExpiring } from '../webhooks/index.ts';
 
 /**
  * Tenant credentials: the billing-provider API key and the signing certificates.
@@ -79,6 +79,7 @@ export interface CredentialsDeps {
   dataCipher: DataCipher;
   verifier: Pick<Provider, 'verifyApiKey'>;
   pfxInspector: PfxInspector;
+  tenants: Pick<TenantsService, 'requireRow' | 'refreshStatus'>;
   log?: { warn: (obj: object, msg: string) => void };
 }
 
@@ -94,16 +95,13 @@ export function createCredentialsService(deps: CredentialsDeps) {
   };
 
   const requireTenant = async (sql: Sql, accountId: string, tenantId: string, forUpdate = false) => {
-    if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
-    const row = await tenantsStore.get(sql, accountId, tenantId, { forUpdate });
-    if (!row) throw errors.notFound('tenant', tenantId);
-    return row;
+    return deps.tenants.requireRow(sql, accountId, tenantId, { forUpdate });
   };
 
   /** After any credential change, inside its transaction: summary, tenant status, event. */
   const applyChange = async (tx: Sql, accountId: string, tenantId: string, now: Date) => {
     const s = await credentialsStore.writeSummary(tx, accountId, tenantId, now);
-    await tenantsStore.refreshStatus(tx, accountId, tenantId, now);
+    await deps.tenants.refreshStatus(tx, accountId, tenantId);
     if (s?.api_key_verified_at && s.certificate_configured)
       await emitEvent(tx, {
         accountId,

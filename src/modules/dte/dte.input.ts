@@ -13,8 +13,8 @@ import {
 // The engine's first pipeline step, used here as a dry run: not in its public index.
 import { normalizeDte } from '../../dte/normalize.ts';
 import { errors, type AppError } from '../../errors.ts';
-import type { TenantRow } from '../tenants/tenants.store.ts';
-import { parseTipoDte } from '../folios/folios.service.ts';
+import type { TenantRow } from '../tenants/index.ts';
+import { parseTipoDte } from '../../lib/validate.ts';
 import type { CreateDteBody } from './dte.schemas.ts';
 import type { StoredLine, StoredReceptor, StoredReferencia } from './dte.store.ts';
 

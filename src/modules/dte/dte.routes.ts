@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { PageOf, withErrors } from '../../http/schemas.ts';
 import {
   CreateDteBody,

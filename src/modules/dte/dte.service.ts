@@ -6,8 +6,9 @@ import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { isProviderError } from '../../provider/errors.ts';
 import type { Provider, ProviderCredentials } from '../../provider/port.ts';
-import { parseTipoDte, requireReady, type FoliosService } from '../folios/folios.service.ts';
-import { tenantsStore, type TenantRow } from '../tenants/tenants.store.ts';
+import type { FoliosService } from '../folios/index.ts';
+import { parseTipoDte } from '../../lib/validate.ts';
+import { requireReady, type TenantRow, type TenantsService } from '../tenants/index.ts';
 import { checkCreate, engineErrorToAppError, type CreateDte } from './dte.input.ts';
 import { dteStore, type DteRow, type EnvioRow, type HistoryRow } from './dte.store.ts';
 import type { SignerCache } from './signer-cache.ts';
@@ -95,6 +96,7 @@ export interface DteDeps {
   folios: Pick<FoliosService, 'reserve' | 'markUsed' | 'release'>;
   signers: SignerCache;
   getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
+  tenants: Pick<TenantsService, 'setActeco'>;
   /** For the one-time taxpayer lookup of a tenant without activity codes. */
   provider: Pick<Provider, 'taxpayerLookup'>;
   credentials: { getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> };
@@ -122,7 +124,7 @@ export function createDteService(deps: DteDeps) {
       const found = await deps.provider.taxpayerLookup(creds, tenant.rut_empresa);
       const acteco = found.acteco.filter((a) => a >= 100000 && a <= 999999).slice(0, 4);
       if (acteco.length === 0) return tenant;
-      return (await db.transaction((tx) => tenantsStore.update(tx, accountId, tenant.id, { acteco }, clock.now()))) ?? tenant;
+      return (await deps.tenants.setActeco(accountId, tenant.id, acteco)) ?? tenant;
     } catch (e) {
       if (isProviderError(e) || e instanceof AppError) return tenant;
       throw e;
@@ -185,7 +187,7 @@ export function createDteService(deps: DteDeps) {
           'unavailable',
           'folio_reservation_expired',
           'Creating this DTE took longer than the folio reservation lasts; that folio was voided. Retry the request.',
-          { headers: { 'Retry-After': '1' } },
+          { retryAfterSeconds: 1 },
         );
       return toDte(stored);
     },

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { withErrors } from '../../http/schemas.ts';
 import {
   FolioRequestBody,

@@ -1,14 +1,15 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { isSupportedTipoDte, parseCaf, parseCafBlock, siiDate, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
-import { AppError, errors, STATUS_BY_KIND, type ErrorKind } from '../../errors.ts';
+import { parseCaf, parseCafBlock, siiDate, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
+import { AppError, errors, isErrorKind } from '../../errors.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import { enqueue, type JobRow } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
+import { parseTipoDte } from '../../lib/validate.ts';
 import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials } from '../../provider/port.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
-import type { TenantRow } from '../tenants/tenants.store.ts';
+import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { cafKeyAad } from './folios.encrypted.ts';
 import { foliosStore, type FolioRequestRow, type FolioRangeRow } from './folios.store.ts';
 
@@ -103,27 +104,6 @@ const toRequest = (r: FolioRequestRow): FolioRequest => ({
   completedAt: r.completed_at?.toISOString() ?? null,
 });
 
-const KIND_BY_STATUS = new Map<number, ErrorKind>(Object.entries(STATUS_BY_KIND).map(([k, v]) => [v, k as ErrorKind]));
-
-export function parseTipoDte(value: unknown, param = 'tipoDte'): number {
-  const n = typeof value === 'string' && /^\d{1,3}$/.test(value) ? Number(value) : value;
-  if (typeof n !== 'number' || !Number.isInteger(n))
-    throw errors.invalid('invalid_tipo_dte', `${param} must be a document type code such as 33.`, { param });
-  if (!isSupportedTipoDte(n))
-    throw errors.unprocessable('unsupported_tipo_dte', `Document type ${n} is not supported. Use 33, 34, 39, 41, 46, 52, 56 or 61.`, {
-      param,
-    });
-  return n;
-}
-
-export function requireReady(tenant: TenantRow): void {
-  if (tenant.status !== 'active')
-    throw errors.conflict(
-      'tenant_not_ready',
-      "The tenant's credentials are not complete: configure its billing-provider API key and a certificate first (see GET /api/v1/tenants/{tenantId}/credentials/status).",
-    );
-}
-
 export function createFoliosService(deps: FoliosDeps) {
   const { db, clock } = deps;
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
@@ -162,7 +142,7 @@ export function createFoliosService(deps: FoliosDeps) {
   };
 
   const failWith = async (accountId: string, requestId: string, e: AppError) => {
-    await foliosStore.failRequest(db, accountId, requestId, { status: e.status, code: e.code, message: e.message }, clock.now());
+    await foliosStore.failRequest(db, accountId, requestId, { kind: e.kind, code: e.code, message: e.message }, clock.now());
   };
 
   const itemFor = (tipoDte: number, ranges: FolioRangeRow[], threshold: number): InventoryItem => {
@@ -217,7 +197,7 @@ export function createFoliosService(deps: FoliosDeps) {
         const row = (await foliosStore.getRequest(db, accountId, tenantId, id))!;
         if (row.status === 'failed') {
           throw new AppError(
-            KIND_BY_STATUS.get(row.error_status ?? 502) ?? 'bad_gateway',
+            isErrorKind(row.error_kind) ? row.error_kind : 'bad_gateway',
             row.error_code ?? 'folio_request_failed',
             row.error_message ?? 'The folio request failed.',
             {

@@ -20,7 +20,7 @@ export interface FolioRequestRow {
   cantidad: number;
   status: 'pending' | 'completed' | 'failed';
   range_id: string | null;
-  error_status: number | null;
+  error_kind: string | null;
   error_code: string | null;
   error_message: string | null;
   created_at: Date;
@@ -112,11 +112,11 @@ export const foliosStore = {
     return r.rowCount === 1;
   },
 
-  async failRequest(sql: Sql, accountId: string, id: string, e: { status: number; code: string; message: string }, now: Date) {
+  async failRequest(sql: Sql, accountId: string, id: string, e: { kind: string; code: string; message: string }, now: Date) {
     await sql.query(
-      `update folio_requests set status = 'failed', error_status = $3, error_code = $4, error_message = $5, updated_at = $6, completed_at = $6
+      `update folio_requests set status = 'failed', error_kind = $3, error_code = $4, error_message = $5, updated_at = $6, completed_at = $6
        where account_id = $1 and id = $2 and status = 'pending'`,
-      [accountId, id, e.status, e.code, e.message, now],
+      [accountId, id, e.kind, e.code, e.message, now],
     );
   },
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
 

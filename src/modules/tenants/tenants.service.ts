@@ -1,9 +1,10 @@
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import { formatRutDotted, tryParseRut } from '../../dte/rut.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
+import { requireDate } from '../../lib/validate.ts';
 import { tenantsStore, type TenantFields, type TenantRow } from './tenants.store.ts';
 
 export interface Tenant extends Omit<TenantFields, 'email'> {
@@ -52,12 +53,13 @@ export function normaliseRutEmpresa(value: string): string {
   return formatRutDotted(rut);
 }
 
-export function checkDate(value: string, param: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  const d = m ? new Date(`${value}T00:00:00Z`) : undefined;
-  if (!m || !d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== value || Number(m[1]) < 2000)
-    throw errors.invalid('invalid_date', `${param} '${value}' is not a valid date in YYYY-MM-DD form.`, { param });
-  return value;
+/** Issuing needs both credentials: the provider API key (verified) and a certificate. */
+export function requireReady(tenant: TenantRow): void {
+  if (tenant.status !== 'active')
+    throw errors.conflict(
+      'tenant_not_ready',
+      "The tenant's credentials are not complete: configure its billing-provider API key and a certificate first (see GET /api/v1/tenants/{tenantId}/credentials/status).",
+    );
 }
 
 type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email'> &
@@ -81,7 +83,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
         comuna: input.comuna.trim(),
         ciudad: input.ciudad.trim(),
         numeroResolucion: input.numeroResolucion,
-        fechaResolucion: checkDate(input.fechaResolucion, 'fechaResolucion'),
+        fechaResolucion: requireDate(input.fechaResolucion, 'fechaResolucion'),
         acteco: input.acteco ?? [],
         ambiente: input.ambiente ?? 'produccion',
         email: input.email ?? null,
@@ -94,8 +96,24 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
     async get(accountId: string, id: string): Promise<Tenant> {
       return toTenant(await getRow(accountId, id));
     },
-    /** For other services: the row, or a 404 that never tells whether it exists elsewhere. */
+    /** For other modules: the row, or a 404 that never tells whether it exists elsewhere. */
     getRow,
+    /** For other modules, in their transaction: the row (locked with forUpdate), or a 404. */
+    async requireRow(sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<TenantRow> {
+      const row = UUID_RE.test(id) ? await tenantsStore.get(sql, accountId, id, opts) : undefined;
+      if (!row) throw errors.notFound('tenant', id);
+      return row;
+    },
+    /** For other modules, in their transaction: the row if it exists, without a 404. */
+    findRow: (sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) =>
+      UUID_RE.test(id) ? tenantsStore.get(sql, accountId, id, opts) : Promise.resolve(undefined),
+    /** After a credential change, in its transaction: recomputes `status`; says whether it changed. */
+    refreshStatus: (tx: Sql, accountId: string, id: string) => tenantsStore.refreshStatus(tx, accountId, id, clock.now()),
+    /** Activity codes learnt after creation (the provider's taxpayer data); the updated row. */
+    async setActeco(accountId: string, id: string, acteco: number[]): Promise<TenantRow | undefined> {
+      return db.transaction((tx) => tenantsStore.update(tx, accountId, id, { acteco }, clock.now()));
+    },
+    requireReady,
     async list(accountId: string, q: { limit: number; iterator?: string | undefined; status?: string | undefined }) {
       const rows = await tenantsStore.list(db, accountId, { limit: q.limit, cursor: decodeIterator(q.iterator), status: q.status });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toTenant);
@@ -104,7 +122,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
       await getRow(accountId, id);
       const clean: Partial<TenantFields> = {};
       if (patch.rutEmpresa !== undefined) clean.rutEmpresa = normaliseRutEmpresa(patch.rutEmpresa);
-      if (patch.fechaResolucion !== undefined) clean.fechaResolucion = checkDate(patch.fechaResolucion, 'fechaResolucion');
+      if (patch.fechaResolucion !== undefined) clean.fechaResolucion = requireDate(patch.fechaResolucion, 'fechaResolucion');
       for (const k of ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const) {
         const v = patch[k];
         if (v === undefined) continue;

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { RouteModule } from '../index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { validatorCompiler } from '../../http/validation.ts';
 import { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from './event-schemas.ts';

@@ -1,6 +1,6 @@
 import { formatRutDotted } from '../../dte/rut.ts';
-import type { LinkView } from '../../modules/credentials/activation.service.ts';
-import type { StagedCertificate } from '../../modules/credentials/activation.store.ts';
+import type { LinkView } from '../../modules/credentials/index.ts';
+import type { StagedCertificate } from '../../modules/credentials/index.ts';
 import { button, csrfInput, errorSummary, field } from '../shared/forms.ts';
 import { html, type SafeHtml } from '../shared/html.ts';
 import { layout } from '../shared/layout.ts';
@@ -44,47 +44,40 @@ const steps = (current: Step, view: LinkView) => {
     [2, 'Certificado digital', !!view.certificate],
     [3, 'Confirmación', false],
   ];
-  return html`<nav aria-label="Progreso">
-    <ol class="steps">
-      ${items.map(
-        ([n, label, done]) =>
-          html`<li${n === current ? html` aria-current="step"` : ''}${done && n !== current ? html` class="done"` : ''}>${String(n)}. ${label}${done && n !== current ? html`<span class="visually-hidden"> (completado)</span>` : ''}</li>`,
-      )}
-    </ol>
-  </nav>`;
+  return html`<nav aria-label="Progreso"><ol class="steps">${items.map(
+    ([n, label, done]) =>
+      html`<li${n === current ? html` aria-current="step"` : ''}${done && n !== current ? html` class="done"` : ''}>${String(n)}. ${label}${done && n !== current ? html`<span class="visually-hidden"> (completado)</span>` : ''}</li>`,
+  )}</ol></nav>`;
 };
 
 const intro = (view: LinkView) =>
   html`<p>Empresa: <strong>${view.tenant.razonSocial}</strong> (RUT ${rutEs(view.tenant.rutEmpresa)}).</p>
-    <p class="muted">Este enlace es personal y de un solo uso. Vence el ${dateEs(view.expiresAt)}.</p>`;
+<p class="muted">Este enlace es personal y de un solo uso. Vence el ${dateEs(view.expiresAt)}.</p>`;
 
 export function apiKeyPage(o: { view: LinkView; token: string; csrf: string; error?: string }): string {
   return page(
     o.error ? 'Error: Paso 1, clave API' : 'Paso 1, clave API',
     html`${steps(1, o.view)}
-      <div class="card">
-        <h1>Paso 1 de 3: clave API del proveedor de facturación</h1>
-        ${intro(o.view)}
-        <p>
-          Para emitir documentos tributarios electrónicos en nombre de su empresa necesitamos la clave API de su cuenta en SimpleAPI y, en
-          el paso siguiente, su certificado digital.
-        </p>
-        ${o.error ? errorSummary('Hay un problema', [{ fieldId: 'f-apiKey', message: o.error }]) : ''}
-        <form method="post" action="/activate/${o.token}/api-key">
-          ${csrfInput(o.csrf)}
-          ${field({
-            name: 'apiKey',
-            label: 'Clave API de SimpleAPI',
-            type: 'password',
-            hint: 'La encuentra en su cuenta de SimpleAPI. La verificaremos con el proveedor antes de guardarla.',
-            required: true,
-            autocomplete: 'off',
-            maxlength: 512,
-            ...(o.error ? { error: o.error, autofocus: true } : {}),
-          })}
-          <div class="actions">${button('Verificar y continuar')}</div>
-        </form>
-      </div>`,
+<div class="card">
+<h1>Paso 1 de 3: clave API del proveedor de facturación</h1>
+${intro(o.view)}
+<p>Para emitir documentos tributarios electrónicos en nombre de su empresa necesitamos la clave API de su cuenta en SimpleAPI y, en el paso siguiente, su certificado digital.</p>
+${o.error ? errorSummary('Hay un problema', [{ fieldId: 'f-apiKey', message: o.error }]) : ''}
+<form method="post" action="/activate/${o.token}/api-key">
+${csrfInput(o.csrf)}
+${field({
+  name: 'apiKey',
+  label: 'Clave API de SimpleAPI',
+  type: 'password',
+  hint: 'La encuentra en su cuenta de SimpleAPI. La verificaremos con el proveedor antes de guardarla.',
+  required: true,
+  autocomplete: 'off',
+  maxlength: 512,
+  ...(o.error ? { error: o.error, autofocus: true } : {}),
+})}
+<div class="actions">${button('Verificar y continuar')}</div>
+</form>
+</div>`,
   );
 }
 
@@ -103,86 +96,63 @@ export function certificatePage(o: {
   return page(
     items.length ? 'Error: Paso 2, certificado digital' : 'Paso 2, certificado digital',
     html`${steps(2, o.view)}
-      <div class="card">
-        <h1>Paso 2 de 3: certificado digital</h1>
-        ${intro(o.view)}
-        <p class="success">
-          Clave API verificada el ${dateEs(o.view.apiKeyVerifiedAt!)}. <a href="/activate/${o.token}?paso=1">Cambiar la clave API</a>
-        </p>
-        <p>
-          Suba el certificado digital del representante (archivo .pfx o .p12) y su contraseña. Leeremos el nombre del titular, su RUT y la
-          fecha de vencimiento para que los confirme antes de guardar.
-        </p>
-        ${errorSummary('Hay un problema', items)}
-        <form method="post" action="/activate/${o.token}/certificate" enctype="multipart/form-data">
-          ${csrfInput(o.csrf)}
-          ${field({
-            name: 'file',
-            label: 'Archivo del certificado (.pfx o .p12)',
-            type: 'file',
-            accept: '.pfx,.p12,application/x-pkcs12',
-            hint: `Tamaño máximo: ${o.maxKb} KB.`,
-            required: true,
-            ...(e.file ? { error: e.file, autofocus: true } : {}),
-          })}
-          ${field({
-            name: 'password',
-            label: 'Contraseña del certificado',
-            type: 'password',
-            hint: 'Déjela en blanco solo si su archivo no tiene contraseña.',
-            autocomplete: 'off',
-            maxlength: 256,
-            ...(e.password ? { error: e.password, autofocus: !e.file } : {}),
-          })}
-          <div class="actions">${button('Leer el certificado')}</div>
-        </form>
-      </div>`,
+<div class="card">
+<h1>Paso 2 de 3: certificado digital</h1>
+${intro(o.view)}
+<p class="success">Clave API verificada el ${dateEs(o.view.apiKeyVerifiedAt!)}. <a href="/activate/${o.token}?paso=1">Cambiar la clave API</a></p>
+<p>Suba el certificado digital del representante (archivo .pfx o .p12) y su contraseña. Leeremos el nombre del titular, su RUT y la fecha de vencimiento para que los confirme antes de guardar.</p>
+${errorSummary('Hay un problema', items)}
+<form method="post" action="/activate/${o.token}/certificate" enctype="multipart/form-data">
+${csrfInput(o.csrf)}
+${field({
+  name: 'file',
+  label: 'Archivo del certificado (.pfx o .p12)',
+  type: 'file',
+  accept: '.pfx,.p12,application/x-pkcs12',
+  hint: `Tamaño máximo: ${o.maxKb} KB.`,
+  required: true,
+  ...(e.file ? { error: e.file, autofocus: true } : {}),
+})}
+${field({
+  name: 'password',
+  label: 'Contraseña del certificado',
+  type: 'password',
+  hint: 'Déjela en blanco solo si su archivo no tiene contraseña.',
+  autocomplete: 'off',
+  maxlength: 256,
+  ...(e.password ? { error: e.password, autofocus: !e.file } : {}),
+})}
+<div class="actions">${button('Leer el certificado')}</div>
+</form>
+</div>`,
   );
 }
 
 const certificateSummary = (c: StagedCertificate | { holderName: string; rut: string; notAfter: string }) =>
   html`<dl class="summary">
-    <dt>Titular</dt>
-    <dd>${c.holderName}</dd>
-    <dt>RUT del titular</dt>
-    <dd>${rutEs(c.rut)}</dd>
-    <dt>Vence el</dt>
-    <dd>${dateEs(c.notAfter)}</dd>
-    ${
-      'issuer' in c
-        ? html`<dt>Emitido por</dt>
-            <dd>${/CN=([^\n]*)/.exec(c.issuer)?.[1] ?? c.issuer}</dd>`
-        : ''
-    }
-  </dl>`;
+<dt>Titular</dt><dd>${c.holderName}</dd>
+<dt>RUT del titular</dt><dd>${rutEs(c.rut)}</dd>
+<dt>Vence el</dt><dd>${dateEs(c.notAfter)}</dd>
+${'issuer' in c ? html`<dt>Emitido por</dt><dd>${/CN=([^\n]*)/.exec(c.issuer)?.[1] ?? c.issuer}</dd>` : ''}
+</dl>`;
 
 export function confirmPage(o: { view: LinkView; token: string; csrf: string; error?: string }): string {
   const c = o.view.certificate!;
   return page(
     'Confirmación',
     html`${steps(3, o.view)}
-      <div class="card">
-        <h1>Paso 3 de 3: revise y confirme</h1>
-        ${intro(o.view)}
-        ${
-          o.error
-            ? html`<div class="error-summary" role="alert">
-                <h2>Hay un problema</h2>
-                <p>${o.error}</p>
-              </div>`
-            : ''
-        }
-        <h2>Certificado digital</h2>
-        ${certificateSummary(c)}
-        <p>
-          Si los datos son correctos, confirme para terminar. La clave API y el certificado quedarán guardados de forma cifrada y este
-          enlace dejará de funcionar.
-        </p>
-        <form method="post" action="/activate/${o.token}/confirm">
-          ${csrfInput(o.csrf)}
-          <div class="actions">${button('Confirmar y activar')} <a href="/activate/${o.token}?paso=2">Usar otro certificado</a></div>
-        </form>
-      </div>`,
+<div class="card">
+<h1>Paso 3 de 3: revise y confirme</h1>
+${intro(o.view)}
+${o.error ? html`<div class="error-summary" role="alert"><h2>Hay un problema</h2><p>${o.error}</p></div>` : ''}
+<h2>Certificado digital</h2>
+${certificateSummary(c)}
+<p>Si los datos son correctos, confirme para terminar. La clave API y el certificado quedarán guardados de forma cifrada y este enlace dejará de funcionar.</p>
+<form method="post" action="/activate/${o.token}/confirm">
+${csrfInput(o.csrf)}
+<div class="actions">${button('Confirmar y activar')} <a href="/activate/${o.token}?paso=2">Usar otro certificado</a></div>
+</form>
+</div>`,
   );
 }
 
@@ -193,21 +163,14 @@ export function successPage(o: {
   return page(
     'Activación completada',
     html`<div class="card">
-      <h1>Activación completada</h1>
-      <p class="success" role="status">
-        Listo: las credenciales de <strong>${o.razonSocial}</strong> quedaron configuradas. Ya puede cerrar esta página.
-      </p>
-      <dl class="summary">
-        <dt>Clave API</dt>
-        <dd>Verificada</dd>
-        <dt>Certificado</dt>
-        <dd>
-          ${o.certificate.nombreTitular} (RUT ${o.certificate.rutCertificado}), vence el
-          ${dateEs(`${o.certificate.fechaVencimiento}T12:00:00Z`)}
-        </dd>
-      </dl>
-      <p class="muted">Este enlace ya fue usado y no volverá a funcionar.</p>
-    </div>`,
+<h1>Activación completada</h1>
+<p class="success" role="status">Listo: las credenciales de <strong>${o.razonSocial}</strong> quedaron configuradas. Ya puede cerrar esta página.</p>
+<dl class="summary">
+<dt>Clave API</dt><dd>Verificada</dd>
+<dt>Certificado</dt><dd>${o.certificate.nombreTitular} (RUT ${o.certificate.rutCertificado}), vence el ${dateEs(`${o.certificate.fechaVencimiento}T12:00:00Z`)}</dd>
+</dl>
+<p class="muted">Este enlace ya fue usado y no volverá a funcionar.</p>
+</div>`,
   );
 }
 
@@ -223,16 +186,14 @@ export function invalidLinkPage(o: { state: keyof typeof WHY_INVALID; issuer?: s
   return page(
     'Enlace no válido',
     html`<div class="card">
-      <h1>Este enlace ya no es válido</h1>
-      <p>${WHY_INVALID[o.state]}</p>
-      <p>
-        ${
-          o.issuer
-            ? html`Si necesita un enlace nuevo, pídalo a <strong>${o.issuer}</strong>, que le envió este.`
-            : 'Si necesita un enlace nuevo, pídalo a la empresa que le envió este (su proveedor del sistema de facturación).'
-        }
-      </p>
-    </div>`,
+<h1>Este enlace ya no es válido</h1>
+<p>${WHY_INVALID[o.state]}</p>
+<p>${
+      o.issuer
+        ? html`Si necesita un enlace nuevo, pídalo a <strong>${o.issuer}</strong>, que le envió este.`
+        : 'Si necesita un enlace nuevo, pídalo a la empresa que le envió este (su proveedor del sistema de facturación).'
+    }</p>
+</div>`,
   );
 }
 
@@ -240,9 +201,9 @@ export function messagePage(o: { title: string; message: string; retryHref?: str
   return page(
     o.title,
     html`<div class="card">
-      <h1>${o.title}</h1>
-      <p>${o.message}</p>
-      ${o.retryHref ? html`<p><a href="${o.retryHref}">Volver a intentarlo</a></p>` : ''}
-    </div>`,
+<h1>${o.title}</h1>
+<p>${o.message}</p>
+${o.retryHref ? html`<p><a href="${o.retryHref}">Volver a intentarlo</a></p>` : ''}
+</div>`,
   );
 }

@@ -1,10 +1,11 @@
 import formbody from '@fastify/formbody';
+import { statusOf } from '../../http/plugins/errors.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../errors.ts';
 import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
 import { rateLimiterFor } from '../../lib/rate-limiter.ts';
-import { LinkUnusableError, type LinkView } from '../../modules/credentials/activation.service.ts';
-import type { RouteModule } from '../../modules/index.ts';
+import { LinkUnusableError, type LinkView } from '../../modules/credentials/index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { createCsrf, isCrossSite } from '../shared/csrf.ts';
 import { usePageSecurityHeaders } from '../shared/headers.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
@@ -78,19 +79,19 @@ const routes: RouteModule = async (app, { ctx }) => {
     const view = await activation.view(req.params.token);
     if (view.state !== 'pending') return invalid(reply, view.state, view.issuer);
     const token = csrf.issue(req, reply, view.linkId);
-    if (err.headers) for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+    if (err.retryAfterSeconds !== undefined) reply.header('Retry-After', String(err.retryAfterSeconds));
     const mapped = MESSAGES[err.code];
     if (step === 'apiKey') {
       // Only messages about the key belong next to it; anything else (a form too large) is generic.
       const error = mapped?.field === 'apiKey' ? mapped.text : 'No pudimos procesar la clave. Revísela e intente de nuevo.';
-      return send(reply, err.status, apiKeyPage({ view, token: req.params.token, csrf: token, error }));
+      return send(reply, statusOf(err), apiKeyPage({ view, token: req.params.token, csrf: token, error }));
     }
     if (step === 'confirm' && view.certificate)
-      return send(reply, err.status, confirmPage({ view, token: req.params.token, csrf: token, error: messageFor(err) }));
+      return send(reply, statusOf(err), confirmPage({ view, token: req.params.token, csrf: token, error: messageFor(err) }));
     const field = mapped?.field === 'password' ? 'password' : 'file';
     return send(
       reply,
-      err.status,
+      statusOf(err),
       certificatePage({ view, token: req.params.token, csrf: token, errors: { [field]: messageFor(err) }, maxKb }),
     );
   };
@@ -139,7 +140,8 @@ const routes: RouteModule = async (app, { ctx }) => {
             messagePage({ title: 'Algo salió mal', message: 'Tuvimos un problema de nuestro lado. Intente nuevamente en unos minutos.' }),
           );
         }
-        if (!r.params?.token) return send(reply, appErr.status, messagePage({ title: 'Solicitud no válida', message: messageFor(appErr) }));
+        if (!r.params?.token)
+          return send(reply, statusOf(appErr), messagePage({ title: 'Solicitud no válida', message: messageFor(appErr) }));
         const url = req.routeOptions.url ?? '';
         return renderFailure(r, reply, appErr, url.endsWith('/api-key') ? 'apiKey' : url.endsWith('/confirm') ? 'confirm' : 'certificate');
       });

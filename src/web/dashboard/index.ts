@@ -2,7 +2,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { FastifyError } from 'fastify';
 import { rateLimiterFor } from '../../lib/rate-limiter.ts';
-import type { RouteModule } from '../../modules/index.ts';
+import type { RouteModule } from '../../http/route-module.ts';
 import { isCrossSite } from '../shared/csrf.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
 import { ASSET_FILES } from './assets.ts';

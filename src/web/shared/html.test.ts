@@ -6,8 +6,7 @@ import { layout } from './layout.ts';
 describe('html escaping', () => {
   it('escapes every interpolated value unless it is html', () => {
     const evil = `"><script>alert('x')</script>&\``;
-    const out = html`<p title="${evil}">${evil}</p>
-      ${html`<b>${evil}</b>`}${[evil, html`<i></i>`]}${null}${undefined}${false}${0}`.value;
+    const out = html`<p title="${evil}">${evil}</p>${html`<b>${evil}</b>`}${[evil, html`<i></i>`]}${null}${undefined}${false}${0}`.value;
     expect(out).not.toContain('<script>');
     expect(out).toContain('&lt;script&gt;');
     expect(out).toContain('&quot;&gt;');

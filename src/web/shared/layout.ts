@@ -20,20 +20,22 @@ export const STYLESHEET_PATH = '/assets/site.css';
 export function layout(o: LayoutOptions): string {
   return `<!doctype html>\n${
     html`<html lang="${o.lang ?? 'es'}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
-        <meta name="robots" content="noindex, nofollow" />
-        <title>${o.title}</title>
-        <link rel="stylesheet" href="${STYLESHEET_PATH}" />
-      </head>
-      <body>
-        <a class="skip-link" href="#main">${o.skipLinkText ?? 'Saltar al contenido'}</a>
-        <header class="site-header"><p class="brand">${o.brand ?? ''}</p></header>
-        <main id="main" tabindex="-1">${o.main}</main>
-        ${o.footer ? html`<footer class="site-footer">${o.footer}</footer>` : ''}
-      </body>
-    </html>`.value
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>${o.title}</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+</head>
+<body>
+<a class="skip-link" href="#main">${o.skipLinkText ?? 'Saltar al contenido'}</a>
+<header class="site-header"><p class="brand">${o.brand ?? ''}</p></header>
+<main id="main" tabindex="-1">
+${o.main}
+</main>
+${o.footer ? html`<footer class="site-footer">${o.footer}</footer>` : ''}
+</body>
+</html>`.value
   }\n`;
 }

@@ -17,8 +17,8 @@ export function notFoundPage(path: string, requestId: string): string {
     lang: 'en',
     skipLinkText: 'Skip to content',
     main: html`<h1>Page not found</h1>
-      <p>There is no page at <code>${path}</code>.</p>
-      <p><a href="/">Go to the dashboard</a> or read the <a href="/docs">API reference</a>.</p>
-      <p class="muted">Request id: <code>${requestId}</code></p>`,
+<p>There is no page at <code>${path}</code>.</p>
+<p><a href="/">Go to the dashboard</a> or read the <a href="/docs">API reference</a>.</p>
+<p class="muted">Request id: <code>${requestId}</code></p>`,
   });
 }

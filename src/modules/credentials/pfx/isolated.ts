@@ -31,7 +31,7 @@ export function createPfxInspector(opts: IsolationOptions = {}) {
     }
     if (waiting.length >= maxQueue)
       throw new AppError('unavailable', 'busy', 'Too many certificates are being checked right now. Retry in a few seconds.', {
-        headers: { 'Retry-After': '5' },
+        retryAfterSeconds: 5,
       });
     await new Promise<void>((resolve) => waiting.push(resolve));
   };
@@ -66,7 +66,7 @@ export function createPfxInspector(opts: IsolationOptions = {}) {
                 'certificate_check_timeout',
                 'Checking the certificate took too long; the service is busy. Retry in a moment.',
                 {
-                  headers: { 'Retry-After': '10' },
+                  retryAfterSeconds: 10,
                 },
               ),
             ),

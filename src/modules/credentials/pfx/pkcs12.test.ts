@@ -86,7 +86,7 @@ describe('PKCS#12 reader', () => {
   it('a worker that misses its deadline is a retryable 503, not a verdict on the file', async () => {
     const { createPfxInspector } = await import('./isolated.ts');
     await expect(createPfxInspector({ timeoutMs: 1 }).inspect(modernPfx(cert, 'pw'), 'pw')).rejects.toMatchObject({
-      status: 503,
+      kind: 'unavailable', // 503 (src/http/plugins/errors.ts)
       code: 'certificate_check_timeout',
     });
   });

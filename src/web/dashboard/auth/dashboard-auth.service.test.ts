@@ -47,8 +47,12 @@ describeEachDb('dashboard auth service', (backend) => {
     for (const a of attempts) {
       const err = await auth()
         .logIn({ ...a, ip })
-        .catch((x: unknown) => x as { code: string; message: string; status: number });
-      expect(err).toMatchObject({ code: 'invalid_credentials', status: 401, message: 'The e-mail or the password is not correct.' });
+        .catch((x: unknown) => x as { code: string; message: string; kind: string });
+      expect(err).toMatchObject({
+        code: 'invalid_credentials',
+        kind: 'unauthorized',
+        message: 'The e-mail or the password is not correct.',
+      });
     }
   });
 

@@ -4,8 +4,7 @@ import { AppError, errors } from '../../../errors.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { RateLimit, RateLimiter } from '../../../lib/rate-limiter.ts';
 import { sha256Hex } from '../../../lib/tokens.ts';
-import { normaliseEmail, type AccountsService } from '../../../modules/accounts/accounts.service.ts';
-import { accountsStore } from '../../../modules/accounts/accounts.store.ts';
+import { normaliseEmail, type AccountsService } from '../../../modules/accounts/index.ts';
 import {
   dummyHash,
   hashPassword,
@@ -106,7 +105,7 @@ export function createDashboardAuthService(deps: {
         'login_rate_limited',
         `Too many attempts from your network. Try again in ${r.retryAfterSeconds} seconds.`,
         {
-          headers: { 'Retry-After': String(r.retryAfterSeconds) },
+          retryAfterSeconds: r.retryAfterSeconds,
         },
       );
   };
@@ -159,7 +158,7 @@ export function createDashboardAuthService(deps: {
       } catch {
         email = undefined;
       }
-      const row = email ? await accountsStore.findByEmail(db, email) : undefined;
+      const row = email ? await deps.accounts.findByEmail(email) : undefined;
       const stored = row?.password_hash ?? null;
       const ok = await verifyPassword(input.password, stored ?? (await dummyHash()));
       if (!row || !stored || !ok) throw invalidCredentials();
@@ -174,11 +173,11 @@ export function createDashboardAuthService(deps: {
     /** Sets (or replaces) an account's password and ends every session it has. For the CLI. */
     async setPassword(email: string, password: string): Promise<{ accountId: string; sessionsEnded: number }> {
       checkPassword(password);
-      const row = await accountsStore.findByEmail(db, normaliseEmail(email));
+      const row = await deps.accounts.findByEmail(normaliseEmail(email));
       if (!row) throw errors.notFound('account', undefined, 'email');
       const hash = await hashPassword(password);
       const sessionsEnded = await db.transaction(async (tx) => {
-        await accountsStore.update(tx, row.id, { passwordHash: hash }, clock.now());
+        await deps.accounts.setPasswordHash(row.id, hash, tx);
         return sessionsStore.removeForAccount(tx, row.id);
       });
       return { accountId: row.id, sessionsEnded };

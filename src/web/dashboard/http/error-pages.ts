@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { statusOf } from '../../../http/plugins/errors.ts';
 import { AppError, isAppError } from '../../../errors.ts';
 import { messagesFor } from '../i18n/index.ts';
 import { errorText, notice } from '../ui/components.ts';
@@ -44,20 +45,11 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
         ? new AppError('invalid_request', 'invalid_request', 'The request is malformed.')
         : undefined;
   if (appErr) {
-    if (appErr.headers) for (const [k, v] of Object.entries(appErr.headers)) reply.header(k, v);
+    if (appErr.retryAfterSeconds !== undefined) reply.header('Retry-After', String(appErr.retryAfterSeconds));
     if (appErr.kind === 'not_found')
-      return sendPage(
-        reply,
-        frame(
-          ctx,
-          t.errors.notFoundTitle,
-          html`<p>${t.errors.notFound}</p>
-            ${home}`,
-        ),
-        404,
-      );
+      return sendPage(reply, frame(ctx, t.errors.notFoundTitle, html`<p>${t.errors.notFound}</p>${home}`), 404);
     const title = appErr.kind === 'rate_limited' ? t.errors.rateLimitedTitle : t.common.errorTitle;
-    return sendPage(reply, frame(ctx, title, html`${notice(errorText(appErr, t), 'bad')}${home}`), appErr.status);
+    return sendPage(reply, frame(ctx, title, html`${notice(errorText(appErr, t), 'bad')}${home}`), statusOf(appErr));
   }
   req.log.error({ err }, 'dashboard page failed');
   return sendPage(

@@ -1,4 +1,5 @@
 import { isAppError } from '../../../errors.ts';
+import { statusOf } from '../../../http/plugins/errors.ts';
 import { asForm, optionalText } from '../http/form.ts';
 import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { apiKeysView } from '../views/api-keys.view.ts';
@@ -28,11 +29,11 @@ export const apiKeysRoutes: DashboardRoutes = (app, { ctx }) => {
         201,
       );
     } catch (e) {
-      if (!isAppError(e) || e.status >= 500) throw e;
+      if (!isAppError(e) || statusOf(e) >= 500) throw e;
       return sendPage(
         reply,
         apiKeysView(pageContext(req), { keys: await allKeys(account), error: { message: errorText(e, t(req)), param: e.param } }),
-        e.status,
+        statusOf(e),
       );
     }
   });

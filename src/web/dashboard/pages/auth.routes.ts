@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
 import { asForm, text } from '../http/form.ts';
 import { clearSessionCookie, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
@@ -47,19 +48,18 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
       return seeOther(reply, next ?? '/');
     } catch (e) {
       if (!isAppError(e) || (e.code !== 'invalid_credentials' && e.code !== 'login_rate_limited')) throw e;
-      if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+      if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
       return sendPage(
         reply,
         loginView(pageContext(req), {
           email,
           error: {
-            message:
-              e.code === 'login_rate_limited' ? t(req).errors.rateLimited(Number(e.headers?.['Retry-After'] ?? 60)) : errorText(e, t(req)),
+            message: e.code === 'login_rate_limited' ? t(req).errors.rateLimited(e.retryAfterSeconds ?? 60) : errorText(e, t(req)),
           },
           next,
           signupEnabled,
         }),
-        e.status,
+        statusOf(e),
       );
     }
   });
@@ -81,12 +81,12 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
       setSessionCookie(reply, cookies, token, session, ctx.clock.now());
       return seeOther(reply, '/');
     } catch (e) {
-      if (!isAppError(e) || e.status >= 500 || e.kind === 'not_found') throw e;
-      if (e.headers) for (const [k, v] of Object.entries(e.headers)) reply.header(k, v);
+      if (!isAppError(e) || statusOf(e) >= 500 || e.kind === 'not_found') throw e;
+      if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
       return sendPage(
         reply,
         signupView(pageContext(req), { name, email, error: { message: errorText(e, t(req)), param: e.param }, enabled: true }),
-        e.status,
+        statusOf(e),
       );
     }
   });

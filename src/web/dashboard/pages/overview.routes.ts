@@ -1,7 +1,7 @@
 import { accountId, pageContext, sendPage } from '../http/state.ts';
 import { overviewView } from '../views/overview.view.ts';
 import type { DashboardRoutes } from './types.ts';
-import type { Tenant } from '../../../modules/tenants/tenants.service.ts';
+import type { Tenant } from '../../../modules/tenants/index.ts';
 
 /** How far the overview looks: enough for a glance; the full lists are one click away. */
 const TENANTS_SHOWN = 25;

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { statusOf } from '../../../http/plugins/errors.ts';
 import { errors, isAppError } from '../../../errors.ts';
 import { asForm, integer, integerList, optionalText, queryValue, text, type FormBody } from '../http/form.ts';
 import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
@@ -45,7 +46,7 @@ function readTenantForm(body: FormBody) {
 export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
   const { tenants, credentials, activation, folios } = ctx.services;
   const formFailure = (e: unknown) => {
-    if (!isAppError(e) || e.status >= 500 || e.kind === 'not_found') throw e;
+    if (!isAppError(e) || statusOf(e) >= 500 || e.kind === 'not_found') throw e;
     return e;
   };
 
@@ -67,7 +68,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
       return sendPage(
         reply,
         tenantFormView(pageContext(req), { form: raw, error: { message: errorText(err, t(req)), param: err.param } }),
-        err.status,
+        statusOf(err),
       );
     }
   });
@@ -124,7 +125,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
       return sendPage(
         reply,
         tenantFormView(pageContext(req), { tenant, form: raw, error: { message: errorText(err, t(req)), param: err.param } }),
-        err.status,
+        statusOf(err),
       );
     }
   });

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { statusOf } from '../../../http/plugins/errors.ts';
 import { isEventType } from '../../../events/event-types.ts';
 import { errors, isAppError } from '../../../errors.ts';
-import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../../modules/webhooks/signing.ts';
+import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../../modules/webhooks/index.ts';
 import { asForm, list, optionalText, text, type FormBody } from '../http/form.ts';
 import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { webhookDeleteView, webhooksListView, webhookView, type EndpointForm } from '../views/webhooks.view.ts';
@@ -43,7 +44,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
             : undefined;
   };
   const formFailure = (e: unknown) => {
-    if (!isAppError(e) || e.status >= 500 || e.kind === 'not_found') throw e;
+    if (!isAppError(e) || statusOf(e) >= 500 || e.kind === 'not_found') throw e;
     return e;
   };
 
@@ -74,7 +75,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
         form,
         error: { message: errorText(err, t(req)), param: err.param },
       });
-      return sendPage(reply, page, err.status);
+      return sendPage(reply, page, statusOf(err));
     }
   });
 
@@ -106,7 +107,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx }) => {
       return sendPage(
         reply,
         webhookView(pageContext(req), { endpoint, form, error: { message: errorText(err, t(req)), param: err.param } }),
-        err.status,
+        statusOf(err),
       );
     }
   });

@@ -52,15 +52,11 @@ export function select(o: {
   error?: string | undefined;
 }): SafeHtml {
   const id = fieldId(o.name);
-  return html`<div class="field${o.error ? ' field-error' : ''}">
-    <label for="${id}">${o.label}</label>
-    ${o.error ? html`<p class="error-message" id="${id}-error">${o.error}</p>` : ''}
-    <select id="${id}" name="${o.name}" ${o.error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>
-      ${o.options.map(
-        (op) => html`<option value="${op.value}" ${op.value === (o.value ?? '') ? html` selected` : ''}>${op.label}</option>`,
-      )}
-    </select>
-  </div>`;
+  return html`<div class="field${o.error ? ' field-error' : ''}"><label for="${id}">${o.label}</label>
+${o.error ? html`<p class="error-message" id="${id}-error">${o.error}</p>` : ''}
+<select id="${id}" name="${o.name}"${o.error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>${o.options.map(
+    (op) => html`<option value="${op.value}"${op.value === (o.value ?? '') ? html` selected` : ''}>${op.label}</option>`,
+  )}</select></div>`;
 }
 
 export function checkboxes(o: {
@@ -71,19 +67,13 @@ export function checkboxes(o: {
   checked: readonly string[];
   error?: string | undefined;
 }): SafeHtml {
-  return html`<fieldset class="field${o.error ? ' field-error' : ''}" id="${fieldId(o.name)}" tabindex="-1">
-    <legend>${o.legend}</legend>
-    ${o.hint ? html`<p class="hint">${o.hint}</p>` : ''}${o.error ? html`<p class="error-message">${o.error}</p>` : ''}
-    <ul class="checks">
-      ${o.options.map((op, i) => {
-        const id = `${fieldId(o.name)}-${i}`;
-        return html`<li>
-          <input type="checkbox" id="${id}" name="${o.name}" value="${op.value}" ${o.checked.includes(op.value) ? html` checked` : ''} />
-          <label for="${id}">${op.label}</label>
-        </li>`;
-      })}
-    </ul>
-  </fieldset>`;
+  return html`<fieldset class="field${o.error ? ' field-error' : ''}" id="${fieldId(o.name)}" tabindex="-1"><legend>${o.legend}</legend>${o.hint ? html`<p class="hint">${o.hint}</p>` : ''}${
+    o.error ? html`<p class="error-message">${o.error}</p>` : ''
+  }
+<ul class="checks">${o.options.map((op, i) => {
+    const id = `${fieldId(o.name)}-${i}`;
+    return html`<li><input type="checkbox" id="${id}" name="${o.name}" value="${op.value}"${o.checked.includes(op.value) ? html` checked` : ''}> <label for="${id}">${op.label}</label></li>`;
+  })}</ul></fieldset>`;
 }
 
 export type ButtonTone = 'primary' | 'secondary' | 'danger';
@@ -103,15 +93,9 @@ export function postButton(o: {
   /** Accessible name when the visible label alone is ambiguous (a button in a table row). */
   ariaLabel?: string;
 }): SafeHtml {
-  return html`<form method="post" action="${o.action}" class="inline">
-    ${csrfInput(o.csrf)}${Object.entries(o.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}" />`)}<button
-      type="submit"
-      class="${buttonClass(o.tone ?? 'secondary')} button-small"
-      ${o.ariaLabel ? html` aria-label="${o.ariaLabel}"` : ''}
-    >
-      ${o.label}
-    </button>
-  </form>`;
+  return html`<form method="post" action="${o.action}" class="inline">${csrfInput(o.csrf)}${Object.entries(o.hidden ?? {}).map(
+    ([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`,
+  )}<button type="submit" class="${buttonClass(o.tone ?? 'secondary')} button-small"${o.ariaLabel ? html` aria-label="${o.ariaLabel}"` : ''}>${o.label}</button></form>`;
 }
 
 export const linkButton = (href: string, label: string, tone: ButtonTone = 'primary'): SafeHtml =>
@@ -122,13 +106,9 @@ export const badge = (text: string, tone: Tone = 'neutral'): SafeHtml => html`<s
 
 /** A value to copy (a key, a link): selectable text, plus a copy button once copy.js runs. */
 export function copyable(o: { id: string; label: string; value: string; t: Messages }): SafeHtml {
-  return html`<div class="copy">
-    <label for="${o.id}" class="visually-hidden">${o.label}</label>
-    <input id="${o.id}" class="secret" type="text" readonly value="${o.value}" spellcheck="false" autocomplete="off" />
-    <button type="button" class="button button-secondary button-small" data-copy="${o.id}" data-copied="${o.t.common.copied}" hidden>
-      ${o.t.common.copy}
-    </button>
-  </div>`;
+  return html`<div class="copy"><label for="${o.id}" class="visually-hidden">${o.label}</label>
+<input id="${o.id}" class="secret" type="text" readonly value="${o.value}" spellcheck="false" autocomplete="off">
+<button type="button" class="button button-secondary button-small" data-copy="${o.id}" data-copied="${o.t.common.copied}" hidden>${o.t.common.copy}</button></div>`;
 }
 
 export function table(o: {
@@ -141,26 +121,9 @@ export function table(o: {
   if (o.rows.length === 0) return html`<p class="empty">${o.empty}</p>`;
   const num = (i: number) => (o.numeric?.includes(i) ? html` class="num"` : '');
   // A wide table scrolls inside its wrapper on a phone; the wrapper is focusable so keyboard users can scroll it.
-  return html`<div class="table-wrap" role="region" aria-label="${o.caption}" tabindex="0">
-    <table>
-      <caption class="visually-hidden">
-        ${o.caption}
-      </caption>
-      <thead>
-        <tr>
-          ${o.head.map((h, i) => html`<th scope="col" ${num(i)}>${h}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${o.rows.map(
-          (r) =>
-            html`<tr>
-              ${r.map((c, i) => html`<td${num(i)}>${c}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="table-wrap" role="region" aria-label="${o.caption}" tabindex="0"><table><caption class="visually-hidden">${o.caption}</caption>
+<thead><tr>${o.head.map((h, i) => html`<th scope="col"${num(i)}>${h}</th>`)}</tr></thead>
+<tbody>${o.rows.map((r) => html`<tr>${r.map((c, i) => html`<td${num(i)}>${c}</td>`)}</tr>`)}</tbody></table></div>`;
 }
 
 export function notice(text: unknown, tone: 'ok' | 'warn' | 'bad' | 'info' = 'ok'): SafeHtml {
@@ -177,10 +140,7 @@ export function formError(err: { message: string; param?: string | undefined } |
   const param = err.param?.replace(/\[\d+\]$/, '');
   if (param && /^[A-Za-z][A-Za-z0-9_]*$/.test(param))
     return errorSummary(t.common.errorTitle, [{ fieldId: fieldId(param), message: err.message }]);
-  return html`<div class="error-summary" role="alert">
-    <h2>${t.common.errorTitle}</h2>
-    <p>${err.message}</p>
-  </div>`;
+  return html`<div class="error-summary" role="alert"><h2>${t.common.errorTitle}</h2><p>${err.message}</p></div>`;
 }
 
 /** Iterator pagination: "first page" and "next page" links that keep the current filters. */
@@ -198,11 +158,9 @@ export function pager(o: {
     return s ? `${o.path}?${s}` : o.path;
   };
   if (o.onFirst && !o.iterator) return '';
-  return html`<nav class="pager" aria-label="${o.t.common.pages}">
-    ${o.onFirst ? '' : html`<a href="${href({ iterator: undefined })}">${o.t.common.first}</a>`}${
-      o.iterator ? html`<a href="${href({ iterator: o.iterator })}" rel="next">${o.t.common.next}</a>` : ''
-    }
-  </nav>`;
+  return html`<nav class="pager" aria-label="${o.t.common.pages}">${o.onFirst ? '' : html`<a href="${href({ iterator: undefined })}">${o.t.common.first}</a>`}${
+    o.iterator ? html`<a href="${href({ iterator: o.iterator })}" rel="next">${o.t.common.next}</a>` : ''
+  }</nav>`;
 }
 
 const slug = (s: string) =>
@@ -215,25 +173,11 @@ const slug = (s: string) =>
 
 export const section = (title: string, body: unknown, opts: { id?: string; actions?: unknown } = {}): SafeHtml => {
   const id = opts.id ?? slug(title);
-  return html`<section class="card" id="${id}" aria-labelledby="${id}-h">
-    <div class="card-head">
-      <h2 id="${id}-h">${title}</h2>
-      ${opts.actions ?? ''}
-    </div>
-    ${body}
-  </section>`;
+  return html`<section class="card" id="${id}" aria-labelledby="${id}-h"><div class="card-head"><h2 id="${id}-h">${title}</h2>${opts.actions ?? ''}</div>${body}</section>`;
 };
 
 export const dl = (items: readonly (readonly [string, unknown])[]): SafeHtml =>
-  html`<dl class="props">
-    ${items.map(
-      ([k, v]) =>
-        html`<div>
-          <dt>${k}</dt>
-          <dd>${v === '' || v === null || v === undefined ? '—' : v}</dd>
-        </div>`,
-    )}
-  </dl>`;
+  html`<dl class="props">${items.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v === '' || v === null || v === undefined ? '—' : v}</dd></div>`)}</dl>`;
 
 /** The message of a service error in the page's language when the code has a text, else the service's own. */
 export const errorText = (err: { code: string; message: string }, t: Messages): string => t.errorCodes[err.code] ?? err.message;

@@ -29,30 +29,19 @@ export function withLang(url: string, lang: Lang): string {
 
 function langSwitch(ctx: PageContext): SafeHtml {
   const other: Lang = ctx.lang === 'es' ? 'en' : 'es';
-  return html`<a class="lang" href="${withLang(ctx.url, other)}" hreflang="${other}" lang="${other}"
-    >${other === 'en' ? 'English' : 'Español'}</a
-  >`;
+  return html`<a class="lang" href="${withLang(ctx.url, other)}" hreflang="${other}" lang="${other}">${other === 'en' ? 'English' : 'Español'}</a>`;
 }
 
 function head(ctx: PageContext, title: string): SafeHtml {
-  return html`<html lang="${ctx.t.lang}">
-    <head>
-      <meta charset="utf-8" />
-      <meta name="viewport" content="width=device-width, initial-scale=1" />
-      <meta name="referrer" content="no-referrer" />
-      <meta name="robots" content="noindex, nofollow" />
-      <title>${title} · ${ctx.t.appName}</title>
-      <link rel="stylesheet" href="${STYLESHEET_PATH}" />
-      <link rel="stylesheet" href="${ASSETS.css}" />
-      <script src="${ASSETS.js}" defer></script>
-    </head>
-  </html>`;
+  return html`<html lang="${ctx.t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex, nofollow"><title>${title} · ${ctx.t.appName}</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="stylesheet" href="${ASSETS.css}"><script src="${ASSETS.js}" defer></script></head>`;
 }
 
 export function layout(ctx: PageContext, o: { title: string; active?: NavKey; body: unknown; flash?: unknown }): string {
   const t = ctx.t;
   const item = (key: NavKey, href: string, label: string) =>
-    html`<li><a href="${href}" ${o.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
+    html`<li><a href="${href}"${o.active === key ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return `<!doctype html>\n${
     html`${head(ctx, o.title)}<body class="dashboard">
 <a class="skip-link" href="#main">${t.skipToContent}</a>
@@ -68,9 +57,7 @@ ${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tena
 <div class="dash-account">${langSwitch(ctx)}${
       ctx.account
         ? html`<span class="who" title="${t.nav.signedInAs(ctx.account.email)}">${ctx.account.name}</span>
-            <form method="post" action="/logout" class="inline">
-              ${csrfInput(ctx.csrf)}<button type="submit" class="button button-secondary button-small">${t.nav.logout}</button>
-            </form>`
+<form method="post" action="/logout" class="inline">${csrfInput(ctx.csrf)}<button type="submit" class="button button-secondary button-small">${t.nav.logout}</button></form>`
         : ''
     }</div>
 </div></header>

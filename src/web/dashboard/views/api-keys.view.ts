@@ -1,4 +1,4 @@
-import type { ApiKey } from '../../../modules/api-keys/api-keys.service.ts';
+import type { ApiKey } from '../../../modules/api-keys/index.ts';
 import { html } from '../../shared/html.ts';
 import { copyable, csrfInput, field, formError, notice, postButton, section, submit, table } from '../ui/components.ts';
 import { formatDateTime } from '../ui/format.ts';
@@ -11,11 +11,8 @@ export function apiKeysView(
 ): string {
   const t = ctx.t;
   const created = o.created
-    ? html`<div class="success" role="status">
-        <h2>${t.apiKeys.created}${o.created.name ? `: ${o.created.name}` : ''}</h2>
-        <p>${t.common.shownOnce}</p>
-        ${copyable({ id: 'new-api-key', label: t.apiKeys.created, value: o.created.key, t })}
-      </div>`
+    ? html`<div class="success" role="status"><h2>${t.apiKeys.created}${o.created.name ? `: ${o.created.name}` : ''}</h2>
+<p>${t.common.shownOnce}</p>${copyable({ id: 'new-api-key', label: t.apiKeys.created, value: o.created.key, t })}</div>`
     : '';
   const list = table({
     caption: t.apiKeys.title,
@@ -40,23 +37,14 @@ export function apiKeysView(
     title: `${t.nav.settings} › ${t.apiKeys.title}`,
     active: 'apiKeys',
     flash: o.flash ? notice(o.flash) : '',
-    body: html`${created}
-      <p>${t.apiKeys.help}</p>
-      ${section(
-        t.apiKeys.create,
-        html`${formError(o.error, t)}
-          <form method="post" action="/settings/api-keys" class="row" novalidate>
-            ${csrfInput(ctx.csrf)}
-            ${field({ t, name: 'name', label: t.apiKeys.name, value: o.name, maxlength: 100, optionalLabel: t.common.optional, error: o.error?.message })}
-            <div>${submit(t.apiKeys.create)}</div>
-          </form>`,
-        { id: 'create-key' },
-      )}
-      ${section(
-        t.apiKeys.title,
-        html`${list}
-          <p class="hint">${t.apiKeys.revokeConfirm}</p>`,
-        { id: 'keys' },
-      )}`,
+    body: html`${created}<p>${t.apiKeys.help}</p>
+${section(
+  t.apiKeys.create,
+  html`${formError(o.error, t)}<form method="post" action="/settings/api-keys" class="row" novalidate>${csrfInput(ctx.csrf)}
+${field({ t, name: 'name', label: t.apiKeys.name, value: o.name, maxlength: 100, optionalLabel: t.common.optional, error: o.error?.message })}
+<div>${submit(t.apiKeys.create)}</div></form>`,
+  { id: 'create-key' },
+)}
+${section(t.apiKeys.title, html`${list}<p class="hint">${t.apiKeys.revokeConfirm}</p>`, { id: 'keys' })}`,
   });
 }

@@ -16,15 +16,12 @@ export function loginView(
   return bareLayout(ctx, {
     title: t.auth.loginTitle,
     flash: o.flash ? notice(t.auth[o.flash], 'info') : '',
-    body: html`<p>${t.auth.intro}</p>
-      ${formError(o.error, t)}
-      <form method="post" action="/login" class="card" novalidate>
-        ${csrfInput(ctx.csrf)}${o.next ? html`<input type="hidden" name="next" value="${o.next}" />` : ''}
-        ${field({ t, name: 'email', label: t.auth.email, kind: 'email', value: o.email, required: true, autocomplete: 'username', maxlength: 320 })}
-        ${field({ t, name: 'password', label: t.auth.password, kind: 'password', required: true, autocomplete: 'current-password', maxlength: 1024 })}
-        <div class="actions">${submit(t.auth.loginButton)}</div>
-      </form>
-      ${o.signupEnabled ? html`<p>${t.auth.noAccount} <a href="/signup">${t.auth.signupTitle}</a></p>` : ''}`,
+    body: html`<p>${t.auth.intro}</p>${formError(o.error, t)}
+<form method="post" action="/login" class="card" novalidate>${csrfInput(ctx.csrf)}${o.next ? html`<input type="hidden" name="next" value="${o.next}">` : ''}
+${field({ t, name: 'email', label: t.auth.email, kind: 'email', value: o.email, required: true, autocomplete: 'username', maxlength: 320 })}
+${field({ t, name: 'password', label: t.auth.password, kind: 'password', required: true, autocomplete: 'current-password', maxlength: 1024 })}
+<div class="actions">${submit(t.auth.loginButton)}</div></form>
+${o.signupEnabled ? html`<p>${t.auth.noAccount} <a href="/signup">${t.auth.signupTitle}</a></p>` : ''}`,
   });
 }
 
@@ -34,30 +31,26 @@ export function signupView(ctx: PageContext, o: { name?: string; email?: string;
   if (!o.enabled)
     return bareLayout(ctx, {
       title: t.auth.signupTitle,
-      body: html`${notice(t.auth.signupDisabled, 'info')}
-        <p><a href="/login">${t.auth.loginTitle}</a></p>`,
+      body: html`${notice(t.auth.signupDisabled, 'info')}<p><a href="/login">${t.auth.loginTitle}</a></p>`,
     });
   return bareLayout(ctx, {
     title: t.auth.signupTitle,
-    body: html`<p>${t.auth.intro}</p>
-      ${formError(o.error, t)}
-      <form method="post" action="/signup" class="card" novalidate>
-        ${csrfInput(ctx.csrf)}
-        ${field({ t, name: 'name', label: t.auth.name, value: o.name, required: true, autocomplete: 'organization', maxlength: 200, error: err('name') })}
-        ${field({ t, name: 'email', label: t.auth.email, kind: 'email', value: o.email, required: true, autocomplete: 'email', maxlength: 320, error: err('email') })}
-        ${field({
-          t,
-          name: 'password',
-          label: t.auth.password,
-          kind: 'password',
-          required: true,
-          autocomplete: 'new-password',
-          maxlength: 256,
-          hint: t.auth.passwordHint(PASSWORD_MIN_LENGTH),
-          error: err('password'),
-        })}
-        <div class="actions">${submit(t.auth.signupButton)}</div>
-      </form>
-      <p>${t.auth.haveAccount} <a href="/login">${t.auth.loginTitle}</a></p>`,
+    body: html`<p>${t.auth.intro}</p>${formError(o.error, t)}
+<form method="post" action="/signup" class="card" novalidate>${csrfInput(ctx.csrf)}
+${field({ t, name: 'name', label: t.auth.name, value: o.name, required: true, autocomplete: 'organization', maxlength: 200, error: err('name') })}
+${field({ t, name: 'email', label: t.auth.email, kind: 'email', value: o.email, required: true, autocomplete: 'email', maxlength: 320, error: err('email') })}
+${field({
+  t,
+  name: 'password',
+  label: t.auth.password,
+  kind: 'password',
+  required: true,
+  autocomplete: 'new-password',
+  maxlength: 256,
+  hint: t.auth.passwordHint(PASSWORD_MIN_LENGTH),
+  error: err('password'),
+})}
+<div class="actions">${submit(t.auth.signupButton)}</div></form>
+<p>${t.auth.haveAccount} <a href="/login">${t.auth.loginTitle}</a></p>`,
   });
 }

@@ -1,4 +1,4 @@
-import type { Tenant } from '../../../modules/tenants/tenants.service.ts';
+import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import { DTE_STATUSES, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
@@ -33,10 +33,9 @@ export function documentsView(
   const t = ctx.t;
   const base = `/tenants/${o.tenant.id}/documents`;
   const filters = html`<form method="get" action="${base}" class="filters">
-    ${select({ name: 'status', label: t.common.status, value: o.filters.status, options: [{ value: '', label: t.dte.anyStatus }, ...DTE_STATUSES.map((s) => ({ value: s, label: t.dte.statusLabel[s] ?? s }))] })}
-    ${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options: [{ value: '', label: t.dte.anyType }, ...TIPOS_DTE.map((n) => ({ value: String(n), label: tipoLabel(n, t) }))] })}
-    <div>${submit(t.common.filter, 'secondary')}</div>
-  </form>`;
+${select({ name: 'status', label: t.common.status, value: o.filters.status, options: [{ value: '', label: t.dte.anyStatus }, ...DTE_STATUSES.map((s) => ({ value: s, label: t.dte.statusLabel[s] ?? s }))] })}
+${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options: [{ value: '', label: t.dte.anyType }, ...TIPOS_DTE.map((n) => ({ value: String(n), label: tipoLabel(n, t) }))] })}
+<div>${submit(t.common.filter, 'secondary')}</div></form>`;
   const body = html`${filters}${section(
     t.tenant.documents,
     html`${table({
@@ -58,8 +57,7 @@ export function documentsView(
   return layout(ctx, {
     title: t.dte.listTitle(o.tenant.razonSocial),
     active: 'tenants',
-    body: html`<p><a href="/tenants/${o.tenant.id}">← ${o.tenant.razonSocial}</a></p>
-      ${body}`,
+    body: html`<p><a href="/tenants/${o.tenant.id}">← ${o.tenant.razonSocial}</a></p>${body}`,
   });
 }
 
@@ -72,67 +70,67 @@ export function documentView(ctx: PageContext, o: { tenant: Tenant; dte: DteReco
     title: t.dte.viewTitle(t.dte.tipos[d.tipoDte] ?? String(d.tipoDte), d.folio),
     active: 'tenants',
     body: html`<p><a href="${base}">← ${t.dte.listTitle(o.tenant.razonSocial)}</a></p>
-      <p class="row">${dteStatus(d.status, t)} ${linkButton(`${base}/${d.id}/xml`, t.dte.downloadXml, 'secondary')}</p>
-      <div class="grid">
-        ${section(
-          t.dte.montoTotal,
-          dl([
-            [t.dte.tipo, tipoLabel(d.tipoDte, t)],
-            [t.dte.folio, String(d.folio)],
-            [t.dte.fecha, formatDate(d.fechaEmision, t)],
-            [t.dte.montoNeto, formatClp(d.montoNeto)],
-            [t.dte.montoExento, formatClp(d.montoExento)],
-            [t.dte.iva, formatClp(d.iva)],
-            [t.dte.montoTotal, html`<strong>${formatClp(d.montoTotal)}</strong>`],
-          ]),
-          { id: 'amounts' },
-        )}
-        ${section(
-          t.dte.receptor,
-          dl([
-            ['RUT', r.rut],
-            [t.tenant.razonSocial, r.razonSocial],
-            [t.tenant.giro, r.giro],
-            [t.tenant.direccion, [r.direccion, r.comuna, r.ciudad].filter(Boolean).join(', ')],
-          ]),
-          { id: 'receptor' },
-        )}
-      </div>
-      ${section(
-        t.dte.sii,
-        dl([
-          [t.dte.trackId, d.trackId ? html`<code>${d.trackId}</code>` : '—'],
-          [t.common.status, dteStatus(d.status, t)],
-          ['SII', d.sii.estado],
-          [t.logs.response, d.sii.glosa],
-        ]),
-        { id: 'sii' },
-      )}
-      ${section(
-        t.dte.items,
-        table({
-          caption: t.dte.items,
-          head: [t.dte.item, t.dte.cantidad, t.dte.precio, t.dte.monto],
-          numeric: [1, 2, 3],
-          empty: '—',
-          rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), formatClp(l.precioUnitario), formatClp(l.montoItem)]),
-        }),
-        { id: 'items' },
-      )}
-      ${section(
-        t.dte.history,
-        table({
-          caption: t.dte.history,
-          head: [t.logs.attemptedAt, t.common.status, 'SII', t.dte.trackId],
-          empty: '—',
-          rows: o.history.map((h) => [
-            formatDateTime(h.createdAt, t),
-            html`${h.previousStatus ? html`${dteStatus(h.previousStatus, t)} → ` : ''}${dteStatus(h.status, t)}`,
-            [h.sii.estado, h.sii.glosa].filter(Boolean).join(' — ') || '—',
-            h.trackId ?? '—',
-          ]),
-        }),
-        { id: 'history' },
-      )}`,
+<p class="row">${dteStatus(d.status, t)} ${linkButton(`${base}/${d.id}/xml`, t.dte.downloadXml, 'secondary')}</p>
+<div class="grid">
+${section(
+  t.dte.montoTotal,
+  dl([
+    [t.dte.tipo, tipoLabel(d.tipoDte, t)],
+    [t.dte.folio, String(d.folio)],
+    [t.dte.fecha, formatDate(d.fechaEmision, t)],
+    [t.dte.montoNeto, formatClp(d.montoNeto)],
+    [t.dte.montoExento, formatClp(d.montoExento)],
+    [t.dte.iva, formatClp(d.iva)],
+    [t.dte.montoTotal, html`<strong>${formatClp(d.montoTotal)}</strong>`],
+  ]),
+  { id: 'amounts' },
+)}
+${section(
+  t.dte.receptor,
+  dl([
+    ['RUT', r.rut],
+    [t.tenant.razonSocial, r.razonSocial],
+    [t.tenant.giro, r.giro],
+    [t.tenant.direccion, [r.direccion, r.comuna, r.ciudad].filter(Boolean).join(', ')],
+  ]),
+  { id: 'receptor' },
+)}
+</div>
+${section(
+  t.dte.sii,
+  dl([
+    [t.dte.trackId, d.trackId ? html`<code>${d.trackId}</code>` : '—'],
+    [t.common.status, dteStatus(d.status, t)],
+    ['SII', d.sii.estado],
+    [t.logs.response, d.sii.glosa],
+  ]),
+  { id: 'sii' },
+)}
+${section(
+  t.dte.items,
+  table({
+    caption: t.dte.items,
+    head: [t.dte.item, t.dte.cantidad, t.dte.precio, t.dte.monto],
+    numeric: [1, 2, 3],
+    empty: '—',
+    rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), formatClp(l.precioUnitario), formatClp(l.montoItem)]),
+  }),
+  { id: 'items' },
+)}
+${section(
+  t.dte.history,
+  table({
+    caption: t.dte.history,
+    head: [t.logs.attemptedAt, t.common.status, 'SII', t.dte.trackId],
+    empty: '—',
+    rows: o.history.map((h) => [
+      formatDateTime(h.createdAt, t),
+      html`${h.previousStatus ? html`${dteStatus(h.previousStatus, t)} → ` : ''}${dteStatus(h.status, t)}`,
+      [h.sii.estado, h.sii.glosa].filter(Boolean).join(' — ') || '—',
+      h.trackId ?? '—',
+    ]),
+  }),
+  { id: 'history' },
+)}`,
   });
 }

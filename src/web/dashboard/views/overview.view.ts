@@ -1,5 +1,5 @@
-import type { Message } from '../../../modules/webhooks/webhooks.service.ts';
-import type { Tenant } from '../../../modules/tenants/tenants.service.ts';
+import type { Message } from '../../../modules/webhooks/index.ts';
+import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html } from '../../shared/html.ts';
 import type { DteRecord, FolioStock } from '../pages/issuing.ts';
 import { badge, linkButton, section, table } from '../ui/components.ts';
@@ -32,8 +32,7 @@ export function overviewView(ctx: PageContext, d: OverviewData): string {
           x.credentials.ready ? badge(t.overview.ready, 'ok') : badge(t.overview.notReady, 'warn'),
         ]),
       })}${d.moreTenants ? html`<p><a href="/tenants">${t.tenant.listTitle} →</a></p>` : ''}`
-    : html`<p class="empty">${t.overview.noTenants}</p>
-        <p>${linkButton('/tenants/new', t.overview.createFirst)}</p>`;
+    : html`<p class="empty">${t.overview.noTenants}</p><p>${linkButton('/tenants/new', t.overview.createFirst)}</p>`;
   const folios = table({
     caption: t.overview.folios,
     head: [t.overview.tenant, t.folios.tipoDte, t.folios.disponibles, t.folios.threshold],
@@ -77,9 +76,7 @@ export function overviewView(ctx: PageContext, d: OverviewData): string {
     title: t.overview.title,
     active: 'overview',
     body: html`${section(t.overview.tenants, tenants, { id: 'overview-tenants' })}
-      <div class="grid">
-        ${section(t.overview.folios, folios, { id: 'overview-folios' })}${section(t.overview.recentFailures, failures, { id: 'overview-failures' })}
-      </div>
-      ${section(t.overview.recentDocuments, documents, { id: 'overview-documents' })}`,
+<div class="grid">${section(t.overview.folios, folios, { id: 'overview-folios' })}${section(t.overview.recentFailures, failures, { id: 'overview-failures' })}</div>
+${section(t.overview.recentDocuments, documents, { id: 'overview-documents' })}`,
   });
 }

@@ -1,5 +1,5 @@
-import type { CredentialStatus } from '../../../modules/credentials/credentials.service.ts';
-import type { Tenant } from '../../../modules/tenants/tenants.service.ts';
+import type { CredentialStatus } from '../../../modules/credentials/index.ts';
+import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import type { FolioStock } from '../pages/issuing.ts';
@@ -58,8 +58,7 @@ export const tenantStatus = (tenant: Tenant, t: Messages): SafeHtml =>
   badge(t.tenant.statusLabel[tenant.status] ?? tenant.status, tenant.status === 'active' ? 'ok' : 'warn');
 
 export const credentialBadges = (tenant: Tenant, t: Messages): SafeHtml =>
-  html`${badge(`${t.tenant.apiKey}: ${tenant.credentials.apiKey.configured ? t.common.yes : t.common.no}`, tenant.credentials.apiKey.configured ? 'ok' : 'neutral')}
-  ${badge(
+  html`${badge(`${t.tenant.apiKey}: ${tenant.credentials.apiKey.configured ? t.common.yes : t.common.no}`, tenant.credentials.apiKey.configured ? 'ok' : 'neutral')} ${badge(
     `${t.tenant.certificates}: ${tenant.credentials.certificate.configured ? t.common.yes : t.common.no}`,
     tenant.credentials.certificate.configured ? 'ok' : 'neutral',
   )}`;
@@ -74,22 +73,22 @@ export function tenantsListView(
     active: 'tenants',
     flash: o.flash ? notice(o.flash) : '',
     body: html`<p>${linkButton('/tenants/new', t.tenant.newTitle)}</p>
-      ${section(
-        t.tenant.listTitle,
-        html`${table({
-          caption: t.tenant.listTitle,
-          head: [t.tenant.razonSocial, t.tenant.rutEmpresa, t.common.status, t.tenant.credentials, t.common.createdAt],
-          empty: t.tenant.noTenantsYet,
-          rows: o.tenants.map((x) => [
-            html`<a href="/tenants/${x.id}">${x.razonSocial}</a>`,
-            x.rutEmpresa,
-            tenantStatus(x, t),
-            credentialBadges(x, t),
-            formatDateTime(x.createdAt, t),
-          ]),
-        })}${pager({ path: '/tenants', query: {}, iterator: o.iterator, t, onFirst: o.onFirst })}`,
-        { id: 'tenants' },
-      )}`,
+${section(
+  t.tenant.listTitle,
+  html`${table({
+    caption: t.tenant.listTitle,
+    head: [t.tenant.razonSocial, t.tenant.rutEmpresa, t.common.status, t.tenant.credentials, t.common.createdAt],
+    empty: t.tenant.noTenantsYet,
+    rows: o.tenants.map((x) => [
+      html`<a href="/tenants/${x.id}">${x.razonSocial}</a>`,
+      x.rutEmpresa,
+      tenantStatus(x, t),
+      credentialBadges(x, t),
+      formatDateTime(x.createdAt, t),
+    ]),
+  })}${pager({ path: '/tenants', query: {}, iterator: o.iterator, t, onFirst: o.onFirst })}`,
+  { id: 'tenants' },
+)}`,
   });
 }
 
@@ -99,25 +98,27 @@ function tenantFields(ctx: PageContext, v: TenantForm, error: FormProblem | unde
   const f = (name: keyof TenantForm, label: string, extra: Partial<Parameters<typeof field>[0]> = {}) =>
     field({ t, name, label, value: v[name], required: true, error: err(name), ...extra });
   return html`<div class="cols">
-    ${f('rutEmpresa', t.tenant.rutEmpresa, { hint: t.tenant.rutHint, maxlength: 12 })}
-    ${f('razonSocial', t.tenant.razonSocial, { maxlength: 100, autocomplete: 'organization' })}
-    ${f('giro', t.tenant.giro, { maxlength: 80 })} ${f('direccion', t.tenant.direccion, { maxlength: 70, autocomplete: 'street-address' })}
-    ${f('comuna', t.tenant.comuna, { maxlength: 20 })} ${f('ciudad', t.tenant.ciudad, { maxlength: 20 })}
-    ${f('numeroResolucion', t.tenant.numeroResolucion, { kind: 'number', maxlength: 6 })}
-    ${f('fechaResolucion', t.tenant.fechaResolucion, { kind: 'date', hint: t.tenant.dateHint, maxlength: 10 })}
-    ${f('acteco', t.tenant.acteco, { required: false, optionalLabel: t.common.optional, hint: t.tenant.actecoHint, maxlength: 100 })}
-    ${select({
-      name: 'ambiente',
-      label: t.tenant.ambiente,
-      value: v.ambiente ?? 'produccion',
-      options: [
-        { value: 'produccion', label: t.tenant.produccion },
-        { value: 'certificacion', label: t.tenant.certificacion },
-      ],
-      error: err('ambiente'),
-    })}
-    ${f('email', t.tenant.email, { kind: 'email', required: false, optionalLabel: t.common.optional, maxlength: 80, autocomplete: 'email' })}
-  </div>`;
+${f('rutEmpresa', t.tenant.rutEmpresa, { hint: t.tenant.rutHint, maxlength: 12 })}
+${f('razonSocial', t.tenant.razonSocial, { maxlength: 100, autocomplete: 'organization' })}
+${f('giro', t.tenant.giro, { maxlength: 80 })}
+${f('direccion', t.tenant.direccion, { maxlength: 70, autocomplete: 'street-address' })}
+${f('comuna', t.tenant.comuna, { maxlength: 20 })}
+${f('ciudad', t.tenant.ciudad, { maxlength: 20 })}
+${f('numeroResolucion', t.tenant.numeroResolucion, { kind: 'number', maxlength: 6 })}
+${f('fechaResolucion', t.tenant.fechaResolucion, { kind: 'date', hint: t.tenant.dateHint, maxlength: 10 })}
+${f('acteco', t.tenant.acteco, { required: false, optionalLabel: t.common.optional, hint: t.tenant.actecoHint, maxlength: 100 })}
+${select({
+  name: 'ambiente',
+  label: t.tenant.ambiente,
+  value: v.ambiente ?? 'produccion',
+  options: [
+    { value: 'produccion', label: t.tenant.produccion },
+    { value: 'certificacion', label: t.tenant.certificacion },
+  ],
+  error: err('ambiente'),
+})}
+${f('email', t.tenant.email, { kind: 'email', required: false, optionalLabel: t.common.optional, maxlength: 80, autocomplete: 'email' })}
+</div>`;
 }
 
 export function tenantFormView(ctx: PageContext, o: { tenant?: Tenant; form: TenantForm; error?: FormProblem }): string {
@@ -126,14 +127,8 @@ export function tenantFormView(ctx: PageContext, o: { tenant?: Tenant; form: Ten
   return layout(ctx, {
     title: o.tenant ? `${t.tenant.editTitle}: ${o.tenant.razonSocial}` : t.tenant.newTitle,
     active: 'tenants',
-    body: html`${formError(o.error, t)}
-      <form method="post" action="${action}" class="card" novalidate>
-        ${csrfInput(ctx.csrf)}${tenantFields(ctx, o.form, o.error)}
-        <div class="actions">
-          ${submit(o.tenant ? t.common.save : t.tenant.create)}
-          <a href="${o.tenant ? `/tenants/${o.tenant.id}` : '/tenants'}">${t.common.cancel}</a>
-        </div>
-      </form>`,
+    body: html`${formError(o.error, t)}<form method="post" action="${action}" class="card" novalidate>${csrfInput(ctx.csrf)}${tenantFields(ctx, o.form, o.error)}
+<div class="actions">${submit(o.tenant ? t.common.save : t.tenant.create)} <a href="${o.tenant ? `/tenants/${o.tenant.id}` : '/tenants'}">${t.common.cancel}</a></div></form>`,
   });
 }
 
@@ -196,8 +191,7 @@ export function tenantView(
           ? t.common.yes
           : days < 0
             ? t.common.no
-            : html`${t.common.no}
-              ${postButton({
+            : html`${t.common.no} ${postButton({
                 action: `/tenants/${x.id}/certificates/${cert.id}/primary`,
                 label: t.tenant.makePrincipal,
                 ariaLabel: t.tenant.makePrincipalFor(cert.nombreTitular, formatDate(cert.fechaVencimiento, t)),
@@ -207,66 +201,55 @@ export function tenantView(
     }),
   });
   const linkBlock = html`${
-      o.newLink
-        ? html`<div class="success" role="status">
-            <p><strong>${t.tenant.linkReady}</strong></p>
-            ${copyable({ id: 'activation-url', label: t.tenant.activation, value: o.newLink.url, t })}
-            <p>${t.tenant.linkExpires(formatDateTime(o.newLink.expiresAt, t))}</p>
-          </div>`
-        : ''
-    }
-    <p>
-      ${badge(t.tenant.linkState[o.link.state] ?? o.link.state, LINK_TONE[o.link.state] ?? 'neutral')}${
-        o.link.state === 'pending' && o.link.expiresAt
-          ? html` <span class="muted">${t.tenant.linkExpires(formatDateTime(o.link.expiresAt, t))}</span>`
-          : ''
-      }
-    </p>
-    <p class="hint">${t.tenant.activationHelp}</p>
-    ${postButton({
-      action: `/tenants/${x.id}/activation-link`,
-      label: o.link.state === 'none' ? t.tenant.generateLink : t.tenant.regenerateLink,
-      csrf: ctx.csrf,
-      tone: 'primary',
-    })}`;
+    o.newLink
+      ? html`<div class="success" role="status"><p><strong>${t.tenant.linkReady}</strong></p>${copyable({ id: 'activation-url', label: t.tenant.activation, value: o.newLink.url, t })}<p>${t.tenant.linkExpires(
+          formatDateTime(o.newLink.expiresAt, t),
+        )}</p></div>`
+      : ''
+  }<p>${badge(t.tenant.linkState[o.link.state] ?? o.link.state, LINK_TONE[o.link.state] ?? 'neutral')}${
+    o.link.state === 'pending' && o.link.expiresAt
+      ? html` <span class="muted">${t.tenant.linkExpires(formatDateTime(o.link.expiresAt, t))}</span>`
+      : ''
+  }</p><p class="hint">${t.tenant.activationHelp}</p>${postButton({
+    action: `/tenants/${x.id}/activation-link`,
+    label: o.link.state === 'none' ? t.tenant.generateLink : t.tenant.regenerateLink,
+    csrf: ctx.csrf,
+    tone: 'primary',
+  })}`;
   return layout(ctx, {
     title: x.razonSocial,
     active: 'tenants',
     flash: o.flash ? notice(o.flash) : '',
     body: html`<p class="row"><a href="/tenants">← ${t.tenant.listTitle}</a> ${tenantStatus(x, t)}</p>
-      <p class="row">
-        ${linkButton(`/tenants/${x.id}/documents`, t.tenant.documents)} ${linkButton(`/tenants/${x.id}/edit`, t.common.edit, 'secondary')}
-      </p>
-      <div class="grid">
-        ${section(
-          t.tenant.credentials,
-          html`${dl([
-              [t.tenant.apiKey, c.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
-              [t.tenant.lastVerified, c.apiKey.lastVerified ? formatDateTime(c.apiKey.lastVerified, t) : '—'],
-            ])}
-            <h3>${t.tenant.certificates}</h3>
-            ${certs}`,
-          { id: 'credentials' },
-        )}
-        ${section(t.tenant.activation, linkBlock, { id: 'activation' })}
-      </div>
-      ${section(
-        t.tenant.details,
-        dl([
-          [t.tenant.rutEmpresa, x.rutEmpresa],
-          [t.tenant.razonSocial, x.razonSocial],
-          [t.tenant.giro, x.giro],
-          [t.tenant.direccion, x.direccion],
-          [t.tenant.comuna, x.comuna],
-          [t.tenant.ciudad, x.ciudad],
-          [t.tenant.numeroResolucion, String(x.numeroResolucion)],
-          [t.tenant.fechaResolucion, formatDate(x.fechaResolucion, t)],
-          [t.tenant.acteco, x.acteco.join(', ')],
-          [t.tenant.ambiente, x.ambiente === 'certificacion' ? t.tenant.certificacion : t.tenant.produccion],
-          [t.tenant.email, x.email],
-        ]),
-        { id: 'details' },
-      )}
-      ${section(t.folios.title, folioTable(o.folios, t), { id: 'folios' })}`,
+<p class="row">${linkButton(`/tenants/${x.id}/documents`, t.tenant.documents)} ${linkButton(`/tenants/${x.id}/edit`, t.common.edit, 'secondary')}</p>
+<div class="grid">
+${section(
+  t.tenant.credentials,
+  html`${dl([
+    [t.tenant.apiKey, c.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
+    [t.tenant.lastVerified, c.apiKey.lastVerified ? formatDateTime(c.apiKey.lastVerified, t) : '—'],
+  ])}<h3>${t.tenant.certificates}</h3>${certs}`,
+  { id: 'credentials' },
+)}
+${section(t.tenant.activation, linkBlock, { id: 'activation' })}
+</div>
+${section(
+  t.tenant.details,
+  dl([
+    [t.tenant.rutEmpresa, x.rutEmpresa],
+    [t.tenant.razonSocial, x.razonSocial],
+    [t.tenant.giro, x.giro],
+    [t.tenant.direccion, x.direccion],
+    [t.tenant.comuna, x.comuna],
+    [t.tenant.ciudad, x.ciudad],
+    [t.tenant.numeroResolucion, String(x.numeroResolucion)],
+    [t.tenant.fechaResolucion, formatDate(x.fechaResolucion, t)],
+    [t.tenant.acteco, x.acteco.join(', ')],
+    [t.tenant.ambiente, x.ambiente === 'certificacion' ? t.tenant.certificacion : t.tenant.produccion],
+    [t.tenant.email, x.email],
+  ]),
+  { id: 'details' },
+)}
+${section(t.folios.title, folioTable(o.folios, t), { id: 'folios' })}`,
   });
 }

@@ -1,6 +1,6 @@
 import { EVENT_TYPES } from '../../../events/event-types.ts';
-import type { Endpoint } from '../../../modules/webhooks/webhooks.service.ts';
-import { SIGNATURE_SCHEMES } from '../../../modules/webhooks/signing.ts';
+import type { Endpoint } from '../../../modules/webhooks/index.ts';
+import { SIGNATURE_SCHEMES } from '../../../modules/webhooks/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import {
@@ -41,15 +41,15 @@ function endpointFields(ctx: PageContext, v: EndpointForm, error: FormProblem | 
   const t = ctx.t;
   const err = (p: string) => (error?.param === p || error?.param?.startsWith(`${p}[`) ? error.message : undefined);
   return html`${field({ t, name: 'url', label: t.webhooks.url, kind: 'url', value: v.url, required: true, maxlength: 2048, error: err('url') })}
-  ${field({ t, name: 'description', label: t.webhooks.description, value: v.description, maxlength: 500, optionalLabel: t.common.optional, error: err('description') })}
-  ${checkboxes({ name: 'filterTypes', legend: t.webhooks.events, hint: t.webhooks.eventsHint, options: eventOptions, checked: v.filterTypes ?? [], error: err('filterTypes') })}
-  ${select({
-    name: 'signatureScheme',
-    label: t.webhooks.signatureScheme,
-    options: SIGNATURE_SCHEMES.map((s) => ({ value: s, label: s })),
-    value: v.signatureScheme ?? 'hmac-sha256-body',
-    error: err('signatureScheme'),
-  })}`;
+${field({ t, name: 'description', label: t.webhooks.description, value: v.description, maxlength: 500, optionalLabel: t.common.optional, error: err('description') })}
+${checkboxes({ name: 'filterTypes', legend: t.webhooks.events, hint: t.webhooks.eventsHint, options: eventOptions, checked: v.filterTypes ?? [], error: err('filterTypes') })}
+${select({
+  name: 'signatureScheme',
+  label: t.webhooks.signatureScheme,
+  options: SIGNATURE_SCHEMES.map((s) => ({ value: s, label: s })),
+  value: v.signatureScheme ?? 'hmac-sha256-body',
+  error: err('signatureScheme'),
+})}`;
 }
 
 export function webhooksListView(
@@ -62,30 +62,27 @@ export function webhooksListView(
     active: 'webhooks',
     flash: o.flash ? notice(o.flash) : '',
     body: html`<p>${t.webhooks.help}</p>
-      ${section(
-        t.webhooks.endpoints,
-        table({
-          caption: t.webhooks.endpoints,
-          head: [t.webhooks.url, t.webhooks.events, t.common.status, t.common.createdAt],
-          empty: t.webhooks.none,
-          rows: o.endpoints.map((e) => [
-            html`<a href="/webhooks/${e.id}">${e.url}</a>${e.description ? html`<br /><span class="muted">${e.description}</span>` : ''}`,
-            events(e, t),
-            endpointStatus(e, t),
-            formatDateTime(e.createdAt, t),
-          ]),
-        }),
-        { id: 'endpoints' },
-      )}
-      ${section(
-        t.webhooks.add,
-        html`${formError(o.error, t)}
-          <form method="post" action="/webhooks" novalidate>
-            ${csrfInput(ctx.csrf)}${endpointFields(ctx, o.form ?? {}, o.error)}
-            <div class="actions">${submit(t.webhooks.add)}</div>
-          </form>`,
-        { id: 'add-endpoint' },
-      )}`,
+${section(
+  t.webhooks.endpoints,
+  table({
+    caption: t.webhooks.endpoints,
+    head: [t.webhooks.url, t.webhooks.events, t.common.status, t.common.createdAt],
+    empty: t.webhooks.none,
+    rows: o.endpoints.map((e) => [
+      html`<a href="/webhooks/${e.id}">${e.url}</a>${e.description ? html`<br><span class="muted">${e.description}</span>` : ''}`,
+      events(e, t),
+      endpointStatus(e, t),
+      formatDateTime(e.createdAt, t),
+    ]),
+  }),
+  { id: 'endpoints' },
+)}
+${section(
+  t.webhooks.add,
+  html`${formError(o.error, t)}<form method="post" action="/webhooks" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, o.form ?? {}, o.error)}
+<div class="actions">${submit(t.webhooks.add)}</div></form>`,
+  { id: 'add-endpoint' },
+)}`,
   });
 }
 
@@ -102,73 +99,62 @@ export function webhookView(
     signatureScheme: e.signatureScheme,
   };
   const secret = o.secret
-    ? html`<p>${t.webhooks.secretHelp}</p>
-        ${copyable({ id: 'webhook-secret', label: t.webhooks.secret, value: o.secret, t })}`
+    ? html`<p>${t.webhooks.secretHelp}</p>${copyable({ id: 'webhook-secret', label: t.webhooks.secret, value: o.secret, t })}`
     : html`<p>${t.webhooks.secretHelp}</p>`;
   return layout(ctx, {
     title: e.url,
     active: 'webhooks',
     flash: o.flash ? notice(o.flash) : '',
     body: html`<p><a href="/webhooks">← ${t.webhooks.title}</a> · <a href="/logs/webhooks?endpointId=${e.id}">${t.nav.logs}</a></p>
-      ${section(
-        t.webhooks.endpoint,
-        dl([
-          [t.webhooks.url, html`<code>${e.url}</code>`],
-          [t.webhooks.description, e.description],
-          [t.webhooks.events, events(e, t)],
-          [t.webhooks.signatureScheme, e.signatureScheme],
-          [t.common.status, endpointStatus(e, t)],
-          [t.common.createdAt, formatDateTime(e.createdAt, t)],
-        ]),
-        {
-          id: 'endpoint',
-          actions: html`<div class="row">
-            ${
-              e.disabled
-                ? postButton({ action: `/webhooks/${e.id}/enable`, label: t.webhooks.enable, csrf: ctx.csrf })
-                : postButton({ action: `/webhooks/${e.id}/disable`, label: t.webhooks.disable, csrf: ctx.csrf })
-            }${linkButton(`/webhooks/${e.id}/delete`, t.common.delete, 'danger')}
-          </div>`,
-        },
-      )}
-      ${section(
-        t.webhooks.secret,
-        html`${secret}
-          <div class="row">
-            ${o.secret ? '' : postButton({ action: `/webhooks/${e.id}/secret`, label: t.webhooks.reveal, csrf: ctx.csrf })}${postButton({
-              action: `/webhooks/${e.id}/secret/rotate`,
-              label: t.webhooks.rotate,
-              csrf: ctx.csrf,
-              tone: 'danger',
-            })}
-          </div>
-          <p class="hint">${t.webhooks.rotateConfirm}</p>`,
-        { id: 'secret' },
-      )}
-      ${section(
-        t.webhooks.test,
-        e.disabled
-          ? html`<p class="muted">${t.webhooks.disabledReason(e.disabledReason ?? 'manual')}</p>`
-          : html`<form method="post" action="/webhooks/${e.id}/test" class="filters">
-              ${csrfInput(ctx.csrf)}${select({
-                name: 'eventType',
-                label: t.webhooks.testType,
-                options: eventOptions,
-                value: 'tenant.credentials.updated',
-              })}
-              <div>${submit(t.webhooks.test, 'secondary')}</div>
-            </form>`,
-        { id: 'test' },
-      )}
-      ${section(
-        t.common.edit,
-        html`${formError(o.error, t)}
-          <form method="post" action="/webhooks/${e.id}" novalidate>
-            ${csrfInput(ctx.csrf)}${endpointFields(ctx, form, o.error)}
-            <div class="actions">${submit(t.common.save)}</div>
-          </form>`,
-        { id: 'edit' },
-      )}`,
+${section(
+  t.webhooks.endpoint,
+  dl([
+    [t.webhooks.url, html`<code>${e.url}</code>`],
+    [t.webhooks.description, e.description],
+    [t.webhooks.events, events(e, t)],
+    [t.webhooks.signatureScheme, e.signatureScheme],
+    [t.common.status, endpointStatus(e, t)],
+    [t.common.createdAt, formatDateTime(e.createdAt, t)],
+  ]),
+  {
+    id: 'endpoint',
+    actions: html`<div class="row">${
+      e.disabled
+        ? postButton({ action: `/webhooks/${e.id}/enable`, label: t.webhooks.enable, csrf: ctx.csrf })
+        : postButton({ action: `/webhooks/${e.id}/disable`, label: t.webhooks.disable, csrf: ctx.csrf })
+    }${linkButton(`/webhooks/${e.id}/delete`, t.common.delete, 'danger')}</div>`,
+  },
+)}
+${section(
+  t.webhooks.secret,
+  html`${secret}<div class="row">${o.secret ? '' : postButton({ action: `/webhooks/${e.id}/secret`, label: t.webhooks.reveal, csrf: ctx.csrf })}${postButton(
+    {
+      action: `/webhooks/${e.id}/secret/rotate`,
+      label: t.webhooks.rotate,
+      csrf: ctx.csrf,
+      tone: 'danger',
+    },
+  )}</div><p class="hint">${t.webhooks.rotateConfirm}</p>`,
+  { id: 'secret' },
+)}
+${section(
+  t.webhooks.test,
+  e.disabled
+    ? html`<p class="muted">${t.webhooks.disabledReason(e.disabledReason ?? 'manual')}</p>`
+    : html`<form method="post" action="/webhooks/${e.id}/test" class="filters">${csrfInput(ctx.csrf)}${select({
+        name: 'eventType',
+        label: t.webhooks.testType,
+        options: eventOptions,
+        value: 'tenant.credentials.updated',
+      })}<div>${submit(t.webhooks.test, 'secondary')}</div></form>`,
+  { id: 'test' },
+)}
+${section(
+  t.common.edit,
+  html`${formError(o.error, t)}<form method="post" action="/webhooks/${e.id}" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, form, o.error)}
+<div class="actions">${submit(t.common.save)}</div></form>`,
+  { id: 'edit' },
+)}`,
   });
 }
 
@@ -177,13 +163,8 @@ export function webhookDeleteView(ctx: PageContext, o: { endpoint: Endpoint }): 
   return layout(ctx, {
     title: t.webhooks.deleteTitle,
     active: 'webhooks',
-    body: html`<div class="card">
-      <p><code>${o.endpoint.url}</code></p>
-      <p>${t.webhooks.deleteConfirm}</p>
-      <div class="actions">
-        ${postButton({ action: `/webhooks/${o.endpoint.id}/delete`, label: t.common.delete, csrf: ctx.csrf, tone: 'danger' })}
-        <a href="/webhooks/${o.endpoint.id}">${t.common.cancel}</a>
-      </div>
-    </div>`,
+    body: html`<div class="card"><p><code>${o.endpoint.url}</code></p><p>${t.webhooks.deleteConfirm}</p>
+<div class="actions">${postButton({ action: `/webhooks/${o.endpoint.id}/delete`, label: t.common.delete, csrf: ctx.csrf, tone: 'danger' })}
+<a href="/webhooks/${o.endpoint.id}">${t.common.cancel}</a></div></div>`,
   });
 }

@@ -1,0 +1,19 @@
+/** One route module per resource group of the contract, each from its module's public surface, registered in this order. */
+import { accountsRoutes } from '../modules/accounts/index.ts';
+import { apiKeysRoutes } from '../modules/api-keys/index.ts';
+import { tenantsRoutes } from '../modules/tenants/index.ts';
+import { credentialsRoutes } from '../modules/credentials/index.ts';
+import { webhooksRoutes } from '../modules/webhooks/index.ts';
+import { foliosRoutes } from '../modules/folios/index.ts';
+import { dteRoutes } from '../modules/dte/index.ts';
+import type { RouteModule } from './route-module.ts';
+
+export const routeModules: RouteModule[] = [
+  accountsRoutes,
+  apiKeysRoutes,
+  tenantsRoutes,
+  credentialsRoutes,
+  webhooksRoutes,
+  foliosRoutes,
+  dteRoutes,
+];

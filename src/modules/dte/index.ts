@@ -1,0 +1,14 @@
+/**
+ * DTE issuing: create (prepare → folio → issue → store), read, send to the SII through the
+ * provider and follow each envelope's verdict. Talks to tenants, folios and credentials through
+ * the ports it is given.
+ */
+export { createDteService } from './dte.service.ts';
+export type { DteService, Dte } from './dte.service.ts';
+export { createSendService } from './dte.send.ts';
+export type { SendService } from './dte.send.ts';
+export { createSignerCache } from './signer-cache.ts';
+export type { SignerCache } from './signer-cache.ts';
+export { dteJobHandlers } from './dte.jobs.ts';
+export { DTE_STATUSES } from './dte.schemas.ts';
+export { default as dteRoutes } from './dte.routes.ts';
