@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import { computeDv, computeTotals, formatRutDotted } from '../src/dte/index.ts';
-import { createTestCertificate } from '../src/dte/testing/test-certificate.ts';
+import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
 import { createAccount, freshPostgresUrl, startServer } from './lib/server.ts';
 
 // A type alias (not an interface), so it fits bench/run.ts's generic Record<string, unknown>.

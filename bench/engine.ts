@@ -1,6 +1,6 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { createTestKit, sampleDteInput } from '../src/dte/testing/fixtures.ts';
+import { createTestKit, sampleDteInput } from '../test/support/dte/fixtures.ts';
 import type { DteInput } from '../src/dte/types.ts';
 
 /**

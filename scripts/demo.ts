@@ -15,7 +15,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { computeDv, computeTotals, formatRutDotted, siiDate, type TipoDte } from '../src/dte/index.ts';
-import { createTestCertificate } from '../src/dte/testing/test-certificate.ts';
+import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

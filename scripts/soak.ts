@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { computeDv, computeTotals, formatRutDotted, type TipoDte } from '../src/dte/index.ts';
-import { createTestCertificate } from '../src/dte/testing/test-certificate.ts';
+import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
 import { readPeakRssMb } from '../bench/lib/server.ts';
 import { createAccountViaCli, scratchDatabase, startServer } from '../test/helpers/processes.ts';
 import { startWebhookReceiver } from '../test/helpers/webhook-receiver.ts';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAmounts, computeLineAmount, computeTotals } from './amounts.ts';
 import type { AmountLine } from './amounts.ts';
 import type { TipoDte } from './types.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
 
 describe('line amounts', () => {
   it('rounds half up on the exact decimal product', () => {

@@ -6,8 +6,8 @@ import { canonicalize, canonicalizeInContext, parseXml } from './c14n.ts';
 import { canonicalInEnvelope, isOwnCanonicalDte, NS_XSI } from './envelope.ts';
 import { decodeXml } from './xml-decode.ts';
 import { NS_SII } from './dte-xml.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
-import { createTestKit, sampleDteInput } from './testing/fixtures.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { createTestKit, sampleDteInput } from '../../test/support/dte/fixtures.ts';
 import { SUPPORTED_TIPOS_DTE } from './types.ts';
 
 const SII = siiSharedDir();

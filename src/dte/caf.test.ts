@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cafVencimiento, isCafExpired, issueCaf, parseCaf, siiKeyFromCertificate, verifyCaf } from './caf.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
-import { createTestCaf, createTestSii } from './testing/test-caf.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { createTestCaf, createTestSii } from '../../test/support/dte/test-caf.ts';
 
 const SII = siiSharedDir();
 const officialFile = readFileSync(path.join(SII, 'samples/caf/SII-ejemplo-CAF-97975000-5-T33-F1-200.reconstructed.xml'));

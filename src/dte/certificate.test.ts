@@ -3,8 +3,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rutFromCertificate } from './certificate.ts';
 import { prepareSigner } from './xmldsig.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
-import { createTestCertificate } from './testing/test-certificate.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { createTestCertificate } from '../../test/support/dte/test-certificate.ts';
 import forge from 'node-forge';
 
 describe('certificate RUT (SAN otherName 1.3.6.1.4.1.8321.1)', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runCheckSiiXml } from './testing/check-sii-xml.ts';
-import { createTestKit, sampleDteInput, TEST_NOW } from './testing/fixtures.ts';
+import { runCheckSiiXml } from '../../test/support/dte/check-sii-xml.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
 import { buildEnvelope } from './envelope.ts';
 import type { TipoDte } from './types.ts';
 

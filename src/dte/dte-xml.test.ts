@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DOMParser } from '@xmldom/xmldom';
-import { createTestKit, sampleDteInput, TEST_NOW } from './testing/fixtures.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
 import { buildDte } from './dte-xml.ts';
 import { canonicalize } from './c14n.ts';
 import { sha1Base64 } from './xmldsig.ts';
 import { SUPPORTED_TIPOS_DTE } from './types.ts';
 import type { DteInput, TipoDte } from './types.ts';
 import { DteEngineError } from './errors.ts';
-import { createTestCertificate } from './testing/test-certificate.ts';
+import { createTestCertificate } from '../../test/support/dte/test-certificate.ts';
 
 const kit = createTestKit();
 

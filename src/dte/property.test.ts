@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTestKit, TEST_EMISOR, TEST_FECHA } from './testing/fixtures.ts';
-import { runCheckSiiXml } from './testing/check-sii-xml.ts';
+import { createTestKit, TEST_EMISOR, TEST_FECHA } from '../../test/support/dte/fixtures.ts';
+import { runCheckSiiXml } from '../../test/support/dte/check-sii-xml.ts';
 import { verifyDteSync, verifyEnvelopeSync } from './verify.ts';
 import { buildEnvelope } from './envelope.ts';
 import { checkAmounts } from './amounts.ts';

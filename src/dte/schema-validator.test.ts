@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createSchemaValidator, REQUIRED_SCHEMA_FILES } from './schema-validator.ts';
 import { verifyEnvelope } from './verify.ts';
 import { buildEnvelope } from './envelope.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
-import { createTestKit, sampleDteInput, TEST_NOW } from './testing/fixtures.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
 
 const SII = siiSharedDir();
 const schemas = Object.fromEntries(REQUIRED_SCHEMA_FILES.map((f) => [f, readFileSync(path.join(SII, 'schemas', f))]));

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildTed } from './ted.ts';
 import { parseCaf } from './caf.ts';
 import { flattenXml } from './xml-decode.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
 
 const SII = siiSharedDir();
 const official = readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml'), 'latin1');

@@ -6,9 +6,9 @@ import type { DteVerification } from './verify.ts';
 import { siiKeyFromCertificate } from './caf.ts';
 import { buildDte } from './dte-xml.ts';
 import { buildEnvelope } from './envelope.ts';
-import { siiSharedDir } from './testing/check-sii-xml.ts';
-import { createTestKit, sampleDteInput, TEST_NOW } from './testing/fixtures.ts';
-import { createTestCaf, createTestSii } from './testing/test-caf.ts';
+import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
+import { createTestCaf, createTestSii } from '../../test/support/dte/test-caf.ts';
 import { SUPPORTED_TIPOS_DTE } from './types.ts';
 import type { TipoDte } from './types.ts';
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_TIPOS_DTE, type TipoDte } from '../../src/dte/index.ts';
-import { runCheckSiiXml } from '../../src/dte/testing/check-sii-xml.ts';
+import { runCheckSiiXml } from '../support/dte/check-sii-xml.ts';
 import { validTenant } from '../helpers/app.ts';
 import { CERT_PASSWORD, dteBody, SANDBOX_API_KEY, testCertificate } from '../helpers/issuing.ts';
 import { ymd } from '../helpers/pfx.ts';

@@ -6,8 +6,8 @@ import { buildDte, buildEnvelope, issueCaf, parseCaf, verifyCaf, type Caf, type 
 import { normalizeDte } from '../../dte/normalize.ts';
 import { buildDocumentBody, stampDocument, DTE_OPEN_TAG } from '../../dte/dte-xml.ts';
 import { buildSignature } from '../../dte/xmldsig.ts';
-import { sampleDteInput } from '../../dte/testing/fixtures.ts';
-import { createTestCertificate, type TestCertificate } from '../../dte/testing/test-certificate.ts';
+import { sampleDteInput } from '../../../test/support/dte/fixtures.ts';
+import { createTestCertificate, type TestCertificate } from '../../../test/support/dte/test-certificate.ts';
 import { manualClock } from '../../lib/clock.ts';
 import { describeEachDb, openTestDb, type TestDb } from '../../../test/helpers/db.ts';
 import { ProviderError, type Provider, type ProviderCredentials } from '../port.ts';

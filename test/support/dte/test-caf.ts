@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { issueCaf } from '../caf.ts';
-import type { Caf } from '../caf.ts';
-import type { SiiKeys } from '../types.ts';
+import { issueCaf } from '../../../src/dte/caf.ts';
+import type { Caf } from '../../../src/dte/caf.ts';
+import type { SiiKeys } from '../../../src/dte/types.ts';
 
 /**
  * Test-only: a stand-in SII that signs CAFs (IDK 666 by convention: never a real SII key), and

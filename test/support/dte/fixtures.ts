@@ -1,8 +1,8 @@
-import { buildDte } from '../dte-xml.ts';
-import type { BuiltDte } from '../dte-xml.ts';
-import type { Caf } from '../caf.ts';
-import type { DteInput, EmisorInput, TipoDte } from '../types.ts';
-import { SUPPORTED_TIPOS_DTE } from '../types.ts';
+import { buildDte } from '../../../src/dte/dte-xml.ts';
+import type { BuiltDte } from '../../../src/dte/dte-xml.ts';
+import type { Caf } from '../../../src/dte/caf.ts';
+import type { DteInput, EmisorInput, TipoDte } from '../../../src/dte/types.ts';
+import { SUPPORTED_TIPOS_DTE } from '../../../src/dte/types.ts';
 import { createTestCertificate } from './test-certificate.ts';
 import type { TestCertificate, TestCertificateOptions } from './test-certificate.ts';
 import { createTestCaf, createTestSii } from './test-caf.ts';

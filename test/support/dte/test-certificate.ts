@@ -1,9 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import forge from 'node-forge';
-import { OID_SII_RUT } from '../certificate.ts';
-import { prepareSigner } from '../xmldsig.ts';
-import type { PreparedSigner } from '../xmldsig.ts';
+import { OID_SII_RUT } from '../../../src/dte/certificate.ts';
+import { prepareSigner } from '../../../src/dte/xmldsig.ts';
+import type { PreparedSigner } from '../../../src/dte/xmldsig.ts';
 
 /**
  * Test-only: a self-signed signing certificate like the ones Chilean CAs issue, with the holder's
