@@ -1,4 +1,5 @@
 import tseslint from 'typescript-eslint';
+import boundaries from './scripts/lint/module-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'data/**', 'test-artifacts/**', 'bench/results/**', '.tmp/**'] },
@@ -9,5 +10,11 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': 'off',
     },
+  },
+  {
+    // Modules talk only through each other's public surface (docs/design.md).
+    files: ['src/**/*.ts'],
+    plugins: { boundaries },
+    rules: { 'boundaries/module-surface': 'error' },
   },
 );

@@ -1,6 +1,6 @@
 /**
  * All settings, parsed once at boot from the environment into a frozen typed object
- * (decisions §10). An invalid value stops the process with a message naming the variable.
+ * (docs/design.md §10). An invalid value stops the process with a message naming the variable.
  * Nothing else in src/ reads process.env.
  */
 import path from 'node:path';

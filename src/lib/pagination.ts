@@ -1,7 +1,7 @@
 import { errors } from '../errors.ts';
 
 /**
- * Iterator pagination (decisions §2): lists are ordered newest first by (created_at, id); the
+ * Iterator pagination (docs/design.md §2): lists are ordered newest first by (created_at, id); the
  * opaque iterator encodes the last row's position. Stores ask for limit + 1 rows to know `done`.
  */
 export interface Page<T> {

@@ -12,7 +12,7 @@ import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
 import { cafTrust } from './sii-keys.ts';
 
 /**
- * Chooses the billing-provider adapter from config.provider (decisions §1) and the set of keys
+ * Chooses the billing-provider adapter from config.provider (docs/design.md §1) and the set of keys
  * CAFs must be signed with. The emulator keeps its SII key in EMULATOR_DATA_DIR (default
  * DATA_DIR/emulator) and its records in emu_* tables of the service's own database, so in-process
  * it survives restarts and is shared by every process of one PostgreSQL.

@@ -1,5 +1,5 @@
 /**
- * The billing-provider port (decisions §1, §9). The service builds and signs every document
+ * The billing-provider port (docs/design.md §1, §9). The service builds and signs every document
  * itself; the provider only verifies the tenant's API key, issues CAFs, takes uploads and reports
  * their status. Adapters: `simpleapi` (HTTP) and `emulator` (SimpleAPI + SII, in-process or over
  * HTTP). Secrets (API key, .pfx, password) are passed per call and never kept by the adapter.

@@ -7,7 +7,7 @@ import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 
 /**
- * Idempotency-Key on every POST (decisions §2), scoped to the account, kept 24 h.
+ * Idempotency-Key on every POST (docs/design.md §2), scoped to the account, kept 24 h.
  * - The raw body is hashed while it streams in (works for JSON and multipart alike).
  * - Before validation, the request takes the key: a fresh key inserts an in-flight row; a
  *   completed key with the same request hash replays the stored response; a different hash is

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
+import { accountOf } from '../../http/plugins/tenant-scope.ts';
 
 export const AccountSchema = Type.Object(
   { id: Uuid(), name: Type.String(), email: Type.String(), createdAt: Timestamp() },
@@ -20,7 +21,7 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get(
     '/api/v1/account',
     { schema: { tags: ['Account'], summary: 'Read your account', response: withErrors({ 200: AccountSchema }) } },
-    async (req) => accounts.get(req.auth!.accountId),
+    async (req) => accounts.get(accountOf(req)),
   );
   app.patch<{ Body: Static<typeof PatchBody> }>(
     '/api/v1/account',
@@ -32,7 +33,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: AccountSchema }),
       },
     },
-    async (req) => accounts.update(req.auth!.accountId, req.body),
+    async (req) => accounts.update(accountOf(req), req.body),
   );
 };
 

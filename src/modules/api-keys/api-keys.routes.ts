@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, Nullable, PageOf, PageQuery, Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
+import { accountOf } from '../../http/plugins/tenant-scope.ts';
 
 const ApiKeySchema = Type.Object(
   {
@@ -37,7 +38,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: CreatedApiKey }),
       },
     },
-    async (req, reply) => reply.status(201).send(await apiKeys.create(req.auth!.accountId, { name: req.body?.name })),
+    async (req, reply) => reply.status(201).send(await apiKeys.create(accountOf(req), { name: req.body?.name })),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/api-keys',
@@ -49,7 +50,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: PageOf(ApiKeySchema) }),
       },
     },
-    async (req) => apiKeys.list(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
+    async (req) => apiKeys.list(accountOf(req), { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
   );
   app.delete<{ Params: { id: string } }>(
     '/api/v1/api-keys/:id',
@@ -62,7 +63,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: ApiKeySchema }),
       },
     },
-    async (req) => apiKeys.revoke(req.auth!.accountId, req.params.id),
+    async (req) => apiKeys.revoke(accountOf(req), req.params.id),
   );
 };
 

@@ -6,7 +6,7 @@ import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
 import { apiKeysStore, type ApiKeyRow } from './api-keys.store.ts';
 
 /**
- * API keys (decisions §3): `sk_live_` + 32 random bytes (base64url). Only the SHA-256 of the full
+ * API keys (docs/design.md §3): `sk_live_` + 32 random bytes (base64url). Only the SHA-256 of the full
  * key is stored, with a short display prefix; the key itself appears once, in the create response.
  */
 export const API_KEY_PREFIX = 'sk_live_';

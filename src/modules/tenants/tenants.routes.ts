@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
+import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
+import { toTenant } from './tenants.service.ts';
 
 const TenantParams = IdParams('tenantId', 'Tenant id');
 const ListQuery = Type.Composite(
@@ -24,7 +26,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: TenantSchema }),
       },
     },
-    async (req, reply) => reply.status(201).send(await tenants.create(req.auth!.accountId, req.body)),
+    async (req, reply) => reply.status(201).send(await tenants.create(accountOf(req), req.body)),
   );
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/api/v1/tenants',
@@ -36,13 +38,12 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: PageOf(TenantSchema) }),
       },
     },
-    async (req) =>
-      tenants.list(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator, status: req.query.status }),
+    async (req) => tenants.list(accountOf(req), { limit: req.query.limit ?? 50, iterator: req.query.iterator, status: req.query.status }),
   );
   app.get<{ Params: { tenantId: string } }>(
     '/api/v1/tenants/:tenantId',
     { schema: { tags: ['Tenants'], summary: 'Read a tenant', params: TenantParams, response: withErrors({ 200: TenantSchema }) } },
-    async (req) => tenants.get(req.auth!.accountId, req.params.tenantId),
+    async (req) => toTenant(tenantOf(req)),
   );
   app.patch<{ Params: { tenantId: string }; Body: Static<typeof PatchTenantBody> }>(
     '/api/v1/tenants/:tenantId',
@@ -55,7 +56,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: TenantSchema }),
       },
     },
-    async (req) => tenants.update(req.auth!.accountId, req.params.tenantId, req.body),
+    async (req) => tenants.update(tenantOf(req), req.body),
   );
 };
 

@@ -118,8 +118,9 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
       const rows = await tenantsStore.list(db, accountId, { limit: q.limit, cursor: decodeIterator(q.iterator), status: q.status });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toTenant);
     },
-    async update(accountId: string, id: string, patch: Partial<CreateInput>): Promise<Tenant> {
-      await getRow(accountId, id);
+    /** `tenant` is the row the caller resolved (the tenant-scope plugin, or getRow). */
+    async update(tenant: TenantRow, patch: Partial<CreateInput>): Promise<Tenant> {
+      const { account_id: accountId, id } = tenant;
       const clean: Partial<TenantFields> = {};
       if (patch.rutEmpresa !== undefined) clean.rutEmpresa = normaliseRutEmpresa(patch.rutEmpresa);
       if (patch.fechaResolucion !== undefined) clean.fechaResolucion = requireDate(patch.fechaResolucion, 'fechaResolucion');

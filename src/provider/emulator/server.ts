@@ -7,7 +7,7 @@ import type { EmulatorCore } from './emulator.ts';
 /**
  * The emulator's HTTP face: SimpleAPI's routes (protocol.ts) on one server, for both of its hosts
  * (set SIMPLEAPI_BASE_URL and SIMPLEAPI_SERVICIOS_URL to this server). Failures are answered the
- * way SimpleAPI answers them (decisions §9): a bad key is an empty 401, an expired one
+ * way SimpleAPI answers them (docs/design.md §9): a bad key is an empty 401, an expired one
  * "Apikey vencida", an exhausted plan a 429, certificate problems a 401 that says so.
  */
 interface Parsed {

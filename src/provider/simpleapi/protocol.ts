@@ -1,5 +1,5 @@
 /**
- * SimpleAPI's HTTP protocol as this service speaks it (decisions §9), shared by the `simpleapi`
+ * SimpleAPI's HTTP protocol as this service speaks it (docs/design.md §9), shared by the `simpleapi`
  * adapter (client) and the emulator's HTTP server, so both sides read one definition.
  *
  * Known from public integrations: the Authorization header carries the bare API key; every call

@@ -6,6 +6,7 @@ import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts'
 import { tenantForm, tenantFormView, tenantsListView, tenantView, type TenantForm } from '../views/tenants.view.ts';
 import { errorText } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
+import { toTenant } from '../../../modules/tenants/index.ts';
 
 type Id = { Params: { tenantId: string } };
 
@@ -79,7 +80,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
     const [creds, link, stock] = await Promise.all([
       credentials.status(account, tenant.id),
       activation.linkStatus(account, tenant.id),
-      folios.inventory(account, tenant.id).then((r) => r.data),
+      folios.inventory({ account_id: account, id: tenant.id }).then((r) => r.data),
     ]);
     const done = queryValue(req.query, 'done', 16);
     const flash = new Map([
@@ -115,10 +116,11 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx }) => {
 
   app.post<Id>('/tenants/:tenantId/edit', async (req, reply) => {
     const account = accountId(req);
-    const tenant = await tenants.get(account, req.params.tenantId);
+    const row = await tenants.getRow(account, req.params.tenantId);
+    const tenant = toTenant(row);
     const { raw, input } = readTenantForm(asForm(req.body));
     try {
-      await tenants.update(account, tenant.id, input());
+      await tenants.update(row, input());
       return seeOther(reply, `/tenants/${tenant.id}?done=updated`);
     } catch (e) {
       const err = formFailure(e);
