@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.ts';
 import { openDatabase } from './db/open.ts';
@@ -19,6 +20,9 @@ export interface Stores {
 }
 
 export async function openStores(config: Config, log: (message: string) => void = () => {}): Promise<Stores> {
+  // A data directory this process creates is private from the start (docs/design.md §10); an
+  // existing one is left as its owner set it, but the database directories inside are tightened.
+  if (!config.databaseUrl) fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const db = await openDatabase({ url: config.databaseUrl, dir: path.join(config.dataDir, 'main') });
   try {
     const keyrings = loadKeyrings(config, log);

@@ -7,24 +7,42 @@ import { DirectoryLockedError, lockDirectory } from './dir-lock.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'lock-'));
 
-it('refuses a second holder with a message that says what to do', () => {
+it('refuses a second holder, even in the same process, with a message that says what to do', async () => {
   const dir = tmp();
-  const release = lockDirectory(dir);
-  // Pretend another live process (our parent) holds it.
-  fs.writeFileSync(path.join(dir, '.lock'), String(process.ppid));
-  expect(() => lockDirectory(dir)).toThrow(DirectoryLockedError);
-  expect(() => lockDirectory(dir)).toThrow(/in use by another process.*DATABASE_URL/s);
-  fs.writeFileSync(path.join(dir, '.lock'), String(process.pid));
+  const release = await lockDirectory(dir);
+  await expect(lockDirectory(dir)).rejects.toThrow(DirectoryLockedError);
+  await expect(lockDirectory(dir)).rejects.toThrow(new RegExp(`in use by another process \\(pid ${process.pid}\\).*DATABASE_URL`, 's'));
   release();
   expect(fs.existsSync(path.join(dir, '.lock'))).toBe(false);
+  (await lockDirectory(dir))();
 });
 
-it('takes over a lock left by a dead process', () => {
+it('ignores a pid file left behind: only a live holder locks, whatever pid the file names', async () => {
   const dir = tmp();
-  fs.writeFileSync(path.join(dir, '.lock'), '999999999');
-  const release = lockDirectory(dir);
+  // A live pid (our parent), as after a restart that reuses pids: the old check refused this.
+  fs.writeFileSync(path.join(dir, '.lock'), String(process.ppid));
+  const release = await lockDirectory(dir);
   expect(fs.readFileSync(path.join(dir, '.lock'), 'utf8')).toBe(String(process.pid));
   release();
+});
+
+it('is released by the operating system when its holder is killed with SIGKILL', async () => {
+  const dir = tmp();
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `import('${path.resolve('src/db/dir-lock.ts')}').then(async (m) => { await m.lockDirectory(${JSON.stringify(dir)}); console.log('locked'); setInterval(() => {}, 1000); })`,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  await new Promise<void>((r) => holder.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && r()));
+  await expect(lockDirectory(dir)).rejects.toThrow(new RegExp(`pid ${holder.pid}`));
+  holder.kill('SIGKILL');
+  await new Promise((r) => holder.on('exit', r));
+  (await lockDirectory(dir))();
 });
 
 it('a second server process on the same PGlite directory stops with a clear message', async () => {

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { lockDirectory } from './dir-lock.ts';
+import { keepNewFilesPrivate, makeTreePrivate } from './private-files.ts';
 import type { Db, QueryResult, Sql } from './types.ts';
 
 // PGlite returns bytea as Uint8Array; pg returns Buffer. Normalise to Buffer so stores see one type.
@@ -23,10 +24,13 @@ const wrap = (q: { query: PGlite['query'] }): Sql => ({
 
 /** Opens an embedded database. `dir` undefined = in memory (tests). */
 export async function openPglite(dir: string | undefined): Promise<Db> {
-  const release = dir ? lockDirectory(dir) : () => {};
+  if (dir) keepNewFilesPrivate();
+  const release = dir ? await lockDirectory(dir) : () => {};
   let pg: PGlite;
   try {
+    if (dir) makeTreePrivate(dir);
     pg = await PGlite.create(dir ? { dataDir: dir } : {});
+    if (dir) makeTreePrivate(dir);
   } catch (e) {
     release();
     throw e;

@@ -15,6 +15,23 @@ declare module 'fastify' {
 export const needsApiKey = (url: string): boolean =>
   (url.startsWith('/api/v1/') || url === '/api/v1') && !url.startsWith('/api/v1/openapi.json') ? true : url.startsWith('/dte/');
 
+/**
+ * The path the decision is made on: the pattern of the route the router matched (so
+ * `/%61pi/v1/account`, which the router decodes to `/api/v1/account`, needs a key like the plain
+ * form), or for an unmatched request its decoded path (an unknown /api/v1 path is still a 401
+ * before it is a 404). A path that does not decode needs no key: it is answered 400 as malformed.
+ */
+export function authPath(req: FastifyRequest): string {
+  const pattern = req.routeOptions.url;
+  if (pattern !== undefined) return pattern;
+  const raw = req.url.split('?')[0]!;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 const BEARER_RE = /^Bearer ([\x21-\x7e]{1,200})$/;
 
 export function bearerSecret(req: FastifyRequest): string {
@@ -32,7 +49,7 @@ export default fp(async function authPlugin(
 ) {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (req, reply) => {
-    if (!needsApiKey(req.url)) return;
+    if (!needsApiKey(authPath(req))) return;
     // Thrown errors go to the one error handler (401 codes, or a 500 if the database is down).
     req.auth = await opts.apiKeys.authenticate(bearerSecret(req));
     const r = await opts.rateLimiter.take(`key:${req.auth.apiKeyId}`, opts.limit);
