@@ -5,13 +5,14 @@ import { routeModules } from './routes.ts';
 import { webModules } from '../web/index.ts';
 import { loggerOptions } from './log.ts';
 import authPlugin from './plugins/auth.ts';
-import errorsPlugin from './plugins/errors.ts';
+import errorsPlugin, { frameworkError, sendError } from './plugins/errors.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
 import tenantScopePlugin from './plugins/tenant-scope.ts';
 import { genRequestId } from './plugins/request-id.ts';
 import { ErrorBody } from './schemas.ts';
 import { addSharedSchema, validatorCompiler } from './validation.ts';
 import docsRoutes from './docs.ts';
+import { refuseNul } from './text-guard.ts';
 import { rateLimiterFor } from '../lib/rate-limiter.ts';
 
 export interface BuildAppOptions {
@@ -31,6 +32,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.env === 'production',
     routerOptions: { maxParamLength: 500 },
+    // Refused by the router before any route or hook runs: still the error envelope.
+    frameworkErrors: (err, req, reply) => {
+      reply.header('Request-Id', req.id);
+      return sendError(req, reply, frameworkError(err));
+    },
     // Requests the HTTP parser itself refuses (NUL or control bytes in headers, broken framing)
     // never reach a route; they still get the error envelope, as a 400.
     clientErrorHandler: (err, socket) => {
@@ -58,6 +64,10 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // A POST without a body is an empty object, so validation names the missing fields.
   app.addHook('preValidation', async (req) => {
     if (req.method === 'POST' && req.body === undefined) req.body = {};
+    // NUL can never be stored: refused here for every route, pages included (src/http/text-guard.ts).
+    refuseNul(req.params, 'params');
+    refuseNul(req.query, 'query');
+    refuseNul(req.body, 'body');
   });
 
   await app.register(swagger, {

@@ -51,6 +51,54 @@ export function validationToAppError(errs: AjvError[], context: string | undefin
   });
 }
 
+/**
+ * The database is down or unreachable (PostgreSQL restarting, the network, the pool unable to
+ * connect): a 503 with Retry-After, so clients retry, instead of an internal error.
+ */
+const DB_DOWN_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, i = 0; e && i < 4; e = e.cause as typeof e, i++) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (DB_DOWN_CODES.has(code) || code.startsWith('08')) return true;
+    const message = typeof e.message === 'string' ? e.message : '';
+    if (
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|PGlite is closed|Cannot use a pool after calling end/i.test(
+        message,
+      )
+    )
+      return true;
+  }
+  return false;
+}
+
+export const databaseUnavailable = () =>
+  new AppError('unavailable', 'database_unavailable', 'The service cannot reach its database right now. Retry shortly.', {
+    retryAfterSeconds: 5,
+  });
+
+/** Requests the router refuses before any route runs: a malformed percent-encoding, an over-long path parameter. */
+export function frameworkError(err: FastifyError): AppError {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return new AppError(
+      'invalid_request',
+      'path_parameter_too_long',
+      'A path parameter is longer than any id this API uses. Check the URL.',
+    );
+  return new AppError('invalid_request', 'invalid_url', 'The request URL is malformed (check its percent-encoding).');
+}
+
 function toAppError(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | undefined {
   if (isAppError(err)) return err;
   if (err.validation) return validationToAppError(err.validation, err.validationContext);
@@ -81,6 +129,7 @@ function toAppError(err: FastifyError & { validation?: AjvError[]; validationCon
   if (err.statusCode === 415)
     return new AppError('unsupported_media_type', 'unsupported_media_type', 'This route does not accept that Content-Type.');
   if (err.statusCode === 400) return new AppError('invalid_request', 'invalid_request', 'The request is malformed.');
+  if (isDatabaseUnavailable(err)) return databaseUnavailable();
   return undefined;
 }
 
