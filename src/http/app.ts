@@ -94,7 +94,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     rateLimiter: rateLimiterFor(ctx.db),
     limit: ctx.config.rateLimit,
   });
-  await app.register(idempotencyPlugin, { db: ctx.db, clock: ctx.clock });
+  await app.register(idempotencyPlugin, { db: ctx.db, clock: ctx.clock, cipher: ctx.secrets.dataCipher });
   await app.register(tenantScopePlugin, { tenants: ctx.services.tenants });
 
   for (const mod of routeModules) await app.register(mod, { ctx });

@@ -5,8 +5,8 @@ import type { Envelope } from './envelope.ts';
  * under the data keyring, bound to its owner through the associated data. Store the returned
  * Buffer in a bytea column; decrypting under any other owner string fails closed.
  *
- * Modules that add an encrypted column register it in encrypted-columns.ts so that key rotation
- * re-wraps it.
+ * Whoever adds an encrypted column exports it as an `EncryptedColumn` and the composition root
+ * (src/context.ts) lists it, so that key rotation re-wraps it.
  */
 export type DataCipher = Pick<Envelope, 'encrypt' | 'decrypt' | 'decryptString'>;
 

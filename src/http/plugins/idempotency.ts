@@ -5,6 +5,8 @@ import fp from 'fastify-plugin';
 import type { Db } from '../../db/types.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { DataCipher } from '../../secrets/data-cipher.ts';
+import type { EncryptedColumn } from '../../secrets/encrypted-columns.ts';
 
 /**
  * Idempotency-Key on every POST (docs/design.md §2), scoped to the account, kept 24 h.
@@ -14,6 +16,11 @@ import type { Clock } from '../../lib/clock.ts';
  *   `idempotency_key_reused`; an in-flight one is `idempotency_key_in_use`.
  * - On send, the response is stored (5xx responses release the key instead, so a retry can run).
  * An in-flight row whose lock expired (its process died) can be taken over.
+ *
+ * Stored responses are encrypted (AES-GCM under the data keyring, bound to the account and the
+ * key), like Stripe's: a replay within 24 h returns the same body, a secret shown once included
+ * (an `sk_live_` key, an `act_` token, a `whsec_` secret), but the database never holds it in
+ * plain text (docs/secrets.md).
  */
 const TTL_MS = 24 * 3600_000;
 const LOCK_MS = 5 * 60_000;
@@ -27,14 +34,31 @@ declare module 'fastify' {
 interface Row {
   request_hash: string;
   status_code: number | null;
-  response_headers: Record<string, string> | null;
-  response_body: string | null;
+  response_ciphertext: Buffer | null;
   created_at: Date;
   locked_until: Date;
 }
 
-export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: { db: Db; clock: Clock }) {
-  const { db, clock } = opts;
+interface StoredResponse {
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The owner string a stored response is bound to (AEAD associated data). */
+export const idempotencyAad = (accountId: string, key: string) => `idempotency/${accountId}/${key}`;
+
+export const idempotencyEncryptedColumns: EncryptedColumn[] = [
+  {
+    table: 'idempotency_keys',
+    column: 'response_ciphertext',
+    key: 'id',
+    needs: ['account_id', 'key'],
+    aad: (r) => idempotencyAad(String(r.account_id), String(r.key)),
+  },
+];
+
+export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: { db: Db; clock: Clock; cipher: DataCipher }) {
+  const { db, clock, cipher } = opts;
   app.decorateRequest('idempotency', null);
 
   app.addHook('preParsing', async (req, _reply, payload) => {
@@ -86,7 +110,7 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
     const takeOver = async (): Promise<boolean> => {
       const r = await db.query(
         `update idempotency_keys set request_hash = $3, created_at = $4, locked_until = $5,
-           status_code = null, response_headers = null, response_body = null
+           status_code = null, response_ciphertext = null
          where account_id = $1 and key = $2
            and (created_at < $6 or (status_code is null and locked_until < $4))`,
         [accountId, idem.key, hash, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() - TTL_MS)],
@@ -122,9 +146,10 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
       );
     }
     req.idempotency = null; // replaying: nothing to store on the way out
-    for (const [k, v] of Object.entries(existing.response_headers ?? {})) reply.header(k, v);
+    const stored = JSON.parse(cipher.decryptString(existing.response_ciphertext!, idempotencyAad(accountId, idem.key))) as StoredResponse;
+    for (const [k, v] of Object.entries(stored.headers)) reply.header(k, v);
     reply.header('Idempotent-Replayed', 'true');
-    return reply.status(existing.status_code).send(existing.response_body ?? '');
+    return reply.status(existing.status_code).send(stored.body);
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -141,15 +166,15 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
       const v = reply.getHeader(h);
       if (v !== undefined) headers[h] = String(v);
     }
+    const stored: StoredResponse = { headers, body: payload === null || payload === undefined ? '' : String(payload) };
     await db.query(
-      `update idempotency_keys set status_code = $3, response_headers = $4, response_body = $5
+      `update idempotency_keys set status_code = $3, response_ciphertext = $4
        where account_id = $1 and key = $2`,
       [
         req.auth.accountId,
         idem.key,
         reply.statusCode,
-        JSON.stringify(headers),
-        payload === null || payload === undefined ? '' : String(payload),
+        cipher.encrypt(JSON.stringify(stored), idempotencyAad(req.auth.accountId, idem.key)),
       ],
     );
     return payload;

@@ -1,0 +1,97 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Db } from '../../src/db/types.ts';
+import { loggerOptions } from '../../src/http/log.ts';
+import { describeEachDb } from '../helpers/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
+
+/**
+ * Every route that answers a secret shown once, called with an Idempotency-Key and replayed: the
+ * replay returns the same secret (the stored response is encrypted, src/http/plugins/idempotency.ts),
+ * and afterwards no secret is found in plain text (raw, base64, base64url, hex) in any table of
+ * either store, in the PGlite files on disk (WAL included), or in the logs at trace level.
+ */
+const forms = (v: Buffer): Buffer[] => [
+  v,
+  Buffer.from(v.toString('base64')),
+  Buffer.from(v.toString('base64url')),
+  Buffer.from(v.toString('hex')),
+];
+
+async function dumpTables(db: Db): Promise<Buffer> {
+  const cols = await db.query<{ table_name: string; column_name: string }>(
+    `select table_name, column_name from information_schema.columns where table_schema = current_schema() order by table_name, ordinal_position`,
+  );
+  const chunks: string[] = [];
+  for (const c of cols.rows) {
+    const r = await db.query<{ v: string | null }>(`select "${c.column_name}"::text as v from "${c.table_name}"`);
+    for (const row of r.rows) if (row.v !== null) chunks.push(`${c.table_name}.${c.column_name}=${row.v}`);
+  }
+  return Buffer.from(chunks.join('\n'));
+}
+
+const walk = (dir: string): string[] =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+
+describeEachDb('secrets returned under an Idempotency-Key', (backend) => {
+  let t: TestApp;
+  let dataDir: string;
+  const logs: Buffer[] = [];
+  const secrets: Record<string, string> = {};
+  let haystacks: { where: string; data: Buffer }[] = [];
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'idem-canary-'));
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        logs.push(Buffer.from(chunk));
+        cb();
+      },
+    });
+    t = await startTestApp(backend, { dataDir, env: { LOG_LEVEL: 'trace' }, logger: { ...loggerOptions('trace'), stream } });
+    const { key } = await t.account();
+    const tenantId = (await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
+    const twice = async (name: string, url: string, payload: object, pick: (body: Record<string, string>) => string) => {
+      const headers = { 'idempotency-key': `idem-${name}-${crypto.randomUUID()}` };
+      const first = await t.call(key, { method: 'POST', url, payload, headers });
+      const replay = await t.call(key, { method: 'POST', url, payload, headers });
+      expect(first.statusCode, name).toBeLessThan(300);
+      expect(replay.statusCode, name).toBe(first.statusCode);
+      expect(replay.headers['idempotent-replayed'], name).toBe('true');
+      expect(pick(replay.json()), name).toBe(pick(first.json()));
+      secrets[name] = pick(first.json());
+      return first.json();
+    };
+    await twice('apiKey', '/api/v1/api-keys', { name: 'ci' }, (b) => b.key!);
+    await twice('activationToken', `/api/v1/tenants/${tenantId}/activation-link`, {}, (b) => b.token!);
+    const endpoint = await twice('webhookSecret', '/api/v1/webhooks/endpoints', { url: 'https://93.184.215.14/hook' }, (b) => b.secret!);
+    await twice('rotatedSecret', `/api/v1/webhooks/endpoints/${endpoint.id}/secret/rotate`, {}, (b) => b.secret!);
+    expect(secrets.apiKey).toMatch(/^sk_live_/);
+    expect(secrets.activationToken).toMatch(/^act_/);
+    expect(secrets.webhookSecret).toMatch(/^whsec_/);
+
+    haystacks = [
+      { where: 'main tables', data: await dumpTables(t.tdb.db) },
+      { where: 'secrets-store tables', data: await dumpTables(t.sdb.db) },
+    ];
+    await t.close();
+    if (backend === 'pglite') for (const f of walk(dataDir)) haystacks.push({ where: path.relative(dataDir, f), data: fs.readFileSync(f) });
+    haystacks.push({ where: 'logs', data: Buffer.concat(logs) });
+  });
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('finds no secret in plain text anywhere', () => {
+    expect(Object.keys(secrets)).toHaveLength(4);
+    if (backend === 'pglite') expect(haystacks.length).toBeGreaterThan(100);
+    expect(logs.length).toBeGreaterThan(10);
+    const found: string[] = [];
+    for (const [name, value] of Object.entries(secrets))
+      for (const needle of [value, value.replace(/^(sk_live_|act_|whsec_)/, '')])
+        for (const f of forms(Buffer.from(needle))) for (const h of haystacks) if (h.data.includes(f)) found.push(`${name} in ${h.where}`);
+    expect(found).toEqual([]);
+  });
+});
