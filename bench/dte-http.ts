@@ -68,7 +68,13 @@ export async function runDteHttpBench(opts: {
     opts.backend === 'postgres'
       ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
       : undefined;
-  const env: Record<string, string> = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', EMULATOR_DELAY: '0' };
+  const env: Record<string, string> = {
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
+    ACCOUNT_RATE_LIMIT_BURST: '1000000',
+    EMULATOR_DELAY: '0',
+  };
   if (pg) {
     env.DATABASE_URL = pg.url;
     env.DATA_ENCRYPTION_KEY = `k1:${crypto.randomBytes(32).toString('base64')}`;

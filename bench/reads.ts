@@ -24,7 +24,12 @@ export async function runReadsBench(opts: {
     opts.backend === 'postgres'
       ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
       : undefined;
-  const env: Record<string, string> = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000' };
+  const env: Record<string, string> = {
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
+    ACCOUNT_RATE_LIMIT_BURST: '1000000',
+  };
   if (pg) {
     env.DATABASE_URL = pg.url;
     const crypto = await import('node:crypto');

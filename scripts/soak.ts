@@ -48,6 +48,8 @@ async function main() {
     EMULATOR_DELAY: '500',
     RATE_LIMIT_PER_SECOND: '100000',
     RATE_LIMIT_BURST: '100000',
+    ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
+    ACCOUNT_RATE_LIMIT_BURST: '100000',
   });
   const apiKey = await createAccountViaCli(server.env);
   const api = async (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => {

@@ -60,6 +60,8 @@ export interface Config {
   /** How long POST …/dte/send waits for the upload to get a trackId before answering 202. */
   readonly dteSendWaitMs: number;
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  readonly accountRateLimit: { readonly perSecond: number; readonly burst: number };
+  readonly authFailureRateLimit: { readonly perSecond: number; readonly burst: number };
   /** Per-IP limit of the hosted pages (activation page, later the dashboard). */
   readonly pageRateLimit: { readonly perSecond: number; readonly burst: number };
   readonly signupEnabled: boolean;
@@ -205,6 +207,16 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimit: {
       perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100, 1),
       burst: int(env, 'RATE_LIMIT_BURST', 200, 1),
+    },
+    // All the keys of one account together: more keys must not mean more capacity.
+    accountRateLimit: {
+      perSecond: int(env, 'ACCOUNT_RATE_LIMIT_PER_SECOND', 300, 1),
+      burst: int(env, 'ACCOUNT_RATE_LIMIT_BURST', 600, 1),
+    },
+    // Requests whose API key is missing, malformed, unknown or revoked, per client address.
+    authFailureRateLimit: {
+      perSecond: int(env, 'AUTH_FAILURE_RATE_LIMIT_PER_SECOND', 2, 1),
+      burst: int(env, 'AUTH_FAILURE_RATE_LIMIT_BURST', 60, 1),
     },
     pageRateLimit: {
       perSecond: int(env, 'PAGE_RATE_LIMIT_PER_SECOND', 1, 1),

@@ -93,6 +93,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     apiKeys: ctx.services.apiKeys,
     rateLimiter: rateLimiterFor(ctx.db),
     limit: ctx.config.rateLimit,
+    accountLimit: ctx.config.accountRateLimit,
+    authFailureLimit: ctx.config.authFailureRateLimit,
   });
   await app.register(idempotencyPlugin, { db: ctx.db, clock: ctx.clock, cipher: ctx.secrets.dataCipher });
   await app.register(tenantScopePlugin, { tenants: ctx.services.tenants });

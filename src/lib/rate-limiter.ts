@@ -23,9 +23,19 @@ export interface TakeResult {
  * On PGlite only one process can ever use the database, so a bucket in this process's memory is
  * exactly as shared as one in the database, and saves a write per request.
  */
+/** One bucket to take from, in `takeAll`. */
+export interface BucketTake {
+  key: string;
+  limit: RateLimit;
+}
+
 export function createMemoryRateLimiter() {
   const buckets = new Map<string, { tokens: number; at: number }>();
-  return {
+  const limiter = {
+    /** A token from every bucket; allowed only when each had one. Results in the order given. */
+    async takeAll(takes: readonly BucketTake[]): Promise<TakeResult[]> {
+      return Promise.all(takes.map((x) => limiter.take(x.key, x.limit)));
+    },
     async take(key: string, limit: RateLimit): Promise<TakeResult> {
       const now = performance.now();
       const b = buckets.get(key) ?? { tokens: limit.burst, at: now };
@@ -43,12 +53,44 @@ export function createMemoryRateLimiter() {
       };
     },
   };
+  return limiter;
 }
 
 export const rateLimiterFor = (db: Db) => (db.kind === 'pglite' ? createMemoryRateLimiter() : createRateLimiter(db));
 
+const result = (tokens: number, allowed: boolean, limit: RateLimit): TakeResult => ({
+  allowed,
+  remaining: Math.max(0, Math.floor(tokens)),
+  retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / limit.perSecond)),
+  resetSeconds: Math.max(0, Math.ceil((limit.burst - tokens) / limit.perSecond)),
+});
+
 export function createRateLimiter(db: Sql) {
   return {
+    /**
+     * A token from every bucket in one statement (one round trip for a key and its account). Each
+     * row carries its own capacity and rate, so the refill in DO UPDATE reads them from `excluded`.
+     */
+    async takeAll(takes: readonly BucketTake[]): Promise<TakeResult[]> {
+      const avail = 'least(excluded.capacity, b.tokens + extract(epoch from (clock_timestamp() - b.updated_at)) * excluded.rate)';
+      const r = await db.query<{ key: string; tokens: number; allowed: boolean }>(
+        `insert into rate_limit_buckets as b (key, tokens, updated_at, last_allowed, capacity, rate)
+         select k, c - 1, clock_timestamp(), true, c, r from unnest($1::text[], $2::float8[], $3::float8[]) as u(k, c, r)
+         on conflict (key) do update set
+           tokens = case when ${avail} >= 1 then ${avail} - 1 else ${avail} end,
+           last_allowed = ${avail} >= 1,
+           capacity = excluded.capacity,
+           rate = excluded.rate,
+           updated_at = clock_timestamp()
+         returning key, tokens, last_allowed as allowed`,
+        [takes.map((x) => x.key), takes.map((x) => x.limit.burst), takes.map((x) => x.limit.perSecond)],
+      );
+      const byKey = new Map(r.rows.map((row) => [row.key, row]));
+      return takes.map((x) => {
+        const row = byKey.get(x.key)!;
+        return result(Number(row.tokens), Boolean(row.allowed), x.limit);
+      });
+    },
     async take(key: string, limit: RateLimit): Promise<TakeResult> {
       // The refill is computed inside DO UPDATE, where the row is locked and current, so
       // concurrent requests on other connections queue on it instead of reading a stale value.

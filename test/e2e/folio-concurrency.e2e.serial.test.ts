@@ -46,6 +46,8 @@ describe.skipIf(SKIP)(title, () => {
       EMULATOR_SII_PUBLIC_KEY: emu.siiPublicKey,
       RATE_LIMIT_PER_SECOND: '100000',
       RATE_LIMIT_BURST: '100000',
+      ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
+      ACCOUNT_RATE_LIMIT_BURST: '100000',
       FOLIO_RESERVATION_TIMEOUT: '2s',
     };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);

@@ -55,7 +55,14 @@ describeEachDb('tenant creation fuzzing', (backend) => {
   let t: TestApp;
   let key: string;
   beforeAll(async () => {
-    t = await startTestApp(backend, { env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' } });
+    t = await startTestApp(backend, {
+      env: {
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+        ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
+        ACCOUNT_RATE_LIMIT_BURST: '100000',
+      },
+    });
     ({ key } = await t.account());
   });
   afterAll(() => t.close());

@@ -43,23 +43,73 @@ export function bearerSecret(req: FastifyRequest): string {
   return m[1]!;
 }
 
+/**
+ * Three limits (docs/design.md §2):
+ * - per API key (RATE_LIMIT_*), and per account across all its keys (ACCOUNT_RATE_LIMIT_*), taken
+ *   together in one statement: creating more keys does not buy more capacity;
+ * - per client address on failed authentication (AUTH_FAILURE_RATE_LIMIT_*): each 401 takes a
+ *   token; when none is left the address gets 429 without its key being looked up, until the
+ *   bucket refills. Each process remembers the refusal locally so a flood costs no database work.
+ */
 export default fp(async function authPlugin(
   app: FastifyInstance,
-  opts: { apiKeys: ApiKeysService; rateLimiter: RateLimiter; limit: RateLimit },
+  opts: {
+    apiKeys: Pick<ApiKeysService, 'authenticate'>;
+    rateLimiter: RateLimiter;
+    limit: RateLimit;
+    accountLimit: RateLimit;
+    authFailureLimit: RateLimit;
+    now?: () => number;
+  },
 ) {
+  const now = opts.now ?? Date.now;
+  const blockedUntil = new Map<string, number>();
+  const tooManyFailures = (retryAfterSeconds: number) =>
+    new AppError(
+      'rate_limited',
+      'auth_rate_limited',
+      `Too many requests with a missing or invalid API key from your address. Check the key; retry after ${retryAfterSeconds} s.`,
+      { retryAfterSeconds },
+    );
+
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (req, reply) => {
     if (!needsApiKey(authPath(req))) return;
-    // Thrown errors go to the one error handler (401 codes, or a 500 if the database is down).
-    req.auth = await opts.apiKeys.authenticate(bearerSecret(req));
-    const r = await opts.rateLimiter.take(`key:${req.auth.apiKeyId}`, opts.limit);
-    reply.header('RateLimit-Limit', String(opts.limit.burst));
-    reply.header('RateLimit-Remaining', String(r.remaining));
-    reply.header('RateLimit-Reset', String(r.resetSeconds));
-    if (!r.allowed) {
-      throw new AppError('rate_limited', 'rate_limited', `Too many requests for this API key. Retry after ${r.retryAfterSeconds} s.`, {
-        retryAfterSeconds: r.retryAfterSeconds,
-      });
+    const until = blockedUntil.get(req.ip);
+    if (until !== undefined) {
+      if (until > now()) throw tooManyFailures(Math.max(1, Math.ceil((until - now()) / 1000)));
+      blockedUntil.delete(req.ip);
     }
+    try {
+      // Thrown errors go to the one error handler (401 codes, or a 503 if the database is down).
+      req.auth = await opts.apiKeys.authenticate(bearerSecret(req));
+    } catch (e) {
+      if (!(e instanceof AppError) || e.kind !== 'unauthorized') throw e;
+      const r = await opts.rateLimiter.take(`authfail:${req.ip}`, opts.authFailureLimit);
+      if (r.allowed) throw e;
+      blockedUntil.set(req.ip, now() + r.retryAfterSeconds * 1000);
+      if (blockedUntil.size > 10_000) blockedUntil.delete(blockedUntil.keys().next().value!);
+      throw tooManyFailures(r.retryAfterSeconds);
+    }
+    const [key, account] = await opts.rateLimiter.takeAll([
+      { key: `key:${req.auth.apiKeyId}`, limit: opts.limit },
+      { key: `account:${req.auth.accountId}`, limit: opts.accountLimit },
+    ]);
+    // The headers describe the key's own bucket, unless the account's is the one that ran out.
+    const shown = !account!.allowed && key!.allowed ? { r: account!, limit: opts.accountLimit } : { r: key!, limit: opts.limit };
+    reply.header('RateLimit-Limit', String(shown.limit.burst));
+    reply.header('RateLimit-Remaining', String(shown.r.remaining));
+    reply.header('RateLimit-Reset', String(shown.r.resetSeconds));
+    if (!key!.allowed)
+      throw new AppError('rate_limited', 'rate_limited', `Too many requests for this API key. Retry after ${key!.retryAfterSeconds} s.`, {
+        retryAfterSeconds: key!.retryAfterSeconds,
+      });
+    if (!account!.allowed)
+      throw new AppError(
+        'rate_limited',
+        'rate_limited',
+        `Too many requests for this account (all its API keys together). Retry after ${account!.retryAfterSeconds} s.`,
+        { retryAfterSeconds: account!.retryAfterSeconds },
+      );
   });
 });
