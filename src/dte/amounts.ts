@@ -3,7 +3,7 @@ import { DteEngineError } from './errors.ts';
 import type { TipoDte } from './types.ts';
 
 /**
- * Amount rules of the API (decisions §7), CLP integers, half-up:
+ * Amount rules of the API (docs/dte.md, "Amounts"), CLP integers, half-up:
  *  - line: montoItem = round(cantidad × precioUnitario), exact decimal product (see decimal.ts);
  *  - facturas, notes, 46, 52 ("afecto" family): neto = Σ taxed lines, exento = Σ `exento` lines,
  *    IVA = round(neto × 0.19), total = neto + IVA + exento;

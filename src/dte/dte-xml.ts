@@ -3,8 +3,10 @@ import type { Ted } from './ted.ts';
 import type { Caf } from './caf.ts';
 import { isCafExpired } from './caf.ts';
 import { DteEngineError } from './errors.ts';
-import { normalizeDte } from './normalize.ts';
+import { checkFolio } from './normalize.ts';
 import type { NormalizedDte } from './normalize.ts';
+import { prepareDte } from './prepare.ts';
+import type { PreparedDte } from './prepare.ts';
 import type { Totals } from './amounts.ts';
 import { siiDate, siiTimestamp, SII_TIME_ZONE } from './dates.ts';
 import { el } from './xml-escape.ts';
@@ -13,12 +15,13 @@ import type { PreparedSigner } from './xmldsig.ts';
 import type { DteInput, SignerInput, TipoDte } from './types.ts';
 
 /**
- * The document pipeline: normalise + validate (normalize.ts) → totals (amounts.ts) → XML body
- * (strategies.ts) → stamp (ted.ts) → TmstFirma → sign (xmldsig.ts).
+ * The document pipeline in two steps (README.md, "Pipeline"): `prepareDte` (prepare.ts: normalise
+ * + validate, totals) needs no folio; `issueDte` takes the prepared document and a folio: XML body
+ * (strategies/) → stamp (ted.ts) → TmstFirma → sign (xmldsig.ts).
  *
- * Output shape (LibreDTE's approach, REFERENCE §6.2): the namespace is declared on <DTE> itself
- * and the DTE is signed as a standalone document, so the Documento digest is the same wherever
- * the DTE is later embedded or extracted. Bytes are ISO-8859-1 and must never be re-serialised:
+ * Output shape (LibreDTE's approach): the namespace is declared on <DTE> itself and the DTE is
+ * signed as a standalone document, so the Documento digest is the same wherever the DTE is later
+ * embedded or extracted (README.md explains why signing never parses). Bytes are ISO-8859-1 and must never be re-serialised:
  * envelope.ts splices them verbatim.
  */
 export const NS_SII = 'http://www.sii.cl/SiiDte';
@@ -26,7 +29,9 @@ export const XML_DECLARATION = '<?xml version="1.0" encoding="ISO-8859-1"?>';
 /** Exactly how our DTEs open: canonical attribute order (namespace declarations first). */
 export const DTE_OPEN_TAG = `<DTE xmlns="${NS_SII}" version="1.0">`;
 
-export interface BuildDteOptions {
+export interface IssueDteOptions {
+  /** The folio the CAF authorizes for this document. */
+  folio: number;
   caf: Caf;
   signer: SignerInput | PreparedSigner;
   /** The clock: TSTED, TmstFirma and the CAF expiry check use it. */
@@ -34,6 +39,8 @@ export interface BuildDteOptions {
   /** Zone for the local timestamps; default America/Santiago. */
   timeZone?: string;
 }
+
+export type BuildDteOptions = Omit<IssueDteOptions, 'folio'>;
 
 export interface BuiltDte {
   tipoDte: TipoDte;
@@ -78,13 +85,16 @@ export function stampDocument(d: NormalizedDte, caf: Caf, timestamp: string): Te
   });
 }
 
-/** Builds, stamps and signs one DTE. Throws DteEngineError on any invalid input. */
-export function buildDte(input: DteInput, opts: BuildDteOptions): BuiltDte {
+/**
+ * Stamps and signs a prepared document with `folio`. Throws DteEngineError when the folio, the
+ * CAF (expired, another type or issuer, folio outside its range) or the signer cannot be used.
+ */
+export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte {
   const signer = prepareSigner(opts.signer);
   assertSignerValidAt(signer, opts.now);
   const timeZone = opts.timeZone ?? SII_TIME_ZONE;
   const timestamp = siiTimestamp(opts.now, timeZone);
-  const d = normalizeDte(input);
+  const d: NormalizedDte = { ...prepared.document, folio: checkFolio(opts.folio) };
   if (isCafExpired(opts.caf, siiDate(opts.now, timeZone))) {
     throw new DteEngineError('caf_expired', `The CAF expired on ${opts.caf.vencimiento}: request new folios`, 'caf');
   }
@@ -108,4 +118,9 @@ export function buildDte(input: DteInput, opts: BuildDteOptions): BuiltDte {
     timestamp,
     envelope: d.strategy.envelope,
   };
+}
+
+/** Both steps at once, for callers that already hold the folio (tests, benchmarks, the emulator). */
+export function buildDte(input: DteInput, opts: BuildDteOptions): BuiltDte {
+  return issueDte(prepareDte(input), { ...opts, folio: input.folio });
 }

@@ -50,10 +50,13 @@ export {
 export type { Ted, TedInput } from './ted.ts';
 export { buildTed } from './ted.ts';
 
-export type { BuildDteOptions, BuiltDte } from './dte-xml.ts';
-export { buildDte, documentIdFor, NS_SII } from './dte-xml.ts';
-export { strategyFor, envelopeKindFor } from './strategies.ts';
-export type { DocumentStrategy } from './strategies.ts';
+export type { PreparedDte, StoredDocument } from './prepare.ts';
+export { prepareDte } from './prepare.ts';
+export type { DocumentInput, NormalizedDocument } from './normalize.ts';
+export type { IssueDteOptions, BuildDteOptions, BuiltDte } from './dte-xml.ts';
+export { issueDte, buildDte, documentIdFor, NS_SII } from './dte-xml.ts';
+export { strategyFor, envelopeKindFor, isBoleta } from './strategies/index.ts';
+export type { DocumentStrategy } from './strategies/index.ts';
 
 export type { PreparedSigner } from './xmldsig.ts';
 export { prepareSigner, assertSignerValidAt } from './xmldsig.ts';
@@ -70,6 +73,6 @@ export type {
   SchemaValidator,
   SchemaKind,
   SchemaValidationResult,
-} from './verify.ts';
-export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify.ts';
+} from './verify/index.ts';
+export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify/index.ts';
 export { createSchemaValidator, REQUIRED_SCHEMA_FILES, SCHEMA_FILES } from './schema-validator.ts';

@@ -9,13 +9,15 @@ import { computeTotals, lineIsExempt } from './amounts.ts';
 import type { Totals } from './amounts.ts';
 import { isSupportedTipoDte } from './types.ts';
 import type { DteInput, EmisorInput, ReceptorInput, TipoDte } from './types.ts';
-import { strategyFor } from './strategies.ts';
-import type { DocumentStrategy } from './strategies.ts';
+import { strategyFor } from './strategies/index.ts';
+import type { DocumentStrategy } from './strategies/index.ts';
 
-/** Step 1 of the pipeline: validated, cleaned, SII-formatted values, with totals computed. */
-export interface NormalizedDte {
+/**
+ * Step 1 of the pipeline: validated, cleaned, SII-formatted values, with totals computed. No
+ * folio: the document is complete before a folio is spent on it (see prepare.ts).
+ */
+export interface NormalizedDocument {
   tipoDte: TipoDte;
-  folio: number;
   fechaEmision: string;
   strategy: DocumentStrategy;
   /** Same fields as the input, cleaned and in SII form; activity codes as six-digit text. */
@@ -44,6 +46,25 @@ export interface NormalizedDte {
   totals: Totals;
 }
 
+/** A normalised document with its folio: what the strategies write and the TED stamps. */
+export type NormalizedDte = NormalizedDocument & { folio: number };
+
+/** The engine input without its folio. */
+export type DocumentInput = Omit<DteInput, 'folio'>;
+
+export function checkFolio(folio: number): number {
+  if (!Number.isSafeInteger(folio) || folio < 1 || folio > 9_999_999_999) {
+    throw new DteEngineError('invalid_folio', 'folio must be a positive integer of at most 10 digits', 'folio');
+  }
+  return folio;
+}
+
+/** Normalises a complete input, folio included (the emulator's tests build documents piece by piece). */
+export function normalizeDte(input: DteInput): NormalizedDte {
+  const document = normalizeDocument(input);
+  return { ...document, folio: checkFolio(input.folio) };
+}
+
 function qtyOrPrice(value: number, param: string): { text: string | undefined; dec: Decimal } {
   const dec = decimalFromNumber(value, param);
   if (dec.scale > MAX_FRACTION_DIGITS_QTY_PRICE) {
@@ -59,7 +80,7 @@ function optional(v: string | undefined, param: string, maxLength: number, trunc
   return cleanText(v, { param, maxLength, truncate });
 }
 
-export function normalizeDte(input: DteInput): NormalizedDte {
+export function normalizeDocument(input: DocumentInput): NormalizedDocument {
   if (!input || typeof input !== 'object') throw new DteEngineError('invalid_document', 'The document input must be an object');
   if (!isSupportedTipoDte(input.tipoDte)) {
     throw new DteEngineError(
@@ -70,9 +91,6 @@ export function normalizeDte(input: DteInput): NormalizedDte {
   }
   const tipoDte = input.tipoDte;
   const strategy = strategyFor(tipoDte);
-  if (!Number.isSafeInteger(input.folio) || input.folio < 1 || input.folio > 9_999_999_999) {
-    throw new DteEngineError('invalid_folio', 'folio must be a positive integer of at most 10 digits', 'folio');
-  }
   const fechaEmision = checkSiiDate(input.fechaEmision, 'fechaEmision');
 
   const e = input.emisor;
@@ -83,7 +101,7 @@ export function normalizeDte(input: DteInput): NormalizedDte {
       throw new DteEngineError('invalid_acteco', `emisor.acteco[${i}] must be an activity code of up to 6 digits`, `emisor.acteco[${i}]`);
     return s;
   });
-  if (strategy.schema === 'DTE' && (acteco.length < 1 || acteco.length > 4)) {
+  if (strategy.needsActeco && (acteco.length < 1 || acteco.length > 4)) {
     throw new DteEngineError(
       'invalid_acteco',
       'emisor.acteco needs 1 to 4 economic activity codes for this document type',
@@ -100,7 +118,7 @@ export function normalizeDte(input: DteInput): NormalizedDte {
       'emisor.codigoSucursal',
     );
   }
-  const emisor: NormalizedDte['emisor'] = {
+  const emisor: NormalizedDocument['emisor'] = {
     rut: toSiiRut(e.rut, 'emisor.rut'),
     razonSocial: cleanText(e.razonSocial, { param: 'emisor.razonSocial', maxLength: MAX_LENGTH.razonSocial, required: true }),
     // Giro: registry text often longer than the field; the SII's own portal cuts it.
@@ -117,7 +135,7 @@ export function normalizeDte(input: DteInput): NormalizedDte {
   const r = input.receptor;
   if (!r && strategy.receptorRequired)
     throw new DteEngineError('required_field', 'receptor is required for this document type', 'receptor');
-  const receptor: NormalizedDte['receptor'] = r
+  const receptor: NormalizedDocument['receptor'] = r
     ? {
         rut: toSiiRut(r.rut, 'receptor.rut'),
         razonSocial: cleanText(r.razonSocial, {
@@ -224,7 +242,6 @@ export function normalizeDte(input: DteInput): NormalizedDte {
 
   return {
     tipoDte,
-    folio: input.folio,
     fechaEmision,
     strategy,
     emisor,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { createTestKit, TEST_EMISOR, TEST_FECHA } from '../../test/support/dte/fixtures.ts';
 import { runCheckSiiXml } from '../../test/support/dte/check-sii-xml.ts';
-import { verifyDteSync, verifyEnvelopeSync } from './verify.ts';
+import { verifyDteSync, verifyEnvelopeSync } from './verify/index.ts';
 import { buildEnvelope } from './envelope.ts';
 import { checkAmounts } from './amounts.ts';
 import { DteEngineError } from './errors.ts';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createSchemaValidator, REQUIRED_SCHEMA_FILES } from './schema-validator.ts';
-import { verifyEnvelope } from './verify.ts';
+import { verifyEnvelope } from './verify/index.ts';
 import { buildEnvelope } from './envelope.ts';
 import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
 import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';

@@ -1,6 +1,6 @@
 import { validateXML } from 'xmllint-wasm';
 import { declaredEncoding } from './xml-decode.ts';
-import type { SchemaKind, SchemaValidationResult, SchemaValidator } from './verify.ts';
+import type { SchemaKind, SchemaValidationResult, SchemaValidator } from './verify/index.ts';
 
 /**
  * In-process XSD validation with libxml2 compiled to WebAssembly (xmllint-wasm): the same engine

@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify.ts';
-import type { DteVerification } from './verify.ts';
-import { siiKeyFromCertificate } from './caf.ts';
-import { buildDte } from './dte-xml.ts';
-import { buildEnvelope } from './envelope.ts';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
-import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
-import { createTestCaf, createTestSii } from '../../test/support/dte/test-caf.ts';
-import { SUPPORTED_TIPOS_DTE } from './types.ts';
-import type { TipoDte } from './types.ts';
+import { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './index.ts';
+import type { DteVerification } from './index.ts';
+import { siiKeyFromCertificate } from '../caf.ts';
+import { buildDte } from '../dte-xml.ts';
+import { buildEnvelope } from '../envelope.ts';
+import { siiSharedDir } from '../../../test/support/dte/check-sii-xml.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from '../../../test/support/dte/fixtures.ts';
+import { createTestCaf, createTestSii } from '../../../test/support/dte/test-caf.ts';
+import { SUPPORTED_TIPOS_DTE } from '../types.ts';
+import type { TipoDte } from '../types.ts';
 
 const SII = siiSharedDir();
 const realKeys = {
