@@ -2,67 +2,41 @@ import type { Static } from '@sinclair/typebox';
 import {
   checkAmounts,
   DteEngineError,
-  isDteEngineError,
-  MAX_DETALLE_LINES,
+  MAX_DETALLE_LINES_BOLETA,
+  prepareDte,
   siiDate,
-  toSiiRut,
+  strategyFor,
   tryParseRut,
-  type DteInput,
-  type TipoDte,
+  type DocumentInput,
+  type PreparedDte,
 } from '../../dte/index.ts';
-// The engine's first pipeline step, used here as a dry run: not in its public index.
-import { normalizeDte } from '../../dte/normalize.ts';
 import { errors, type AppError } from '../../errors.ts';
-import type { TenantRow } from '../tenants/index.ts';
 import { parseTipoDte } from '../../lib/validate.ts';
+import type { TenantRow } from '../tenants/index.ts';
+import { engineErrorToAppError } from './dte.errors.ts';
 import type { CreateDteBody } from './dte.schemas.ts';
-import type { StoredLine, StoredReceptor, StoredReferencia } from './dte.store.ts';
 
 /**
  * The create request, checked in the order a client can act on it, every failure a 4xx with its
- * own code and the field it names (decisions §7). All of this runs before a folio is reserved,
- * so bad input never costs a folio.
+ * own code and the field it names (docs/dte.md, "Creating a DTE" and "Error codes"), then
+ * prepared by the engine: all of this runs before a folio is reserved, so bad input never costs
+ * a folio. Per-type rules come from the engine's strategies.
  */
 export type CreateDte = Static<typeof CreateDteBody>;
 
-export interface CheckedCreate {
-  /** A problem with the tenant's own data, to report once the tenant is known to be ready. */
+export interface PreparedCreate {
+  /**
+   * A problem with the tenant's own data, to report once the tenant is known to be ready. When
+   * set, `prepared` was checked with a stand-in activity code and must never be issued.
+   */
   tenantProblem: AppError | undefined;
-  tipoDte: TipoDte;
-  fechaEmision: string;
-  /** The engine input, without the folio. */
-  input: Omit<DteInput, 'folio'>;
-  receptor: StoredReceptor;
-  detalle: StoredLine[];
-  referencias: StoredReferencia[];
+  prepared: PreparedDte;
 }
 
-const isBoleta = (t: number) => t === 39 || t === 41;
+/** Any valid code: lets a tenant without activity codes have the rest of its request checked. */
+const STAND_IN_ACTECO = 100000;
 
-// Engine codes that are business rules (422); the rest are malformed values (400).
-const BUSINESS_CODES = new Set(['amount_mismatch', 'unsupported_tipo_dte', 'all_lines_exempt', 'references_required', 'amount_too_large']);
-
-/** Turns an engine error about the request into the API's error. */
-export function engineErrorToAppError(e: unknown): unknown {
-  if (!isDteEngineError(e)) return e;
-  const param = e.param;
-  if (param?.startsWith('emisor')) {
-    if (e.code === 'invalid_acteco')
-      return errors.conflict(
-        'tenant_acteco_missing',
-        'This document type needs the tenant\'s economic activity codes (acteco). Set them with PATCH /api/v1/tenants/{tenantId} {"acteco": [620200]}.',
-        { param: 'acteco' },
-      );
-    return errors.conflict(
-      'tenant_data_invalid',
-      `The tenant's data cannot go into a DTE: ${e.message}. Fix it with PATCH /api/v1/tenants/{tenantId}.`,
-    );
-  }
-  const opts = { ...(param ? { param } : {}), ...(e.details ? { details: e.details } : {}) };
-  return BUSINESS_CODES.has(e.code) ? errors.unprocessable(e.code, e.message, opts) : errors.invalid(e.code, e.message, opts);
-}
-
-export function emisorFor(tenant: TenantRow): DteInput['emisor'] {
+export function emisorFor(tenant: TenantRow): DocumentInput['emisor'] {
   return {
     rut: tenant.rut_empresa,
     razonSocial: tenant.razon_social,
@@ -74,9 +48,9 @@ export function emisorFor(tenant: TenantRow): DteInput['emisor'] {
   };
 }
 
-export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): CheckedCreate {
-  const tipoDte = parseTipoDte(body.tipoDte) as TipoDte;
-  const boleta = isBoleta(tipoDte);
+export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): PreparedCreate {
+  const tipoDte = parseTipoDte(body.tipoDte);
+  const strategy = strategyFor(tipoDte);
 
   const today = siiDate(now);
   const fechaEmision = body.fechaEmision ?? today;
@@ -94,7 +68,7 @@ export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): Chec
     });
 
   const r = body.receptor;
-  if (!r && !boleta)
+  if (!r && strategy.receptorRequired)
     throw errors.invalid('required_field', `receptor (with rut and razonSocial) is required for document type ${tipoDte}.`, {
       param: 'receptor',
     });
@@ -103,20 +77,20 @@ export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): Chec
       throw errors.invalid('invalid_rut', `receptor.rut '${r.rut}' is not a valid RUT: write it with its check digit, like 76.123.456-7.`, {
         param: 'receptor.rut',
       });
-    if (!boleta && !r.razonSocial?.trim())
+    if (strategy.receptorRequired && !r.razonSocial?.trim())
       throw errors.invalid('required_field', `receptor.razonSocial is required for document type ${tipoDte}.`, {
         param: 'receptor.razonSocial',
       });
   }
-  if (!boleta && body.detalle.length > MAX_DETALLE_LINES)
+  if (body.detalle.length > strategy.maxLines)
     throw errors.invalid(
       'too_many_lines',
-      `detalle has ${body.detalle.length} lines; a document of type ${tipoDte} may have at most ${MAX_DETALLE_LINES} (boletas 1000).`,
+      `detalle has ${body.detalle.length} lines; a document of type ${tipoDte} may have at most ${strategy.maxLines} (boletas ${MAX_DETALLE_LINES_BOLETA}).`,
       {
         param: 'detalle',
       },
     );
-  if ((tipoDte === 56 || tipoDte === 61) && !body.referencias?.length)
+  if (strategy.requiresReferencias && !body.referencias?.length)
     throw errors.unprocessable(
       'references_required',
       `Document type ${tipoDte} must reference the document it modifies: add referencias.`,
@@ -136,10 +110,17 @@ export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): Chec
     });
   }
 
-  const input: Omit<DteInput, 'folio'> = {
+  // A tenant without activity codes is the tenant's problem, not the request's: it is reported
+  // after readiness (see `tenantProblem`), with the rest of the request checked first.
+  const tenantProblem =
+    strategy.needsActeco && tenant.acteco.length === 0
+      ? (engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError)
+      : undefined;
+  const emisor = emisorFor(tenant);
+  const input: DocumentInput = {
     tipoDte,
     fechaEmision,
-    emisor: emisorFor(tenant),
+    emisor: tenantProblem ? { ...emisor, acteco: [STAND_IN_ACTECO] } : emisor,
     receptor: r
       ? {
           rut: r.rut.trim(),
@@ -162,52 +143,12 @@ export function checkCreate(body: CreateDte, tenant: TenantRow, now: Date): Chec
       descripcion: d.descripcion,
     })),
     referencias: body.referencias?.map((x) => ({ ...x })),
-    formaPago: boleta ? undefined : body.formaPago,
+    formaPago: strategy.boleta ? undefined : body.formaPago,
     montoTotal: body.montoTotal,
   };
-  // Everything else the engine checks (text policy, lengths, references), as a dry run with a
-  // placeholder folio: the real folio changes nothing it validates. A tenant without activity
-  // codes is the tenant's problem, not the request's: it is reported after readiness (see
-  // `tenantProblem`), so the dry run borrows a placeholder code to check the rest.
-  const needsActeco = !boleta;
-  const tenantProblem =
-    needsActeco && tenant.acteco.length === 0
-      ? (engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError)
-      : undefined;
-  let normalized;
   try {
-    normalized = normalizeDte({ ...input, folio: 1, emisor: { ...input.emisor, acteco: tenantProblem ? [100000] : input.emisor.acteco } });
+    return { tenantProblem, prepared: prepareDte(input) };
   } catch (e) {
     throw engineErrorToAppError(e);
   }
-  return {
-    tenantProblem,
-    tipoDte,
-    fechaEmision,
-    input,
-    receptor: {
-      rut: toSiiRut(normalized.receptor.rut),
-      razonSocial: normalized.receptor.razonSocial ?? null,
-      giro: normalized.receptor.giro ?? null,
-      direccion: normalized.receptor.direccion ?? null,
-      comuna: normalized.receptor.comuna ?? null,
-      ciudad: normalized.receptor.ciudad ?? null,
-    },
-    detalle: normalized.detalle.map((d, i) => ({
-      nombre: d.nombre,
-      cantidad: body.detalle[i]!.cantidad,
-      precioUnitario: body.detalle[i]!.precioUnitario,
-      montoItem: d.montoItem,
-      exento: d.exento,
-      unidad: d.unidad ?? null,
-      descripcion: d.descripcion ?? null,
-    })),
-    referencias: normalized.referencias.map((x) => ({
-      tipoDocRef: x.tipoDocRef,
-      folioRef: x.folioRef,
-      fechaRef: x.fechaRef,
-      codRef: x.codRef ?? null,
-      razonRef: x.razonRef ?? null,
-    })),
-  };
 }

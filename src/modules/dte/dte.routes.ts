@@ -1,6 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { FastifySchema } from 'fastify';
 import type { RouteModule } from '../../http/route-module.ts';
+import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
+import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { PageOf, withErrors } from '../../http/schemas.ts';
 import {
   CreateDteBody,
@@ -42,7 +44,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: DteSchema }, [503]),
       },
     },
-    async (req, reply) => reply.status(201).send(await dte.create(req.auth!.accountId, req.params.tenantId, req.body)),
+    async (req, reply) => reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') })),
   );
 
   app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(
@@ -57,7 +59,7 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req) =>
-      dte.list(req.auth!.accountId, req.params.tenantId, {
+      dte.list(tenantOf(req), {
         limit: req.query.limit ?? 50,
         iterator: req.query.iterator,
         status: req.query.status,
@@ -79,7 +81,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 202: SendResponse }),
       },
     },
-    async (req, reply) => reply.status(202).send(await dteSend.send(req.auth!.accountId, req.params.tenantId, req.body.dteIds)),
+    async (req, reply) => reply.status(202).send(await dteSend.send(tenantOf(req), req.body.dteIds)),
   );
 
   app.get<{ Params: Static<typeof TenantEnvioParams> }>(
@@ -92,7 +94,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: EnvioSchema }),
       },
     },
-    async (req) => dte.envio(req.auth!.accountId, req.params.tenantId, req.params.envioId),
+    async (req) => dte.envio(tenantOf(req), req.params.envioId),
   );
 
   app.get<{ Params: Static<typeof TenantEnvioParams> }>(
@@ -105,13 +107,13 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: xmlResponse('The envelope bytes, ISO-8859-1.'),
       },
     },
-    async (req, reply) => reply.type(XML_TYPE).send(await dte.envioXml(req.auth!.accountId, req.params.tenantId, req.params.envioId)),
+    async (req, reply) => reply.type(XML_TYPE).send(await dte.envioXml(tenantOf(req), req.params.envioId)),
   );
 
   app.get<{ Params: Static<typeof TenantDteParams> }>(
     '/api/v1/tenants/:tenantId/dte/:dteId',
     { schema: { tags: ['DTE'], summary: 'Read a DTE', params: TenantDteParams, response: withErrors({ 200: DteSchema }) } },
-    async (req) => dte.get(req.auth!.accountId, req.params.tenantId, req.params.dteId),
+    async (req) => dte.get(tenantOf(req), req.params.dteId),
   );
 
   app.get<{ Params: Static<typeof TenantDteParams> }>(
@@ -124,7 +126,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: xmlResponse('The signed DTE, ISO-8859-1.'),
       },
     },
-    async (req, reply) => reply.type(XML_TYPE).send(await dte.xml(req.auth!.accountId, req.params.tenantId, req.params.dteId)),
+    async (req, reply) => reply.type(XML_TYPE).send(await dte.xml(tenantOf(req), req.params.dteId)),
   );
 
   app.get<{ Params: Static<typeof TenantDteParams> }>(
@@ -137,7 +139,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: HistorySchema }),
       },
     },
-    async (req) => dte.history(req.auth!.accountId, req.params.tenantId, req.params.dteId),
+    async (req) => dte.history(tenantOf(req), req.params.dteId),
   );
 
   const statusSchema = (prefix: string) => ({
@@ -149,10 +151,10 @@ const routes: RouteModule = async (app, { ctx }) => {
     },
   });
   app.get<{ Params: Static<typeof DteParams> }>('/api/v1/dte/:dteId/status', statusSchema('/api/v1'), async (req) =>
-    dte.status(req.auth!.accountId, req.params.dteId),
+    dte.status(accountOf(req), req.params.dteId),
   );
   app.get<{ Params: Static<typeof DteParams> }>('/dte/:dteId/status', statusSchema(''), async (req) =>
-    dte.status(req.auth!.accountId, req.params.dteId),
+    dte.status(accountOf(req), req.params.dteId),
   );
 };
 

@@ -1,20 +1,22 @@
 import type { Db } from '../../db/types.ts';
-import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
+import { buildEnvelope, isDteEngineError, strategyFor, toSiiRut } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
+import { parseTipoDte } from '../../lib/validate.ts';
+import { waitFor } from '../../lib/wait.ts';
 import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials, type UploadStatus } from '../../provider/port.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
-import { engineErrorToAppError } from './dte.input.ts';
-import { toEnvio } from './dte.service.ts';
+import { engineErrorToAppError } from './dte.errors.ts';
 import { dteStore, type DteRow, type DteStatus, type EnvioRow } from './dte.store.ts';
 import { changeStatus, SENDABLE } from './dte.transitions.ts';
+import { toEnvio } from './dte.views.ts';
 import type { SignerCache } from './signer-cache.ts';
 
 /**
- * Sending (decisions §7): `send` moves the DTEs to `sending` and queues one upload job per
+ * Sending (docs/dte.md, "Sending"): `send` moves the DTEs to `sending` and queues one upload job per
  * envelope in the same transaction; the upload job builds the EnvioDTE/EnvioBOLETA from the
  * stored signed bytes (spliced verbatim), signs it and uploads it; the poll job asks the provider
  * until the SII's verdict is final. Every state change goes through changeStatus (history +
@@ -32,8 +34,9 @@ export interface SendDeps {
   db: Db;
   clock: Clock;
   provider: Pick<Provider, 'upload' | 'uploadStatus' | 'documentStatus'>;
-  signers: SignerCache;
+  signers: Pick<SignerCache, 'get'>;
   credentials: { getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> };
+  /** The background jobs' way to the tenant (a request's tenant arrives resolved). */
   getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
   sendWaitMs: number;
   sleep?: (ms: number) => Promise<void>;
@@ -48,7 +51,6 @@ interface Outcome {
 
 export function createSendService(deps: SendDeps) {
   const { db, clock } = deps;
-  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   const failEnvio = async (envio: EnvioRow, e: AppError) => {
     const now = clock.now();
@@ -110,9 +112,9 @@ export function createSendService(deps: SendDeps) {
   };
 
   return {
-    /** POST …/dte/send: 202 with one envío per envelope kind. */
-    async send(accountId: string, tenantId: string, dteIds: string[]) {
-      const tenant = await deps.getTenant(accountId, tenantId);
+    /** POST …/dte/send: 202 with one envío per envelope kind. `tenant`: resolved by the caller (the tenant-scope plugin). */
+    async send(tenant: TenantRow, dteIds: string[]) {
+      const { account_id: accountId, id: tenantId } = tenant;
       const seen = new Map<string, number>();
       dteIds.forEach((id, i) => {
         if (seen.has(id))
@@ -141,7 +143,7 @@ export function createSendService(deps: SendDeps) {
         });
         const groups = new Map<'EnvioDTE' | 'EnvioBOLETA', string[]>();
         for (const id of dteIds) {
-          const kind = envelopeKindFor(rows.get(id)!.tipo_dte);
+          const kind = strategyFor(parseTipoDte(rows.get(id)!.tipo_dte)).envelope;
           groups.set(kind, [...(groups.get(kind) ?? []), id]);
         }
         const ids: string[] = [];
@@ -161,18 +163,13 @@ export function createSendService(deps: SendDeps) {
         return ids;
       });
       // Most uploads take a moment: wait briefly so the answer can carry the trackId.
-      const deadline = Date.now() + deps.sendWaitMs;
-      let delay = 20;
-      for (;;) {
-        const envios = await dteStore.envios(db, accountId, envioIds);
-        const left = deadline - Date.now();
-        if (envios.every((e) => e.status !== 'pending') || left <= 0) {
-          const order = new Map(envioIds.map((id, i) => [id, i]));
-          return { envios: envios.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(toEnvio) };
-        }
-        await sleep(Math.min(delay, left));
-        delay = Math.min(delay * 2, 250);
-      }
+      const { value: envios } = await waitFor(
+        () => dteStore.envios(db, accountId, envioIds),
+        (rows) => rows.every((e) => e.status !== 'pending'),
+        { timeoutMs: deps.sendWaitMs, ...(deps.sleep ? { sleep: deps.sleep } : {}) },
+      );
+      const order = new Map(envioIds.map((id, i) => [id, i]));
+      return { envios: envios.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(toEnvio) };
     },
 
     /** The upload job: build and sign the envelope, upload it, record the trackId. */

@@ -4,9 +4,9 @@
  * the ports it is given.
  */
 export { createDteService } from './dte.service.ts';
-export type { DteService, Dte } from './dte.service.ts';
+export type { DteService, DteDeps, Dte, TenantRef } from './dte.service.ts';
 export { createSendService } from './dte.send.ts';
-export type { SendService } from './dte.send.ts';
+export type { SendService, SendDeps } from './dte.send.ts';
 export { createSignerCache } from './signer-cache.ts';
 export type { SignerCache } from './signer-cache.ts';
 export { dteJobHandlers } from './dte.jobs.ts';

@@ -3,6 +3,7 @@ import { accountId, pageContext, sendPage } from '../http/state.ts';
 import { documentsView, documentView } from '../views/documents.view.ts';
 import { DTE_STATUSES, TIPOS_DTE } from './issuing.ts';
 import type { DashboardRoutes } from './types.ts';
+import { toTenant } from '../../../modules/tenants/index.ts';
 
 type Id = { Params: { tenantId: string; dteId: string } };
 
@@ -11,8 +12,8 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
   const { tenants, dte } = ctx.services;
 
   app.get<{ Params: { tenantId: string } }>('/tenants/:tenantId/documents', async (req, reply) => {
-    const account = accountId(req);
-    const tenant = await tenants.get(account, req.params.tenantId);
+    const row = await tenants.getRow(accountId(req), req.params.tenantId);
+    const tenant = toTenant(row);
     const status = queryValue(req.query, 'status', 32);
     const tipo = queryValue(req.query, 'tipoDte', 4);
     // Unknown filter values are ignored, like an unselected filter: the select offers only valid ones.
@@ -21,7 +22,7 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
       tipoDte: (TIPOS_DTE as readonly number[]).includes(Number(tipo)) ? tipo : undefined,
     };
     const iterator = queryValue(req.query, 'iterator');
-    const page = await dte.list(account, tenant.id, {
+    const page = await dte.list(row, {
       limit: 50,
       iterator,
       status: filters.status,
@@ -34,19 +35,16 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
   });
 
   app.get<Id>('/tenants/:tenantId/documents/:dteId', async (req, reply) => {
-    const account = accountId(req);
-    const tenant = await tenants.get(account, req.params.tenantId);
-    const [doc, history] = await Promise.all([
-      dte.get(account, tenant.id, req.params.dteId),
-      dte.history(account, tenant.id, req.params.dteId),
-    ]);
+    const row = await tenants.getRow(accountId(req), req.params.tenantId);
+    const tenant = toTenant(row);
+    const [doc, history] = await Promise.all([dte.get(row, req.params.dteId), dte.history(row, req.params.dteId)]);
     return sendPage(reply, documentView(pageContext(req), { tenant, dte: doc, history: history.data }));
   });
 
   app.get<Id>('/tenants/:tenantId/documents/:dteId/xml', async (req, reply) => {
-    const account = accountId(req);
-    const doc = await dte.get(account, req.params.tenantId, req.params.dteId);
-    const xml = await dte.xml(account, req.params.tenantId, doc.id);
+    const row = await tenants.getRow(accountId(req), req.params.tenantId);
+    const doc = await dte.get(row, req.params.dteId);
+    const xml = await dte.xml(row, doc.id);
     // The signed bytes exactly as stored (ISO-8859-1, as the SII requires): never re-encoded.
     return reply
       .header('Content-Disposition', `attachment; filename="DTE-T${doc.tipoDte}-F${doc.folio}.xml"`)

@@ -1,0 +1,83 @@
+import type { Db } from '../../db/types.ts';
+import { errors } from '../../errors.ts';
+import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
+import { UUID_RE } from '../../lib/tokens.ts';
+import type { TenantRow } from '../tenants/index.ts';
+import { dteStore } from './dte.store.ts';
+import { toDte, toEnvio, toHistory, toStatus, type Dte } from './dte.views.ts';
+
+/**
+ * The tenant a read is about, already resolved within the caller's account (the tenant-scope
+ * plugin on the API, the page's own lookup on the dashboard). Every query is still scoped by both
+ * ids, so another account's DTE is a 404.
+ */
+export type TenantRef = Pick<TenantRow, 'id' | 'account_id'>;
+
+export interface ListQuery {
+  limit: number;
+  iterator?: string | undefined;
+  status?: string | undefined;
+  tipoDte?: number | undefined;
+}
+
+export function createDteReads(deps: { db: Db }) {
+  const { db } = deps;
+
+  const getRow = async (accountId: string, id: string, tenantId?: string) => {
+    const row = UUID_RE.test(id) ? await dteStore.get(db, accountId, id, tenantId) : undefined;
+    if (!row) throw errors.notFound('dte', id);
+    return row;
+  };
+
+  return {
+    /** A DTE by id within the account (the replay of a create whose response was lost). */
+    async byId(accountId: string, id: string): Promise<Dte> {
+      return toDte(await getRow(accountId, id));
+    },
+
+    async get(tenant: TenantRef, id: string): Promise<Dte> {
+      return toDte(await getRow(tenant.account_id, id, tenant.id));
+    },
+
+    async list(tenant: TenantRef, q: ListQuery): Promise<Page<Dte>> {
+      const rows = await dteStore.list(db, tenant.account_id, tenant.id, {
+        limit: q.limit,
+        cursor: decodeIterator(q.iterator),
+        status: q.status,
+        tipoDte: q.tipoDte,
+      });
+      return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toDte);
+    },
+
+    /** The signed bytes, exactly as stored. */
+    async xml(tenant: TenantRef, id: string): Promise<Buffer> {
+      const xml = UUID_RE.test(id) ? await dteStore.getXml(db, tenant.account_id, tenant.id, id) : undefined;
+      if (!xml) throw errors.notFound('dte', id);
+      return xml;
+    },
+
+    /** GET /api/v1/dte/{dteId}/status and /dte/{dteId}/status: by id alone, within the account. */
+    async status(accountId: string, id: string) {
+      return toStatus(await getRow(accountId, id));
+    },
+
+    async history(tenant: TenantRef, id: string) {
+      const row = await getRow(tenant.account_id, id, tenant.id);
+      return { data: (await dteStore.history(db, tenant.account_id, row.id)).map(toHistory) };
+    },
+
+    async envio(tenant: TenantRef, envioId: string) {
+      const e = UUID_RE.test(envioId) ? await dteStore.getEnvio(db, tenant.account_id, envioId, tenant.id) : undefined;
+      if (!e) throw errors.notFound('envio', envioId);
+      return toEnvio(e);
+    },
+
+    async envioXml(tenant: TenantRef, envioId: string): Promise<Buffer> {
+      const xml = UUID_RE.test(envioId) ? await dteStore.getEnvelope(db, tenant.account_id, tenant.id, envioId) : undefined;
+      if (xml === undefined) throw errors.notFound('envio', envioId);
+      if (xml === null)
+        throw errors.conflict('envelope_not_built', 'This envío has not been built yet; it is built when its upload runs. Retry shortly.');
+      return xml;
+    },
+  };
+}
