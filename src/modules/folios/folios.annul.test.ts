@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { annulRetryDelayMs, contiguousRuns } from './folios.annul.ts';
-import type { VoidedFolio } from './folios.store.ts';
+import type { VoidedFolio } from './folios.annul.store.ts';
 
 const v = (folio: number, over: Partial<VoidedFolio> = {}): VoidedFolio => ({
   accountId: 'a',

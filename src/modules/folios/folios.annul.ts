@@ -4,13 +4,13 @@ import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider } from '../../provider/port.ts';
-import type { FolioCredentialsSource } from './folios.service.ts';
-import { foliosStore, type VoidedFolio } from './folios.store.ts';
+import { annulStore, type VoidedFolio } from './folios.annul.store.ts';
+import type { FolioCredentialsSource } from './folios.ports.ts';
 
 /**
  * Annulment of voided folios at the SII ("anulación de folios").
  *
- * A folio whose create never finished is voided, never reused (folios.service.ts). To the SII that
+ * A folio whose create never finished is voided, never reused (folios.allocation.ts). To the SII that
  * folio is authorized but never issued; annulling it tells the SII the gap is intended. This runs
  * periodically in the worker: claim due voided folios (a lease, so workers never overlap), group
  * them into runs of consecutive folios of one CAF, call the provider once per run, and record the
@@ -79,7 +79,7 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
     try {
       // The issuer and environment of the CAF itself, not the tenant's current settings: a tenant
       // that moved from certificación to producción must not annul production folios.
-      const range = await foliosStore.getRangeKey(db, run.accountId, run.rangeId);
+      const range = await annulStore.getRangeKey(db, run.accountId, run.rangeId);
       if (!range) return 'annulment_failed: the folio range no longer exists';
       const creds = await deps.credentials.getProviderCredentials(run.accountId, run.tenantId);
       const r = await deps.provider.annulFolios(creds, {
@@ -106,7 +106,7 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
       const now = clock.now();
       const leaseUntil = new Date(now.getTime() + LEASE_MS);
       const claimed = await db.transaction((tx) =>
-        foliosStore.claimVoidedToAnnul(tx, { now, leaseUntil, maxAttempts: MAX_ANNUL_ATTEMPTS, limit: CLAIM_LIMIT }),
+        annulStore.claimVoidedToAnnul(tx, { now, leaseUntil, maxAttempts: MAX_ANNUL_ATTEMPTS, limit: CLAIM_LIMIT }),
       );
       let annulled = 0;
       let failed = 0;
@@ -117,7 +117,7 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
         const error = await annulRun(run);
         const at = clock.now();
         const nextAt = error ? new Date(at.getTime() + annulRetryDelayMs(run.attempts + 1)) : null;
-        if ((await foliosStore.recordAnnulment(db, { ...run, leaseUntil, now: at, error, nextAt })) === 0) continue; // lease lost
+        if ((await annulStore.recordAnnulment(db, { ...run, leaseUntil, now: at, error, nextAt })) === 0) continue; // lease lost
         if (error) {
           failed++;
           deps.log?.warn(

@@ -1,6 +1,8 @@
 import type { Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
+import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { withErrors } from '../../http/schemas.ts';
+import type { FolioRequestOutcome } from './folios.request.ts';
 import {
   FolioRequestBody,
   FolioRequestSchema,
@@ -12,6 +14,10 @@ import {
   TipoParams,
 } from './folios.schemas.ts';
 
+/** A request answered within the wait is created (201); one still running is accepted (202), to poll. */
+const REQUEST_STATUS: Record<FolioRequestOutcome['state'], 201 | 202> = { completed: 201, pending: 202 };
+
+/** The tenant of every route here is resolved once by the tenant-scope plugin (src/http/plugins/tenant-scope.ts). */
 const routes: RouteModule = async (app, { ctx }) => {
   const { folios } = ctx.services;
   app.post<{ Params: Static<typeof TenantParams>; Body: Static<typeof FolioRequestBody> }>(
@@ -29,8 +35,8 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => {
-      const r = await folios.request(req.auth!.accountId, req.params.tenantId, req.body);
-      return reply.status(r.status).send(r.body);
+      const r = await folios.request(tenantOf(req), req.body);
+      return reply.status(REQUEST_STATUS[r.state]).send(r.request);
     },
   );
   app.get<{ Params: Static<typeof RequestParams> }>(
@@ -43,7 +49,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: FolioRequestSchema }),
       },
     },
-    async (req) => folios.getRequest(req.auth!.accountId, req.params.tenantId, req.params.requestId),
+    async (req) => folios.getRequest(tenantOf(req), req.params.requestId),
   );
   app.get<{ Params: Static<typeof TenantParams> }>(
     '/api/v1/tenants/:tenantId/folios',
@@ -56,7 +62,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: InventorySchema }),
       },
     },
-    async (req) => folios.inventory(req.auth!.accountId, req.params.tenantId),
+    async (req) => folios.inventory(tenantOf(req)),
   );
   app.patch<{ Params: Static<typeof TipoParams>; Body: Static<typeof ThresholdBody> }>(
     '/api/v1/tenants/:tenantId/folios/:tipoDte',
@@ -69,7 +75,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: InventoryItemSchema }),
       },
     },
-    async (req) => folios.setThreshold(req.auth!.accountId, req.params.tenantId, req.params.tipoDte, req.body.lowThreshold),
+    async (req) => folios.setThreshold(tenantOf(req), req.params.tipoDte, req.body.lowThreshold),
   );
 };
 

@@ -1,10 +1,16 @@
 /**
  * Folios: CAF requests to the SII (durable jobs), the inventory and its folio.low alarm, folio
- * allocation for the DTE module (never twice), and the annulment of voided folios.
+ * allocation for the DTE module (never twice), and the annulment of voided folios
+ * (docs/folios.md). The only file other modules import.
  */
-export { createFoliosService, DEFAULT_LOW_THRESHOLD } from './folios.service.ts';
-export type { FoliosService, InventoryItem, Reservation, FolioRequest } from './folios.service.ts';
-export { createFolioAnnulment } from './folios.annul.ts';
+export { createFoliosService } from './folios.service.ts';
+export type { FoliosService, FoliosDeps } from './folios.service.ts';
+export { DEFAULT_LOW_THRESHOLD } from './folios.inventory.ts';
+export type { InventoryItem } from './folios.inventory.ts';
+export type { FolioRequest, FolioRequestOutcome } from './folios.request.ts';
+export type { Reservation } from './folios.allocation.ts';
+export type { FolioCredentialsSource, TenantRef } from './folios.ports.ts';
+export { createFolioAnnulment, MAX_ANNUL_ATTEMPTS } from './folios.annul.ts';
 export type { FolioAnnulment } from './folios.annul.ts';
 export { folioJobHandlers, folioPeriodics } from './folios.jobs.ts';
 export { foliosEncryptedColumns } from './folios.encrypted.ts';

@@ -1,0 +1,85 @@
+import { afterEach, expect, it } from 'vitest';
+import { describeEachDb } from '../../../test/support/db.ts';
+import { foliosHarness, type FoliosHarness } from '../../../test/support/folios.ts';
+
+/** The allocation invariant (folios.allocation.ts): a folio is handed out at most once, ever. */
+describeEachDb('folio allocation', (backend) => {
+  let h: FoliosHarness;
+  afterEach(() => h?.close());
+
+  const reserve = (tipoDte = 33) => h.folios.reserve(h.accountId, h.tenant.id, tipoDte);
+
+  it('hands out 50 concurrent reserves as 50 distinct consecutive folios, across two ranges', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(33, 30);
+    await h.grant(33, 30);
+    const all = await Promise.all(Array.from({ length: 50 }, () => reserve()));
+    expect(all.map((r) => r.folio).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    expect(new Set(all.map((r) => r.rangeId)).size).toBe(2);
+    const rows = await h.db.query<{ n: number }>(`select count(*)::int as n from folio_allocations where status = 'reserved'`);
+    expect(rows.rows[0]!.n).toBe(50);
+    // The first range is used up, so it leaves the inventory.
+    expect((await h.folios.inventory(h.tenant)).data[0]).toMatchObject({ total: 30, disponibles: 10, siguienteFolio: 51 });
+  });
+
+  it('comes with the CAF that stamps the folio, its private key decrypted', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(39, 5);
+    const r = await reserve(39);
+    expect(r.caf).toMatchObject({ tipoDte: 39, desde: 1, hasta: 5, rutEmisor: '76192083-9' });
+    expect(r.caf.privateKeyPem).toContain('PRIVATE KEY');
+    expect((await reserve(39)).caf).toBe(r.caf); // parsed once per range
+  });
+
+  it('never hands out a released folio again, and a used one only once', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(33, 10);
+    const a = await reserve();
+    await h.folios.release(h.accountId, h.tenant.id, 33, a.folio);
+    const b = await reserve();
+    expect(b.folio).toBe(a.folio + 1);
+    const used = (folio: number) =>
+      h.db.transaction((tx) =>
+        h.folios.markUsed(tx, { accountId: h.accountId, tenantId: h.tenant.id, tipoDte: 33, folio, dteId: crypto.randomUUID() }),
+      );
+    expect(await used(a.folio)).toBe(false); // voided: no DTE may take it
+    expect(await used(b.folio)).toBe(true);
+    expect(await used(b.folio)).toBe(false);
+  });
+
+  it('skips folios handed out before when the counter is rewound', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(33, 10);
+    for (let i = 0; i < 3; i++) await reserve();
+    await h.db.query('update folio_ranges set next_folio = desde');
+    expect((await reserve()).folio).toBe(4);
+  });
+
+  it('voids the reservations of creates that never finished, after the timeout', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(33, 10);
+    const a = await reserve();
+    expect(await h.folios.sweepReservations()).toBe(0);
+    h.clock.advance(600_001);
+    const b = await reserve();
+    expect(await h.folios.sweepReservations()).toBe(1);
+    const status = await h.db.query<{ folio: number; status: string }>(
+      'select folio::int as folio, status from folio_allocations order by folio',
+    );
+    expect(status.rows).toEqual([
+      { folio: a.folio, status: 'void' },
+      { folio: b.folio, status: 'reserved' },
+    ]);
+  });
+
+  it('answers folios_exhausted when no usable folio is left, or the CAF expired', async () => {
+    h = await foliosHarness(backend);
+    await expect(reserve()).rejects.toMatchObject({ kind: 'conflict', code: 'folios_exhausted', param: 'tipoDte' });
+    await h.grant(33, 1);
+    await reserve();
+    await expect(reserve()).rejects.toMatchObject({ code: 'folios_exhausted' });
+    await h.grant(33, 5);
+    h.clock.advance(181 * 86_400_000); // a type 33 CAF lasts 180 days
+    await expect(reserve()).rejects.toMatchObject({ code: 'folios_exhausted' });
+  });
+});

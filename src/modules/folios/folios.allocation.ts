@@ -1,0 +1,107 @@
+import type { Db, Sql } from '../../db/types.ts';
+import { siiDate, type Caf } from '../../dte/index.ts';
+import { errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { CafCache } from './caf-cache.ts';
+import { allocationStore, type TakenFolio } from './folios.allocation.store.ts';
+import { checkStock } from './folios.inventory.ts';
+
+/**
+ * Folio allocation, what the DTE module issues with (docs/folios.md, "How folios are handed out").
+ *
+ * Invariant — a folio is handed out at most once, ever, across processes and crashes:
+ *  1. `reserve` takes the next folio in one statement (atomic on its own): `next_folio + 1` under
+ *     the range's row lock, plus a `folio_allocations` row whose primary key is the folio itself.
+ *     Both commit together, so once a folio is out, no later statement can get it again (the
+ *     counter only moves forward, and the key refuses a repeat even if the counter were rewound).
+ *     The row lock lasts one statement, so concurrent creates wait for each other only that long.
+ *  2. The DTE is built and signed outside any transaction (CPU work holds no lock; on PGlite a
+ *     transaction holds the only connection).
+ *  3. `markUsed` turns the reservation into `used` in the same transaction that inserts the DTE row
+ *     with its signed XML, so a DTE row never exists without its XML and a used folio always has
+ *     its DTE.
+ * If the process dies between 1 and 3, the folio stays `reserved`; after
+ * FOLIO_RESERVATION_TIMEOUT the sweep voids it (a gap, never a reuse; folios.annul.ts then tells
+ * the SII). A create that fails after 1 (it cannot, for input errors: those are checked before)
+ * voids its folio at once with `release`.
+ */
+export interface Reservation {
+  folio: number;
+  rangeId: string;
+  caf: Caf;
+}
+
+export interface FolioAllocationDeps {
+  db: Db;
+  clock: Clock;
+  cafs: CafCache;
+  reservationTimeoutMs: number;
+  log?: { warn: (obj: object, msg: string) => void };
+}
+
+/** A rewound counter could line up many folios handed out before; past this, something is wrong. */
+const MAX_SKIPPED = 1000;
+
+/**
+ * Whether this allocation may have moved the folio.low alarm (armed and now below the threshold,
+ * or disarmed and back at or above it). Rare, so only then a second, transactional step runs.
+ */
+const alarmMayChange = (a: TakenFolio): boolean =>
+  a.lowArmed !== null && a.lowThreshold !== null && (a.lowArmed ? a.disponibles < a.lowThreshold : a.disponibles >= a.lowThreshold);
+
+export function createFolioAllocation(deps: FolioAllocationDeps) {
+  const { db, clock } = deps;
+
+  /** A create that failed after reserving: the folio is voided (a gap), never handed out again. */
+  const release = async (accountId: string, tenantId: string, tipoDte: number, folio: number): Promise<void> => {
+    await allocationStore.voidAllocation(db, { accountId, tenantId, tipoDte, folio });
+  };
+
+  return {
+    /** Step 1 of the invariant: the next folio of the type, with the CAF that stamps it. */
+    async reserve(accountId: string, tenantId: string, tipoDte: number): Promise<Reservation> {
+      const now = clock.now();
+      const today = siiDate(now);
+      let a: TakenFolio | undefined;
+      for (let skipped = 0; ; skipped++) {
+        if (skipped >= MAX_SKIPPED) throw new Error('folio allocation: too many folios already handed out in a row');
+        a = await allocationStore.takeNext(db, { accountId, tenantId, tipoDte, today, now });
+        if (!a || a.reserved) break;
+        // A folio handed out before (a rewound counter): skipped, never handed out again.
+        deps.log?.warn({ tenantId, tipoDte, folio: a.folio }, 'folio already handed out before; skipped');
+      }
+      // The conditional update in checkStock makes the alarm fire once even when several
+      // allocations see the crossing together. If the process dies before it, the next allocation
+      // still sees the crossing and fires.
+      if (a && alarmMayChange(a)) {
+        await db.transaction((tx) => checkStock(tx, { accountId, tenantId, tipoDte, now, mayFire: true }));
+      }
+      if (!a)
+        throw errors.conflict(
+          'folios_exhausted',
+          `No folios of type ${tipoDte} are left (or the remaining CAFs expired). Request more with POST /api/v1/tenants/${tenantId}/folios/request.`,
+          { param: 'tipoDte' },
+        );
+      try {
+        return { folio: a.folio, rangeId: a.rangeId, caf: deps.cafs.get({ accountId, tenantId, ...a }) };
+      } catch (e) {
+        // The CAF would not decrypt or parse: this folio cannot be stamped, so it is voided now.
+        await release(accountId, tenantId, tipoDte, a.folio);
+        throw e;
+      }
+    },
+
+    /** Step 3, in the DTE's transaction. False if the reservation was voided meanwhile. */
+    markUsed: (tx: Sql, a: { accountId: string; tenantId: string; tipoDte: number; folio: number; dteId: string }): Promise<boolean> =>
+      allocationStore.markUsed(tx, a),
+
+    release,
+
+    /** Periodic: void the reservations of creates that never finished. */
+    async sweepReservations(): Promise<number> {
+      return allocationStore.voidStale(db, new Date(clock.now().getTime() - deps.reservationTimeoutMs));
+    },
+  };
+}
+
+export type FolioAllocation = ReturnType<typeof createFolioAllocation>;

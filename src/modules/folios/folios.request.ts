@@ -1,0 +1,226 @@
+import type { Db } from '../../db/types.ts';
+import { parseCaf, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
+import { AppError, errors, isErrorKind } from '../../errors.ts';
+import { enqueue, type JobRow } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { newId, UUID_RE } from '../../lib/tokens.ts';
+import { parseTipoDte } from '../../lib/validate.ts';
+import { waitFor } from '../../lib/wait.ts';
+import { providerErrorToAppError } from '../../provider/errors.ts';
+import { ProviderError, type Provider, type ProviderCredentials } from '../../provider/port.ts';
+import type { DataCipher } from '../../secrets/data-cipher.ts';
+import { requireReady, type TenantRow } from '../tenants/index.ts';
+import { cafKeyAad } from './folios.encrypted.ts';
+import { inventoryStore } from './folios.inventory.store.ts';
+import { checkStock } from './folios.inventory.ts';
+import type { FolioCredentialsSource, GetTenant, TenantRef } from './folios.ports.ts';
+import { requestStore, type FolioRequestRow } from './folios.request.store.ts';
+
+/**
+ * Requesting a CAF from the SII (docs/folios.md, "Requesting folios"). Getting one can take a
+ * minute, so the request is a durable job: recorded with its job in one transaction, so it
+ * survives a restart, and retried with backoff while the provider is briefly unreachable. The
+ * caller waits a bounded time for it and learns either outcome; a failure is stored as an error
+ * kind (never an HTTP status), so whoever reads it later gets the same error.
+ */
+export const FOLIO_REQUEST_QUEUE = 'folios.request';
+const MAX_REQUEST_ATTEMPTS = 5;
+
+export interface FolioRequest {
+  id: string;
+  tenantId: string;
+  tipoDte: number;
+  cantidad: number;
+  status: 'pending' | 'completed' | 'failed';
+  rango: { desde: number; hasta: number; fechaAutorizacion: string; vencimiento: string | null } | null;
+  error: { code: string; message: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+/** `completed`: the CAF arrived within the wait; `pending`: the job is still running (poll getRequest). */
+export interface FolioRequestOutcome {
+  state: 'completed' | 'pending';
+  request: FolioRequest;
+}
+
+export interface FolioRequestsDeps {
+  db: Db;
+  clock: Clock;
+  provider: Pick<Provider, 'requestCaf'>;
+  credentials: FolioCredentialsSource;
+  dataCipher: Pick<DataCipher, 'encrypt'>;
+  /** Keys a CAF's FRMA must verify with (src/provider/sii-keys.ts). */
+  cafKeys: SiiKeys;
+  /** The job knows only ids, so it fetches the tenant itself. */
+  getTenant: GetTenant;
+  requestWaitMs: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const toRequest = (r: FolioRequestRow): FolioRequest => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  tipoDte: r.tipo_dte,
+  cantidad: r.cantidad,
+  status: r.status,
+  rango:
+    r.status === 'completed' && r.desde !== null && r.hasta !== null
+      ? { desde: Number(r.desde), hasta: Number(r.hasta), fechaAutorizacion: r.fecha_autorizacion!, vencimiento: r.vencimiento }
+      : null,
+  error:
+    r.status === 'failed'
+      ? { code: r.error_code ?? 'folio_request_failed', message: r.error_message ?? 'The folio request failed.' }
+      : null,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+  completedAt: r.completed_at?.toISOString() ?? null,
+});
+
+/** A failed request's stored error, as the error the caller gets. */
+const storedError = (r: FolioRequestRow): AppError =>
+  new AppError(
+    isErrorKind(r.error_kind) ? r.error_kind : 'bad_gateway',
+    r.error_code ?? 'folio_request_failed',
+    r.error_message ?? 'The folio request failed.',
+    { details: { requestId: r.id } },
+  );
+
+/**
+ * Why a CAF the provider sent must not be used, or null: it must be for this tenant's RUT and the
+ * type asked, and its FRMA must verify with the SII's key for its IDK.
+ */
+export function cafProblem(caf: Caf, expected: { rutEmpresa: string; tipoDte: number }, cafKeys: SiiKeys): string | null {
+  const rut = toSiiRut(expected.rutEmpresa);
+  if (caf.rutEmisor !== rut) return `The CAF is for ${caf.rutEmisor}, not for the tenant ${rut}.`;
+  if (caf.tipoDte !== expected.tipoDte) return `The CAF is for document type ${caf.tipoDte}, not ${expected.tipoDte}.`;
+  const check = verifyCaf(caf, cafKeys);
+  if (check.valid) return null;
+  const hint = check.errors.some((x) => x.code === 'unknown_idk')
+    ? ' (For an emulator started on its own, set EMULATOR_SII_PUBLIC_KEY to its sii-666.pub.pem.)'
+    : '';
+  return `The CAF does not verify: ${check.errors.map((x) => x.message).join('; ')}.${hint}`;
+}
+
+export function createFolioRequests(deps: FolioRequestsDeps) {
+  const { db, clock } = deps;
+
+  const failWith = async (accountId: string, requestId: string, e: AppError) => {
+    await requestStore.failRequest(db, accountId, requestId, { kind: e.kind, code: e.code, message: e.message }, clock.now());
+  };
+
+  /** The tenant and its credentials for the job, or the error that fails the request for good. */
+  const prepare = async (accountId: string, tenantId: string): Promise<{ tenant: TenantRow; creds: Required<ProviderCredentials> }> => {
+    const tenant = await deps.getTenant(accountId, tenantId);
+    requireReady(tenant);
+    return { tenant, creds: await deps.credentials.getProviderCredentials(accountId, tenantId) };
+  };
+
+  return {
+    /**
+     * Records the request and its job in one transaction, then waits up to `requestWaitMs` for a
+     * worker to finish it. A request that failed within the wait throws its stored error.
+     */
+    async request(tenant: TenantRow, body: { tipoDte: number; cantidad: number }): Promise<FolioRequestOutcome> {
+      const tipoDte = parseTipoDte(body.tipoDte);
+      requireReady(tenant);
+      const { account_id: accountId, id: tenantId } = tenant;
+      const id = newId();
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        await requestStore.insertRequest(tx, { id, accountId, tenantId, tipoDte, cantidad: body.cantidad, now });
+        await enqueue(
+          tx,
+          FOLIO_REQUEST_QUEUE,
+          { requestId: id, accountId },
+          { singletonKey: `folios.request:${id}`, maxAttempts: MAX_REQUEST_ATTEMPTS },
+        );
+      });
+      const { value: row } = await waitFor(
+        async () => {
+          const r = await requestStore.getRequest(db, accountId, tenantId, id);
+          if (!r) throw errors.notFound('folio_request', id); // its tenant was deleted meanwhile
+          return r;
+        },
+        (r) => r.status !== 'pending',
+        { timeoutMs: deps.requestWaitMs, sleep: deps.sleep },
+      );
+      if (row.status === 'failed') throw storedError(row);
+      return { state: row.status === 'completed' ? 'completed' : 'pending', request: toRequest(row) };
+    },
+
+    async getRequest(tenant: TenantRef, requestId: string): Promise<FolioRequest> {
+      const row = UUID_RE.test(requestId) ? await requestStore.getRequest(db, tenant.account_id, tenant.id, requestId) : undefined;
+      if (!row) throw errors.notFound('folio_request', requestId);
+      return toRequest(row);
+    },
+
+    /** The job: ask the provider for a CAF, check it, store it (key encrypted). Idempotent per request. */
+    async runRequestJob(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<void> {
+      const accountId = String(payload.accountId);
+      const requestId = String(payload.requestId);
+      const req = await requestStore.getRequest(db, accountId, null, requestId);
+      if (!req || req.status !== 'pending') return;
+      let ready: Awaited<ReturnType<typeof prepare>>;
+      try {
+        ready = await prepare(accountId, req.tenant_id);
+      } catch (e) {
+        if (e instanceof AppError) return failWith(accountId, requestId, e);
+        throw e;
+      }
+      const { tenant, creds } = ready;
+      let cafXml: Buffer;
+      try {
+        ({ cafXml } = await deps.provider.requestCaf(creds, {
+          rutEmpresa: toSiiRut(tenant.rut_empresa),
+          tipoDte: req.tipo_dte,
+          cantidad: req.cantidad,
+          ambiente: tenant.ambiente,
+        }));
+      } catch (e) {
+        if (!(e instanceof ProviderError)) throw e;
+        if (e.transient && job.attempts < job.max_attempts) throw e; // the queue retries with backoff
+        return failWith(accountId, requestId, providerErrorToAppError(e));
+      }
+      let caf: Caf;
+      try {
+        caf = parseCaf(cafXml);
+      } catch {
+        const invalid = new AppError('bad_gateway', 'caf_invalid', 'The billing provider returned a file that is not a valid CAF.');
+        return failWith(accountId, requestId, invalid);
+      }
+      const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa, tipoDte: req.tipo_dte }, deps.cafKeys);
+      if (problem) return failWith(accountId, requestId, new AppError('bad_gateway', 'caf_untrusted', problem));
+      const rangeId = newId();
+      const privateKeyEnc = deps.dataCipher.encrypt(caf.privateKeyPem!, cafKeyAad(accountId, req.tenant_id, rangeId));
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        // Only the first run to finish attaches its CAF (a lease that expired mid-call can run twice).
+        if (!(await requestStore.lockPendingRequest(tx, accountId, requestId))) return;
+        await requestStore.insertRange(tx, {
+          id: rangeId,
+          accountId,
+          tenantId: req.tenant_id,
+          tipoDte: caf.tipoDte,
+          desde: caf.desde,
+          hasta: caf.hasta,
+          fechaAutorizacion: caf.fechaAutorizacion,
+          vencimiento: caf.vencimiento,
+          idk: caf.idk,
+          cafBlock: caf.cafXml,
+          privateKeyEnc,
+          requestId,
+          ambiente: tenant.ambiente,
+          now,
+        });
+        await requestStore.completeRequest(tx, accountId, requestId, rangeId, now);
+        await inventoryStore.ensureSettings(tx, accountId, req.tenant_id, caf.tipoDte, now);
+        // A refill re-arms the alarm when it brings stock back to the threshold; it never fires it.
+        await checkStock(tx, { accountId, tenantId: req.tenant_id, tipoDte: caf.tipoDte, now, mayFire: false });
+      });
+    },
+  };
+}
+
+export type FolioRequests = ReturnType<typeof createFolioRequests>;
