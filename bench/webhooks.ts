@@ -18,8 +18,7 @@ import { openDatabase } from '../src/db/open.ts';
 import type { Db } from '../src/db/types.ts';
 import { emitEvent } from '../src/events/outbox.ts';
 import { systemClock } from '../src/lib/clock.ts';
-import { createDeliveryWorker } from '../src/modules/webhooks/delivery-worker.ts';
-import { createWebhooksService } from '../src/modules/webhooks/webhooks.service.ts';
+import { createDeliveryWorker, createWebhooksService } from '../src/modules/webhooks/index.ts';
 import { createEnvelope, generateKeySpec, parseKeyring } from '../src/secrets/envelope.ts';
 import { freshPostgresUrl, readPeakRssMb } from './lib/server.ts';
 

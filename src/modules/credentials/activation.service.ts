@@ -6,19 +6,23 @@ import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { AccountsService } from '../accounts/index.ts';
 import type { TenantsService } from '../tenants/index.ts';
 import { activationStore, type ActivationLinkRow, type StagedCertificate } from './activation.store.ts';
+import { notifyIfCertificateRowExpiring } from './certificate-expiring.ts';
+import { toCertificateEntry } from './certificates.service.ts';
+import type { Committed, CredentialWriter, NewSecret } from './credential-writer.ts';
 import { apiKeyAad, pfxAad, pfxPasswordAad, secretRefs } from './credentials.encrypted.ts';
 import { credentialsStore, type CertificateRow } from './credentials.store.ts';
-import { toCertificateEntry, type CredentialsService } from './credentials.service.ts';
-import { notifyIfCertificateRowExpiring } from '../webhooks/index.ts';
 
 /**
- * Activation links (contract §3): `act_` tokens stored as SHA-256, one pending link per tenant,
- * single use. The hosted page's progress (step 1 the verified API key, step 2 the certificate
- * waiting for confirmation) is kept on the link, and completion moves it to the tenant in one
- * transaction — the only place a link becomes `completed`, behind a row lock, so of any number of
- * concurrent completions exactly one wins.
+ * Activation links (docs/credentials.md "Activation links and the hosted page"): `act_` tokens
+ * stored as SHA-256, one pending link per tenant, single use. The hosted page's progress (step 1
+ * the verified API key, step 2 the certificate waiting for confirmation) is kept on the link, and
+ * completion moves it to the tenant in one transaction — the only place a link becomes
+ * `completed`, behind a row lock, so of any number of concurrent completions exactly one wins.
  *
- * Lock order everywhere: tenant row, then link row (the credentials service locks the tenant too).
+ * Secrets are written through the credential writer (credential-writer.ts), in the same order as
+ * the API's: fresh ref, commit, then delete what was replaced.
+ *
+ * Lock order everywhere: tenant row, then link row (the credentials services lock the tenant too).
  */
 export type LinkState = 'unknown' | 'pending' | 'expired' | 'invalidated' | 'completed';
 
@@ -56,12 +60,12 @@ export function createActivationService(deps: {
   clock: Clock;
   appUrl: string;
   ttlMs: number;
-  credentials: CredentialsService;
+  writer: CredentialWriter;
   tenants: Pick<TenantsService, 'findRow'>;
   accounts: Pick<AccountsService, 'nameOf'>;
   dataCipher: DataCipher;
 }) {
-  const { db, clock, credentials, dataCipher } = deps;
+  const { db, clock, writer, dataCipher } = deps;
 
   const stateOf = (l: ActivationLinkRow | undefined, now: Date): LinkState =>
     !l ? 'unknown' : l.status === 'pending' && l.expires_at.getTime() <= now.getTime() ? 'expired' : l.status;
@@ -70,41 +74,59 @@ export function createActivationService(deps: {
     TOKEN_RE.test(token) ? activationStore.byTokenHash(sql, sha256Hex(token), { forUpdate }) : undefined;
 
   /** The name of the account that sent a link: the person to ask for a new one. */
-  const issuerOf = async (sql: Sql, link: ActivationLinkRow | undefined) =>
-    link ? await deps.accounts.nameOf(link.account_id) : undefined;
+  const issuerOf = async (link: ActivationLinkRow | undefined) => (link ? await deps.accounts.nameOf(link.account_id) : undefined);
 
-  /** The usable link, or LinkUnusableError (404 unknown, 410 expired/invalidated/completed). */
-  const usable = async (sql: Sql, token: string, forUpdate = false) => {
-    const link = await find(sql, token, forUpdate);
+  /** The usable link, or LinkUnusableError (not_found when unknown, gone when expired/invalidated/completed). */
+  const usable = async (token: string) => {
+    const link = await find(db, token);
     const state = stateOf(link, clock.now());
-    if (state !== 'pending') throw new LinkUnusableError(state, await issuerOf(sql, link));
-    return link!;
+    if (state !== 'pending' || !link) throw new LinkUnusableError(state === 'pending' ? 'unknown' : state, await issuerOf(link));
+    return link;
   };
 
-  /** Runs fn with the tenant row, then the link row, locked; re-checks the link is still usable. */
-  const withLockedLink = async <T>(token: string, fn: (tx: Sql, link: ActivationLinkRow) => Promise<T>): Promise<T> => {
-    const first = await usable(db, token);
-    return db.transaction(async (tx) => {
-      await deps.tenants.findRow(tx, first.account_id, first.tenant_id, { forUpdate: true });
-      return fn(tx, await usable(tx, token, true));
-    });
+  /**
+   * A credential write on a usable link (credential-writer.ts): `fresh` secrets first, then `fn` in
+   * a transaction holding the tenant row, then the link row, with the link checked again under the
+   * lock. A link lost to a concurrent completion or a newer link reads as unusable; whom to ask is
+   * looked up after the transaction, since `accounts.nameOf` reads outside it (src/db/types.ts:
+   * inside a transaction, only its `tx`).
+   */
+  const onLockedLink = async <T>(
+    token: string,
+    fresh: NewSecret[],
+    fn: (tx: Sql, link: ActivationLinkRow) => Promise<Committed<T>>,
+  ): Promise<T> => {
+    const first = await usable(token);
+    try {
+      return await writer.write(fresh, async (tx) => {
+        await deps.tenants.findRow(tx, first.account_id, first.tenant_id, { forUpdate: true });
+        const link = await find(tx, token, true);
+        const state = stateOf(link, clock.now());
+        if (state !== 'pending' || !link) throw new LinkUnusableError(state === 'pending' ? 'unknown' : state);
+        return fn(tx, link);
+      });
+    } catch (e) {
+      if (e instanceof LinkUnusableError && e.state !== 'unknown' && e.issuer === undefined)
+        throw new LinkUnusableError(e.state, await deps.accounts.nameOf(first.account_id));
+      throw e;
+    }
   };
 
   return {
     async createLink(accountId: string, tenantId: string) {
       if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
       const token = randomToken('act_');
-      const result = await db.transaction(async (tx) => {
+      // The link it replaces is ended, and the secrets staged on it are deleted after commit.
+      const expiresAt = await writer.write([], async (tx) => {
         const tenant = await deps.tenants.findRow(tx, accountId, tenantId, { forUpdate: true });
         if (!tenant) throw errors.notFound('tenant', tenantId);
         const now = clock.now();
         const released = await activationStore.endPending(tx, accountId, tenantId, now);
         const expiresAt = new Date(now.getTime() + deps.ttlMs);
         await activationStore.insert(tx, { id: newId(), accountId, tenantId, tokenHash: sha256Hex(token), expiresAt, now });
-        return { expiresAt, released };
+        return { result: expiresAt, replaced: released };
       });
-      await credentials.discard(result.released);
-      return { token, url: `${deps.appUrl}/activate/${token}`, expiresAt: result.expiresAt.toISOString() };
+      return { token, url: `${deps.appUrl}/activate/${token}`, expiresAt: expiresAt.toISOString() };
     },
 
     /**
@@ -130,7 +152,7 @@ export function createActivationService(deps: {
     async view(token: string): Promise<LinkView | { state: Exclude<LinkState, 'pending'>; issuer?: string | undefined }> {
       const link = await find(db, token);
       const state = stateOf(link, clock.now());
-      if (state !== 'pending' || !link) return { state: state as Exclude<LinkState, 'pending'>, issuer: await issuerOf(db, link) };
+      if (state !== 'pending' || !link) return { state: state as Exclude<LinkState, 'pending'>, issuer: await issuerOf(link) };
       const tenant = await deps.tenants.findRow(db, link.account_id, link.tenant_id);
       if (!tenant) return { state: 'unknown' };
       return {
@@ -146,33 +168,26 @@ export function createActivationService(deps: {
 
     /** Step 1: verify the API key with the provider and keep it against the link. */
     async submitApiKey(token: string, apiKey: string) {
-      const link = await usable(db, token);
-      const verifiedAt = await credentials.verifyApiKey(apiKey);
+      const link = await usable(token);
+      const verifiedAt = await writer.verifyApiKey(apiKey);
       const version = newId();
-      const ref = await credentials.putSecret(
-        secretRefs.apiKey(link.tenant_id, version),
-        apiKeyAad(link.account_id, link.tenant_id, version),
-        apiKey,
-      );
-      let replaced: string | null = null;
-      try {
-        await withLockedLink(token, async (tx, locked) => {
-          replaced = locked.api_key_ref;
-          await activationStore.stageApiKey(tx, locked.id, ref, verifiedAt, clock.now());
-        });
-      } catch (e) {
-        await credentials.discard([ref]);
-        throw e;
-      }
-      await credentials.discard([replaced]);
+      const fresh = {
+        ref: secretRefs.apiKey(link.tenant_id, version),
+        aad: apiKeyAad(link.account_id, link.tenant_id, version),
+        value: apiKey,
+      };
+      await onLockedLink(token, [fresh], async (tx, locked) => {
+        await activationStore.stageApiKey(tx, locked.id, fresh.ref, verifiedAt, clock.now());
+        return { result: undefined, replaced: [locked.api_key_ref] };
+      });
     },
 
     /** Step 2: read and check the .pfx, keep it (encrypted) for the customer to confirm. */
     async submitCertificate(token: string, file: Buffer, password: string): Promise<StagedCertificate> {
-      const link = await usable(db, token);
+      const link = await usable(token);
       if (!link.api_key_ref)
         throw errors.conflict('activation_step_order', 'Enter and verify the billing-provider API key first (step 1).');
-      const { info, rut, fechaVencimiento } = await credentials.inspectCertificate(file, password);
+      const { info, rut, fechaVencimiento } = await writer.inspectCertificate(file, password);
       const id = newId();
       const staged: StagedCertificate = {
         id,
@@ -187,23 +202,16 @@ export function createActivationService(deps: {
         fingerprint256: info.fingerprint256,
         certificateDer: Buffer.from(info.certificateDer).toString('base64'),
       };
-      const passwordRef = await credentials.putSecret(
-        secretRefs.pfxPassword(link.tenant_id, id),
-        pfxPasswordAad(link.account_id, link.tenant_id, id),
-        password,
-      );
+      const fresh = {
+        ref: secretRefs.pfxPassword(link.tenant_id, id),
+        aad: pfxPasswordAad(link.account_id, link.tenant_id, id),
+        value: password,
+      };
       const pfxCiphertext = dataCipher.encrypt(file, pfxAad(link.account_id, link.tenant_id, id));
-      let replaced: string | null = null;
-      try {
-        await withLockedLink(token, async (tx, locked) => {
-          replaced = locked.staged_password_ref;
-          await activationStore.stageCertificate(tx, locked.id, staged, pfxCiphertext, passwordRef, clock.now());
-        });
-      } catch (e) {
-        await credentials.discard([passwordRef]);
-        throw e;
-      }
-      await credentials.discard([replaced]);
+      await onLockedLink(token, [fresh], async (tx, locked) => {
+        await activationStore.stageCertificate(tx, locked.id, staged, pfxCiphertext, fresh.ref, clock.now());
+        return { result: undefined, replaced: [locked.staged_password_ref] };
+      });
       return staged;
     },
 
@@ -212,7 +220,7 @@ export function createActivationService(deps: {
      * completed and emits tenant.credentials.updated — all in one transaction.
      */
     async complete(token: string) {
-      const out = await withLockedLink(token, async (tx, link) => {
+      return onLockedLink(token, [], async (tx, link) => {
         const cert = link.staged_certificate;
         const pfx = await activationStore.stagedPfx(tx, link.id);
         if (!link.api_key_ref || !link.api_key_verified_at || !cert || !link.staged_password_ref || !pfx)
@@ -250,12 +258,10 @@ export function createActivationService(deps: {
           true,
           now,
         );
-        await credentials.applyChange(tx, accountId, tenantId, now);
+        await writer.applyChange(tx, accountId, tenantId, now);
         await notifyIfCertificateRowExpiring(tx, row, now); // certificate.expiring, if already in the 30-day window
-        return { tenantId, certificate: toCertificateEntry(row), discard: [oldApiKeyRef, replacedCert?.password_ref] };
+        return { result: { tenantId, certificate: toCertificateEntry(row) }, replaced: [oldApiKeyRef, replacedCert?.password_ref] };
       });
-      await credentials.discard(out.discard);
-      return { tenantId: out.tenantId, certificate: out.certificate };
     },
   };
 }

@@ -1,16 +1,13 @@
-import { tryParseRut, formatRutSii } from '../../dte/rut.ts';
+import { formatRutSii, siiDate, tryParseRut } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import type { PfxInspection } from './pfx/inspect.ts';
 
 /**
- * The checks of an uploaded certificate that depend on the clock or on what the caller declared
- * (decisions §5: the .pfx is the truth). The file-level checks are in pfx/inspect.ts.
+ * The checks of an uploaded certificate that depend on the clock or on what the caller declared.
+ * The .pfx is the truth (docs/credentials.md "Certificates"): a declared RUT or date that disagrees
+ * with it is refused, never stored. The file-level checks are in pfx/inspect.ts.
  */
 const DAY_MS = 86_400_000;
-
-/** A certificate's expiry as a calendar date in Chile, where the SII and the customer live. */
-export const chileDate = (d: Date): string =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Santiago', year: 'numeric', month: '2-digit', day: '2-digit' }).format(d);
 
 export interface Declared {
   rutCertificado?: string;
@@ -45,7 +42,8 @@ export function checkCertificate(info: PfxInspection, now: Date, declared: Decla
         { param: 'rutCertificado', details: { rutInCertificate: info.rut } },
       );
   }
-  const fechaVencimiento = chileDate(notAfter);
+  // The expiry as a calendar date in Chile, where the SII and the customer live.
+  const fechaVencimiento = siiDate(notAfter);
   if (declared.fechaVencimiento !== undefined) {
     const given = Date.parse(`${declared.fechaVencimiento}T00:00:00Z`);
     // Either calendar reading of notAfter (UTC or Chile) within one day is accepted.

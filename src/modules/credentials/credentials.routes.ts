@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
+import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { IdParams, withErrors } from '../../http/schemas.ts';
 import { validatorCompiler } from '../../http/validation.ts';
 import { errors } from '../../errors.ts';
@@ -29,6 +30,8 @@ const routes: RouteModule = async (app, { ctx }) => {
   const { credentials, activation } = ctx.services;
   // Schemas are inlined, not added with app.addSchema: a schema added in this encapsulated
   // context would give it a fresh schema controller with Fastify's default (coercing) validator.
+  // Every route here is under /api/v1/tenants/:tenantId, which the tenant-scope plugin resolves
+  // (another account's tenant is a 404 before any handler runs); handlers read it with tenantOf.
 
   app.post<{ Params: { tenantId: string } }>(
     '/api/v1/tenants/:tenantId/activation-link',
@@ -43,7 +46,10 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: ActivationLinkSchema }),
       },
     },
-    async (req, reply) => reply.status(201).send(await activation.createLink(req.auth!.accountId, req.params.tenantId)),
+    async (req, reply) => {
+      const tenant = tenantOf(req);
+      return reply.status(201).send(await activation.createLink(tenant.account_id, tenant.id));
+    },
   );
 
   app.post<{ Params: { tenantId: string }; Body: Static<typeof ApiKeyBody> }>(
@@ -60,7 +66,10 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: ApiKeyResult }, [502, 504]),
       },
     },
-    async (req) => credentials.setApiKey(req.auth!.accountId, req.params.tenantId, req.body.apiKey),
+    async (req) => {
+      const tenant = tenantOf(req);
+      return credentials.setApiKey(tenant.account_id, tenant.id, req.body.apiKey);
+    },
   );
 
   // The multipart parser lives in a child scope so only this route accepts multipart bodies.
@@ -99,7 +108,8 @@ const routes: RouteModule = async (app, { ctx }) => {
         if (!isMultipartBody(req.body))
           throw errors.invalid('invalid_multipart', 'Send the certificate as multipart/form-data with a file part named file.');
         const input = parseCertificateForm(req.body);
-        return reply.status(201).send(await credentials.addCertificate(req.auth!.accountId, req.params.tenantId, input));
+        const tenant = tenantOf(req);
+        return reply.status(201).send(await credentials.addCertificate(tenant.account_id, tenant.id, input));
       },
     );
   });
@@ -114,7 +124,10 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: CredentialStatusSchema }),
       },
     },
-    async (req) => credentials.status(req.auth!.accountId, req.params.tenantId),
+    async (req) => {
+      const tenant = tenantOf(req);
+      return credentials.status(tenant.account_id, tenant.id);
+    },
   );
 
   app.patch<{ Params: { tenantId: string; certificateId: string }; Body: Static<typeof CertificatePatchBody> }>(
@@ -138,7 +151,8 @@ const routes: RouteModule = async (app, { ctx }) => {
           'A tenant always has one primary certificate. To change it, send {"esPrincipal": true} for the certificate that should sign instead.',
           { param: 'esPrincipal' },
         );
-      return credentials.makePrincipal(req.auth!.accountId, req.params.tenantId, req.params.certificateId);
+      const tenant = tenantOf(req);
+      return credentials.makePrincipal(tenant.account_id, tenant.id, req.params.certificateId);
     },
   );
 
@@ -155,7 +169,8 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => {
-      await credentials.deleteCertificate(req.auth!.accountId, req.params.tenantId, req.params.certificateId);
+      const tenant = tenantOf(req);
+      await credentials.deleteCertificate(tenant.account_id, tenant.id, req.params.certificateId);
       return reply.status(204).send();
     },
   );

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { tryParseRut } from '../../dte/rut.ts';
+import { tryParseRut } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import type { MultipartBody } from '../../http/multipart.ts';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { requireDate } from '../../lib/validate.ts';
-import type { CertificateInput } from './credentials.service.ts';
+import type { CertificateInput } from './certificates.service.ts';
 
 export const ApiKeyBody = Type.Object(
   {

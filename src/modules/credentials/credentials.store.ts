@@ -1,8 +1,9 @@
 import type { Sql } from '../../db/types.ts';
 
 /**
- * Rows of the credentials tables. Every query is scoped by account. Secrets are never selected
- * into general-purpose rows: the .pfx envelope is read only by `getPfx`, for signing.
+ * Rows of the credentials tables. Every query is scoped by account, except the expiry scan and the
+ * orphan sweep, which serve every account. Secrets are never selected into general-purpose rows:
+ * the .pfx envelope is read only by `getPrimaryForSigning`, for signing.
  */
 export interface CertificateRow {
   id: string;
@@ -196,6 +197,37 @@ export const credentialsStore = {
       [accountId, tenantId, now],
     );
     return r.rows[0];
+  },
+
+  /**
+   * Takes the one `certificate.expiring` notice of a certificate; false when it was already taken.
+   * In the caller's transaction, with the event, so a rollback releases it.
+   */
+  async claimExpiryNotice(tx: Sql, certificateId: string, accountId: string, now: Date): Promise<boolean> {
+    const r = await tx.query(
+      'insert into certificate_expiry_notices (certificate_id, account_id, notified_at) values ($1, $2, $3) on conflict do nothing',
+      [certificateId, accountId, now],
+    );
+    return r.rowCount > 0;
+  },
+
+  /**
+   * Certificates of every account expiring within `leadDays` of `today` (a date in Chile), not yet
+   * past notAfter, never announced: the periodic scan's work, oldest expiry first.
+   */
+  async unannouncedExpiring(tx: Sql, q: { today: string; leadDays: number; now: Date; limit: number }) {
+    const r = await tx.query<
+      Pick<CertificateRow, 'id' | 'account_id' | 'tenant_id' | 'rut_certificado' | 'nombre_titular' | 'fecha_vencimiento' | 'not_after'>
+    >(
+      `select c.id, c.account_id, c.tenant_id, c.rut_certificado, c.nombre_titular,
+              to_char(c.fecha_vencimiento, 'YYYY-MM-DD') as fecha_vencimiento, c.not_after
+       from tenant_certificates c
+       where c.fecha_vencimiento between $1::date and $1::date + $2::int and c.not_after > $3
+         and not exists (select 1 from certificate_expiry_notices n where n.certificate_id = c.id)
+       order by c.fecha_vencimiento, c.id limit $4`,
+      [q.today, q.leadDays, q.now, q.limit],
+    );
+    return r.rows;
   },
 
   /** Every secret ref the main database still points to (for the orphan sweep). */

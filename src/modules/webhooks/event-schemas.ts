@@ -3,8 +3,8 @@ import type { EventType } from '../../events/event-types.ts';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 /**
- * The `data` of each event (contract §6, decisions §5–§8), as named schemas for the OpenAPI
- * document and docs/webhooks.md. The emitting modules own the values; these are the shapes.
+ * The `data` of each event, as named schemas for the OpenAPI document (docs/webhooks.md "Events"
+ * describes them). The emitting modules own the values; these are the shapes.
  */
 const Date10 = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'YYYY-MM-DD' });
 

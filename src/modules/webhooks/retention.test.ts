@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { describeEachDb } from '../../../test/helpers/db.ts';
-import { webhookHarness, type WebhookHarness } from '../../../test/helpers/webhooks.ts';
+import { describeEachDb } from '../../../test/support/db.ts';
+import { webhookHarness, type WebhookHarness } from '../../../test/support/webhooks.ts';
 import { manualClock } from '../../lib/clock.ts';
-import { dispatchOutbox } from './dispatcher.ts';
+import { dispatchOutbox } from './delivery/dispatcher.ts';
 import { purgeExpiredWebhookData } from './retention.ts';
 
 describeEachDb('webhook log retention', (backend) => {

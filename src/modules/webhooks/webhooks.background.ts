@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { Loop, Periodic } from '../../worker.ts';
-import { scanExpiringCertificates } from './certificate-expiring.ts';
-import { createDeliveryWorker } from './delivery-worker.ts';
+import { createDeliveryWorker } from './delivery/delivery-worker.ts';
 import { purgeExpiredWebhookData } from './retention.ts';
 
 /** Background work of the webhooks module, collected by src/worker.ts. */
@@ -18,12 +17,6 @@ export function webhookLoops(ctx: AppContext): Loop[] {
 
 export function webhookPeriodics(ctx: AppContext): Periodic[] {
   return [
-    {
-      name: 'webhooks.certificate-expiring',
-      everyMs: 3_600_000,
-      runAtStart: true,
-      run: async () => void (await scanExpiringCertificates(ctx.db, ctx.clock)),
-    },
     {
       name: 'webhooks.retention',
       everyMs: 3_600_000,

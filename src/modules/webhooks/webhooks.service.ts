@@ -10,7 +10,7 @@ import { messagesStore, type AttemptRow, type DeliveryCounts, type MessageRow } 
 import { decryptSecret, encryptSecret } from './secret-store.ts';
 import { generateSecret, type SignatureScheme } from './signing.ts';
 import { testEventPayload } from './test-event.ts';
-import { checkWebhookUrl, systemResolver, type Resolver } from './url-policy.ts';
+import { checkWebhookUrl, systemResolver, type Resolver } from './delivery/url-policy.ts';
 
 /** Endpoints, secrets, test events, resends and the delivery log. Knows nothing of HTTP. */
 export const MAX_ENDPOINTS_PER_ACCOUNT = 100;

@@ -1,4 +1,4 @@
-import { formatRutDotted } from '../../dte/rut.ts';
+import { formatRutDotted } from '../../dte/index.ts';
 import type { LinkView } from '../../modules/credentials/index.ts';
 import type { StagedCertificate } from '../../modules/credentials/index.ts';
 import { button, csrfInput, errorSummary, field } from '../shared/forms.ts';

@@ -13,10 +13,11 @@ import { MESSAGES } from './activation.messages.ts';
 import { apiKeyPage, certificatePage, confirmPage, invalidLinkPage, messagePage, successPage } from './activation.pages.ts';
 
 /**
- * The hosted activation page at {APP_URL}/activate/<token> (decisions §5). Server-rendered, no
- * JavaScript: each step is a form that posts and redirects back (303) to the page, which shows
- * the next step from the progress kept on the link. The token in the path is the only credential;
- * forms also carry a CSRF token bound to the link, and every response carries strict headers.
+ * The hosted activation page at {APP_URL}/activate/<token> (docs/credentials.md "Activation links
+ * and the hosted page"). Server-rendered, no JavaScript: each step is a form that posts and
+ * redirects back (303) to the page, which shows the next step from the progress kept on the link.
+ * The token in the path is the only credential; forms also carry a CSRF token bound to the link,
+ * and every response carries strict headers.
  */
 type Params = { token: string };
 const PAGE = { schema: { hide: true } } as const;

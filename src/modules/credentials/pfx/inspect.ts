@@ -1,4 +1,6 @@
 import crypto, { X509Certificate } from 'node:crypto';
+// Straight from the engine's file, not its index: this runs in the memory-limited worker thread
+// (isolated.ts), which should not load the whole engine.
 import { rutFromCertificate } from '../../../dte/certificate.ts';
 import { decodePkcs12, Pkcs12Error } from './pkcs12.ts';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import forge from 'node-forge';
 import { describe, expect, it } from 'vitest';
-import { hugeIterationPfx, legacyPfx, makeCert, modernPfx, nestedDer, noKeyPfx } from '../../../../test/helpers/pfx.ts';
+import { hugeIterationPfx, legacyPfx, makeCert, modernPfx, nestedDer, noKeyPfx } from '../../../../test/support/pfx.ts';
 import { inspectPfx, privateKeyFromPfx } from './inspect.ts';
 import { decodePkcs12, pkcs12Kdf } from './pkcs12.ts';
 

@@ -1,5 +1,5 @@
-import type { Db } from '../../db/types.ts';
-import type { Clock } from '../../lib/clock.ts';
+import type { Db } from '../../../db/types.ts';
+import type { Clock } from '../../../lib/clock.ts';
 
 /**
  * Outbox → messages + deliveries.

@@ -1,10 +1,10 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { errors } from '../../errors.ts';
+import { errors } from '../../../errors.ts';
 import { refusedCategory, type AddressCategory } from './address-policy.ts';
 
 /**
- * The SSRF guard (decisions §8). A webhook URL is checked twice:
+ * The SSRF guard (docs/webhooks.md "Which URLs are accepted"). A webhook URL is checked twice:
  * - at registration (`checkWebhookUrl`): form, scheme, no credentials, and every address its host
  *   resolves to, so a mistake is reported when it is made;
  * - at connect time (`guardedLookup`, used as the `lookup` of http.request): the name is resolved

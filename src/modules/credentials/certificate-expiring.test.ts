@@ -1,29 +1,25 @@
 import crypto from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { describeEachDb } from '../../../test/helpers/db.ts';
-import { webhookHarness, type WebhookHarness } from '../../../test/helpers/webhooks.ts';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { describeEachDb, openTestDb, type TestDb } from '../../../test/support/db.ts';
 import { manualClock } from '../../lib/clock.ts';
-import { chileToday, daysBetween, notifyIfCertificateExpiring, scanExpiringCertificates } from './certificate-expiring.ts';
-
-describe('dates', () => {
-  it('reads today in Chile, not UTC', () => {
-    expect(chileToday(new Date('2026-11-21T02:00:00Z'))).toBe('2026-11-20'); // 23:00 the day before in Santiago (UTC-3)
-    expect(chileToday(new Date('2026-11-21T12:00:00Z'))).toBe('2026-11-21');
-    expect(daysBetween('2026-11-21', '2026-12-21')).toBe(30);
-    expect(daysBetween('2026-12-31', '2026-12-30')).toBe(-1);
-  });
-});
+import { notifyIfCertificateExpiring, scanExpiringCertificates } from './certificate-expiring.ts';
 
 describeEachDb('certificate.expiring', (backend) => {
-  let h: WebhookHarness;
+  let h: TestDb;
   let clock: ReturnType<typeof manualClock>;
   let acct: string;
   let tenant: string;
 
   beforeEach(async () => {
     clock = manualClock('2026-11-21T15:00:00.000Z'); // 12:00 in Santiago
-    h = await webhookHarness(backend, { clock });
-    acct = await h.account();
+    h = await openTestDb(backend);
+    acct = crypto.randomUUID();
+    await h.db.query('insert into accounts (id, name, email, created_at, updated_at) values ($1, $2, $3, $4, $4)', [
+      acct,
+      'Expiry test',
+      `${acct}@example.com`,
+      clock.now(),
+    ]);
     tenant = crypto.randomUUID();
     await h.db.query(
       `insert into tenants (id, account_id, rut_empresa, razon_social, giro, direccion, comuna, ciudad, numero_resolucion, fecha_resolucion, created_at, updated_at)
@@ -50,6 +46,15 @@ describeEachDb('certificate.expiring', (backend) => {
         `select payload from outbox_events where event_type = 'certificate.expiring' order by created_at`,
       )
     ).rows.map((r) => JSON.parse(r.payload) as { event: string; data: Record<string, unknown> });
+
+  it('counts days in Chile, not UTC', async () => {
+    await certificate('2026-12-21');
+    clock.set('2026-11-21T02:00:00.000Z'); // 23:00 on the 20th in Santiago: 31 days left, outside the window
+    expect(await scanExpiringCertificates(h.db, clock)).toBe(0);
+    clock.set('2026-11-21T04:00:00.000Z'); // 01:00 on the 21st in Santiago: 30 days left
+    expect(await scanExpiringCertificates(h.db, clock)).toBe(1);
+    expect((await events()).map((e) => e.data.daysRemaining)).toEqual([30]);
+  });
 
   it('announces a certificate once, when it enters the 30-day window', async () => {
     const id = await certificate('2026-12-31'); // 40 days away

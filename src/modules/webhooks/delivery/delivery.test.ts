@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { describeEachDb } from '../../../test/helpers/db.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../../../test/helpers/webhook-receiver.ts';
-import { webhookHarness, type WebhookHarness } from '../../../test/helpers/webhooks.ts';
+import { describeEachDb } from '../../../../test/support/db.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../../../test/support/webhook-receiver.ts';
+import { webhookHarness, type WebhookHarness } from '../../../../test/support/webhooks.ts';
 
 /**
  * Delivery end to end on a real database and real sockets: outbox → dispatcher → worker → a

@@ -1,5 +1,5 @@
-import type { Sql } from '../../db/types.ts';
-import type { SignatureScheme } from './signing.ts';
+import type { Sql } from '../../../db/types.ts';
+import type { SignatureScheme } from '../signing.ts';
 
 /**
  * SQL of the delivery worker. Not scoped by account: the worker serves every account, and each

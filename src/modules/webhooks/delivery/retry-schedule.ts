@@ -1,7 +1,8 @@
 /**
- * When the next attempt happens (decisions §8). `schedule[i]` is the delay before attempt i + 1,
- * so its length is the number of attempts (default 0, 30 s, 5 min, 30 min, 2 h = 5 attempts).
- * Each delay gets ±20 % jitter so that endpoints that failed together do not retry together.
+ * When the next attempt happens (docs/webhooks.md "Retries, timeouts and disabling").
+ * `schedule[i]` is the delay before attempt i + 1, so its length is the number of attempts
+ * (default 0, 30 s, 5 min, 30 min, 2 h = 5 attempts). Each delay gets ±20 % jitter so that
+ * endpoints that failed together do not retry together.
  */
 export const JITTER = 0.2;
 /** A receiver's Retry-After can push a retry later, but never beyond this. */

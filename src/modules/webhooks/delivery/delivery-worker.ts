@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../db/types.ts';
-import type { Clock } from '../../lib/clock.ts';
-import type { DataCipher } from '../../secrets/data-cipher.ts';
+import type { Db } from '../../../db/types.ts';
+import type { Clock } from '../../../lib/clock.ts';
+import type { DataCipher } from '../../../secrets/data-cipher.ts';
 import { deliveriesStore, type ClaimedDelivery, type LoadedDelivery } from './deliveries.store.ts';
 import { dispatchOutbox } from './dispatcher.ts';
-import { endpointsStore } from './endpoints.store.ts';
+import { endpointsStore } from '../endpoints.store.ts';
 import { createHttpSender, type Sender, type SendResult } from './http-sender.ts';
 import { nextDelayMs, parseRetryAfter } from './retry-schedule.ts';
-import { decryptSecret } from './secret-store.ts';
-import { signatureHeaders } from './signing.ts';
+import { decryptSecret } from '../secret-store.ts';
+import { signatureHeaders } from '../signing.ts';
 import { systemResolver, type Resolver } from './url-policy.ts';
 
 /**

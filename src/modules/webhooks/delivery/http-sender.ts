@@ -4,7 +4,7 @@ import net from 'node:net';
 import { bareHost, ForbiddenAddressError, guardedLookup, resolveAllowed, type Resolver } from './url-policy.ts';
 
 /**
- * Sends one webhook attempt. Rules (decisions §8, Svix's worker):
+ * Sends one webhook attempt. Rules (docs/webhooks.md "Retries, timeouts and disabling"; Svix's worker):
  * - the connection goes only to an address the guard checked (IP literals are checked here; names
  *   are resolved and checked by the `lookup` the socket uses, so the checked address is the one
  *   connected to; TLS still verifies the certificate for the name, sent as SNI and Host);

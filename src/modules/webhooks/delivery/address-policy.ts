@@ -1,7 +1,8 @@
 import net from 'node:net';
 
 /**
- * Which IP addresses a webhook may be delivered to (decisions §8). Pure: no DNS, no sockets.
+ * Which IP addresses a webhook may be delivered to (docs/webhooks.md "Which URLs are accepted").
+ * Pure: no DNS, no sockets.
  *
  * Addresses are compared as bytes against CIDR ranges. IPv6 forms that carry an IPv4 address
  * (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16) are
