@@ -96,7 +96,13 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     accountLimit: ctx.config.accountRateLimit,
     authFailureLimit: ctx.config.authFailureRateLimit,
   });
-  await app.register(idempotencyPlugin, { db: ctx.db, clock: ctx.clock, cipher: ctx.secrets.dataCipher });
+  await app.register(idempotencyPlugin, {
+    db: ctx.db,
+    clock: ctx.clock,
+    cipher: ctx.secrets.dataCipher,
+    // How a retry is answered when its first request committed but its response was lost.
+    replayers: { dte: async (accountId, id) => ({ statusCode: 201, body: await ctx.services.dte.byId(accountId, id) }) },
+  });
   await app.register(tenantScopePlugin, { tenants: ctx.services.tenants });
 
   for (const mod of routeModules) await app.register(mod, { ctx });

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { Transform } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
@@ -31,9 +31,39 @@ declare module 'fastify' {
   }
 }
 
+/** What a request created, recorded with its key in the creating transaction. */
+export interface ResultRef {
+  type: string;
+  id: string;
+}
+
+/** Answers a retry whose first request committed but whose response was never stored. */
+export type Replayer = (accountId: string, id: string) => Promise<{ statusCode: number; body: unknown } | undefined>;
+
+/**
+ * For a route whose service changes state: a function the service calls inside its transaction
+ * to bind the request's Idempotency-Key to what it created, so the key is bound either to that
+ * result or to nothing (the transaction rolls both back). Undefined without an acquired key.
+ */
+export function idempotencyBinder(req: FastifyRequest, type: string): ((tx: Sql, id: string) => Promise<void>) | undefined {
+  const idem = req.idempotency;
+  const accountId = req.auth?.accountId;
+  if (!idem?.acquired || !accountId) return undefined;
+  return async (tx, id) => {
+    await tx.query('update idempotency_keys set result_type = $3, result_id = $4 where account_id = $1 and key = $2', [
+      accountId,
+      idem.key,
+      type,
+      id,
+    ]);
+  };
+}
+
 interface Row {
   request_hash: string;
   status_code: number | null;
+  result_type: string | null;
+  result_id: string | null;
   response_ciphertext: Buffer | null;
   created_at: Date;
   locked_until: Date;
@@ -57,7 +87,10 @@ export const idempotencyEncryptedColumns: EncryptedColumn[] = [
   },
 ];
 
-export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: { db: Db; clock: Clock; cipher: DataCipher }) {
+export default fp(async function idempotencyPlugin(
+  app: FastifyInstance,
+  opts: { db: Db; clock: Clock; cipher: DataCipher; replayers?: Record<string, Replayer> },
+) {
   const { db, clock, cipher } = opts;
   app.decorateRequest('idempotency', null);
 
@@ -110,7 +143,7 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
     const takeOver = async (): Promise<boolean> => {
       const r = await db.query(
         `update idempotency_keys set request_hash = $3, created_at = $4, locked_until = $5,
-           status_code = null, response_ciphertext = null
+           status_code = null, response_ciphertext = null, result_type = null, result_id = null
          where account_id = $1 and key = $2
            and (created_at < $6 or (status_code is null and locked_until < $4))`,
         [accountId, idem.key, hash, now, new Date(now.getTime() + LOCK_MS), new Date(now.getTime() - TTL_MS)],
@@ -130,6 +163,16 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
         'This Idempotency-Key was already used with a different request. Use a new key for a different request.',
         { param: 'Idempotency-Key' },
       );
+    }
+    if (existing.status_code === null && existing.result_type && existing.result_id) {
+      // The first request committed its change but its response was never stored: answer with
+      // the result it created (never run the change again).
+      const replay = await opts.replayers?.[existing.result_type]?.(accountId, existing.result_id);
+      if (replay) {
+        req.idempotency = null;
+        reply.header('Idempotent-Replayed', 'true');
+        return reply.status(replay.statusCode).send(replay.body);
+      }
     }
     if (existing.status_code === null) {
       if (existing.locked_until.getTime() < now.getTime() && (await takeOver())) {
@@ -158,7 +201,11 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
     idem.acquired = false;
     const storable = typeof payload === 'string' || Buffer.isBuffer(payload) || payload === null || payload === undefined;
     if (reply.statusCode >= 500 || !storable) {
-      await db.query('delete from idempotency_keys where account_id = $1 and key = $2', [req.auth.accountId, idem.key]);
+      // A 5xx releases the key so a retry can run — unless the change committed (a bound result), which a retry must replay.
+      await db.query('delete from idempotency_keys where account_id = $1 and key = $2 and result_type is null', [
+        req.auth.accountId,
+        idem.key,
+      ]);
       return payload;
     }
     const headers: Record<string, string> = {};
