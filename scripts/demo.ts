@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { computeDv, computeTotals, formatRutDotted, siiDate, type TipoDte } from '../src/dte/index.ts';
 import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
-import { startWebhookReceiver } from '../test/helpers/webhook-receiver.ts';
+import { startWebhookReceiver } from '../test/support/webhook-receiver.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEMO_DIR = path.resolve(process.env.DEMO_DIR ?? path.join(ROOT, '.demo'));

@@ -15,8 +15,8 @@ import fs from 'node:fs';
 import { computeDv, computeTotals, formatRutDotted, type TipoDte } from '../src/dte/index.ts';
 import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
 import { readPeakRssMb } from '../bench/lib/server.ts';
-import { createAccountViaCli, scratchDatabase, startServer } from '../test/helpers/processes.ts';
-import { startWebhookReceiver } from '../test/helpers/webhook-receiver.ts';
+import { createAccountViaCli, scratchDatabase, startServer } from '../test/support/processes.ts';
+import { startWebhookReceiver } from '../test/support/webhook-receiver.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;

@@ -12,7 +12,7 @@ import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
 import { createActivationService } from './modules/credentials/index.ts';
-import { createCredentialsService } from './modules/credentials/index.ts';
+import { createCredentialsService, createCredentialWriter } from './modules/credentials/index.ts';
 import { createPfxInspector, type PfxInspector } from './modules/credentials/index.ts';
 import type { ApiKeyVerifier } from './provider/emulator/verify-api-key.ts';
 import { createProvider } from './provider/index.ts';
@@ -26,6 +26,7 @@ import { createSignerCache } from './modules/dte/index.ts';
 import { credentialsEncryptedColumns } from './modules/credentials/index.ts';
 import { webhooksEncryptedColumns } from './modules/webhooks/index.ts';
 import { foliosEncryptedColumns } from './modules/folios/index.ts';
+import { idempotencyEncryptedColumns } from './http/plugins/idempotency.ts';
 import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore } from './secrets/secret-store.ts';
@@ -74,21 +75,22 @@ export function createContext(deps: ContextDeps) {
   const providerSetup = createProvider(deps.config, { db, clock });
   const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
   const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
-  const credentials = createCredentialsService({
+  // One writer keeps the two-database write order for the API and the hosted page alike.
+  const credentialWriter = createCredentialWriter({
     db,
     clock,
     secretStore,
-    dataCipher,
     verifier: provider,
     pfxInspector: deps.pfxInspector ?? createPfxInspector(),
     tenants,
   });
+  const credentials = createCredentialsService({ db, clock, secretStore, dataCipher, writer: credentialWriter, tenants });
   const activation = createActivationService({
     db,
     clock,
     appUrl: deps.config.appUrl,
     ttlMs: deps.config.activationLinkTtlMs,
-    credentials,
+    writer: credentialWriter,
     dataCipher,
     tenants,
     accounts,
@@ -114,7 +116,7 @@ export function createContext(deps: ContextDeps) {
     credentials,
     log: { warn: (o, m) => console.warn(m, o) },
   });
-  const dte = createDteService({ db, clock, folios, signers, getTenant: tenants.getRow, tenants, provider, credentials });
+  const dte = createDteService({ db, clock, folios, signers, tenants, provider, credentials });
   const dteSend = createSendService({
     db,
     clock,
@@ -132,7 +134,12 @@ export function createContext(deps: ContextDeps) {
     // Keys of the hosted pages, derived from server key material so every process agrees.
     pageKeys: { csrf: Buffer.from(crypto.hkdfSync('sha256', deps.keyrings.data.keyring.current.key, 'dte-pages', 'csrf-v1', 32)) },
     /** Every encrypted column of the main database, for key rotation (src/secrets/rotation.ts). */
-    encryptedColumns: [...credentialsEncryptedColumns, ...webhooksEncryptedColumns, ...foliosEncryptedColumns],
+    encryptedColumns: [
+      ...credentialsEncryptedColumns,
+      ...webhooksEncryptedColumns,
+      ...foliosEncryptedColumns,
+      ...idempotencyEncryptedColumns,
+    ],
     services: { apiKeys, accounts, tenants, dashboardAuth, credentials, activation, webhooks, folios, folioAnnulment, dte, dteSend },
   };
 }

@@ -5,6 +5,7 @@
 import type { AppContext } from './context.ts';
 import { createWorker, type JobHandler } from './jobs/queue.ts';
 import { webhookLoops, webhookPeriodics } from './modules/webhooks/index.ts';
+import { credentialsPeriodics } from './modules/credentials/index.ts';
 import { folioJobHandlers, folioPeriodics } from './modules/folios/index.ts';
 import { dteJobHandlers } from './modules/dte/index.ts';
 
@@ -38,8 +39,7 @@ export function collectJobHandlers(ctx: AppContext): Record<string, JobHandler> 
 
 export function collectPeriodics(ctx: AppContext): Periodic[] {
   return [
-    // Secrets no row points to (crash between the two stores, abandoned activations): hourly.
-    { name: 'credentials.sweep', everyMs: 3_600_000, run: async () => void (await ctx.services.credentials.sweep()) },
+    ...credentialsPeriodics({ credentials: ctx.services.credentials, db: ctx.db, clock: ctx.clock }),
     ...webhookPeriodics(ctx),
     ...folioPeriodics(ctx.services.folios, ctx.services.folioAnnulment, ctx.config.folioReservationTimeoutMs),
     // Dashboard sessions past their idle or absolute expiry (each is also refused and deleted on sight).

@@ -3,9 +3,9 @@
  * with its peak memory (VmHWM) reported when stopped.
  */
 import fs from 'node:fs';
-import { createAccountViaCli, startServer as launchServer } from '../../test/helpers/processes.ts';
+import { createAccountViaCli, startServer as launchServer } from '../../test/support/processes.ts';
 
-export { ROOT } from '../../test/helpers/processes.ts';
+export { ROOT } from '../../test/support/processes.ts';
 
 export function readPeakRssMb(pid: number): number | undefined {
   try {

@@ -26,7 +26,14 @@ export function valueImports(file: string, text: string): string[] {
     if (m[2]) continue; // import type / export type
     const names = m[3]!.trim();
     // `import { type A, type B } from …` is type-only as well.
-    if (/^\{[^}]*\}$/.test(names) && names.slice(1, -1).split(',').every((n) => !n.trim() || /^type\s/.test(n.trim()))) continue;
+    if (
+      /^\{[^}]*\}$/.test(names) &&
+      names
+        .slice(1, -1)
+        .split(',')
+        .every((n) => !n.trim() || /^type\s/.test(n.trim()))
+    )
+      continue;
     let target = path.resolve(path.dirname(file), m[4]!);
     if (fs.existsSync(target) && fs.statSync(target).isDirectory()) target = path.join(target, 'index.ts');
     out.push(target);

@@ -13,7 +13,7 @@ const moduleOf = (file) => {
 export const moduleSurfaceRule = {
   meta: {
     type: 'problem',
-    docs: { description: "Import another module only through its index.ts (its public surface)." },
+    docs: { description: 'Import another module only through its index.ts (its public surface).' },
     messages: {
       deep: "'{{source}}' reaches into the internals of module '{{target}}'. Import it from src/modules/{{target}}/index.ts instead (export what you need there).",
     },

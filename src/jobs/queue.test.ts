@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../db/types.ts';
-import { describeEachDb, openSecondConnection, openTestDb, type TestDb } from '../../test/helpers/db.ts';
+import { describeEachDb, openSecondConnection, openTestDb, type TestDb } from '../../test/support/db.ts';
 import { createWorker, enqueue } from './queue.ts';
 
 describeEachDb('job queue', (backend) => {

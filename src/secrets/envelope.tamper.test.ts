@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createEnvelope, DecryptionError, generateKeySpec, parseKeyring } from './envelope.ts';
-import { pfxAad } from '../modules/credentials/credentials.encrypted.ts';
+import { ownerAad } from './data-cipher.ts';
+
+// The owner string of a stored .pfx (as the credentials module builds it).
+const pfxAad = (accountId: string, tenantId: string, id: string) => ownerAad({ accountId, tenantId, kind: 'pfx', id });
 
 /**
  * Tampering with a stored envelope fails closed: every flipped bit in any part, a truncation, or

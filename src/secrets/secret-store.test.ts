@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../../test/helpers/db.ts';
-import { openTestDb, type TestDb } from '../../test/helpers/db.ts';
+import { describeEachDb } from '../../test/support/db.ts';
+import { openTestDb, type TestDb } from '../../test/support/db.ts';
 import { manualClock } from '../lib/clock.ts';
 import { createEnvelope, DecryptionError, generateKeySpec, parseKeyring } from './envelope.ts';
 import { replaceKeyring } from './keyring-files.ts';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import { ROOT } from '../helpers/processes.ts';
+import { ROOT } from '../support/processes.ts';
 
 /** `npm run demo` completes: every document answered, every delivery verified, login printed. */
 it('the demo runs the whole flow and ends with the dashboard credentials', async () => {

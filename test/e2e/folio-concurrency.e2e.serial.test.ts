@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { validTenant } from '../helpers/app.ts';
-import { CERT_PASSWORD, dteBody, SANDBOX_API_KEY, testCertificate } from '../helpers/issuing.ts';
-import { ymd } from '../helpers/pfx.ts';
+import { validTenant } from '../support/app.ts';
+import { CERT_PASSWORD, dteBody, SANDBOX_API_KEY, testCertificate } from '../support/issuing.ts';
+import { ymd } from '../support/pfx.ts';
 import {
   apiClient,
   createAccountViaCli,
@@ -11,7 +11,7 @@ import {
   startServer,
   type EmulatorProc,
   type ServerProc,
-} from '../helpers/processes.ts';
+} from '../support/processes.ts';
 
 /**
  * Folio allocation across processes on one PostgreSQL: concurrent creates through two servers get

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccountViaCli, ROOT, startServer, type ServerProc } from '../helpers/processes.ts';
-import { makeCert, modernPfx } from '../helpers/pfx.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { createAccountViaCli, ROOT, startServer, type ServerProc } from '../support/processes.ts';
+import { makeCert, modernPfx } from '../support/pfx.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
  * The curl examples of docs/guides/*.md are run, in file order, as one bash script against a live

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_TIPOS_DTE, type TipoDte } from '../../src/dte/index.ts';
 import { runCheckSiiXml } from '../support/dte/check-sii-xml.ts';
-import { validTenant } from '../helpers/app.ts';
-import { CERT_PASSWORD, dteBody, SANDBOX_API_KEY, testCertificate } from '../helpers/issuing.ts';
-import { ymd } from '../helpers/pfx.ts';
+import { validTenant } from '../support/app.ts';
+import { CERT_PASSWORD, dteBody, SANDBOX_API_KEY, testCertificate } from '../support/issuing.ts';
+import { ymd } from '../support/pfx.ts';
 import {
   apiClient,
   createAccountViaCli,
@@ -13,7 +13,7 @@ import {
   startServer,
   type EmulatorProc,
   type ServerProc,
-} from '../helpers/processes.ts';
+} from '../support/processes.ts';
 
 /**
  * The typical flow across processes, as deployed: the service (`node src/main.ts`) on PostgreSQL

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { certificateForm } from '../helpers/pfx.ts';
-import { DashboardClient } from '../dashboard/client.ts';
+import { describeEachDb } from '../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../support/app.ts';
+import { certificateForm } from '../support/pfx.ts';
+import { DashboardClient } from '../web/dashboard/client.ts';
 import { errorSerializer } from '../../src/http/log.ts';
 
 /**

@@ -6,8 +6,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/db/types.ts';
 import { loggerOptions } from '../../src/http/log.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
+import { describeEachDb } from '../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../support/app.ts';
 
 /**
  * Every route that answers a secret shown once, called with an Idempotency-Key and replayed: the

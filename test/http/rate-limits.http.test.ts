@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { describeEachDb } from '../support/db.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
  * Limits that more keys, or no key at all, cannot get around (src/http/plugins/auth.ts): one

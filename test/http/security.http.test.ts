@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
+import { describeEachDb } from '../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../support/app.ts';
 
 /**
  * The shared security suite, applied to every authenticated route in the OpenAPI document (so

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import forge from 'node-forge';
-import { createTestCertificate, type TestCertificate, type TestCertificateOptions } from '../support/dte/test-certificate.ts';
+import { createTestCertificate, type TestCertificate, type TestCertificateOptions } from './dte/test-certificate.ts';
 
 /**
  * .pfx files for credential tests, made at test time. Certificates come from the DTE engine's

@@ -3,10 +3,16 @@ import type { Db } from '../../src/db/types.ts';
 import type { EventType } from '../../src/events/event-types.ts';
 import { emitEvent } from '../../src/events/outbox.ts';
 import { systemClock, type Clock } from '../../src/lib/clock.ts';
-import { createDeliveryWorker, type DeliverySettings, type DeliveryWorker } from '../../src/modules/webhooks/delivery-worker.ts';
-import type { Sender } from '../../src/modules/webhooks/http-sender.ts';
-import type { Resolver } from '../../src/modules/webhooks/url-policy.ts';
-import { createWebhooksService, type Message, type WebhooksService } from '../../src/modules/webhooks/webhooks.service.ts';
+import {
+  createDeliveryWorker,
+  createWebhooksService,
+  type DeliverySettings,
+  type DeliveryWorker,
+  type Message,
+  type Resolver,
+  type Sender,
+  type WebhooksService,
+} from '../../src/modules/webhooks/index.ts';
 import type { DataCipher } from '../../src/secrets/data-cipher.ts';
 import { createEnvelope, generateKeySpec, parseKeyring } from '../../src/secrets/envelope.ts';
 import { openTestDb, type Backend, type TestDb } from './db.ts';

@@ -1,5 +1,5 @@
 -- Webhooks (issue 6): endpoints, messages, per-endpoint deliveries with leases, and the attempt log.
--- Delivery invariants are written next to the code in src/modules/webhooks/delivery-worker.ts.
+-- Delivery invariants are written next to the code in src/modules/webhooks/delivery/delivery-worker.ts.
 
 create table webhook_endpoints (
   id uuid primary key,

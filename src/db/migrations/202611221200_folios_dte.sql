@@ -1,4 +1,4 @@
--- Folios (decisions §6) and DTE issuing (decisions §7).
+-- Folios (docs/design.md §6, docs/folios.md) and DTE issuing (docs/design.md §7, docs/dte.md).
 
 -- One CAF: an authorized folio range of one tenant and document type. next_folio is the next
 -- folio to hand out (the range is used up when next_folio > hasta). The CAF block (DA + the SII's

@@ -9,7 +9,7 @@ import { buildSignature } from '../../dte/xmldsig.ts';
 import { sampleDteInput } from '../../../test/support/dte/fixtures.ts';
 import { createTestCertificate, type TestCertificate } from '../../../test/support/dte/test-certificate.ts';
 import { manualClock } from '../../lib/clock.ts';
-import { describeEachDb, openTestDb, type TestDb } from '../../../test/helpers/db.ts';
+import { describeEachDb, openTestDb, type TestDb } from '../../../test/support/db.ts';
 import { ProviderError, type Provider, type ProviderCredentials } from '../port.ts';
 import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
 import { createInProcessEmulator, type InProcessEmulator } from './inprocess.ts';

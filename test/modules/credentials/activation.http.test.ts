@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PAGE_CSP } from '../../src/web/shared/headers.ts';
-import { sha256Hex } from '../../src/lib/tokens.ts';
-import type { manualClock } from '../../src/lib/clock.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { PageClient } from '../helpers/page-client.ts';
-import { makeCert, modernPfx } from '../helpers/pfx.ts';
+import { PAGE_CSP } from '../../../src/web/shared/headers.ts';
+import { sha256Hex } from '../../../src/lib/tokens.ts';
+import type { manualClock } from '../../../src/lib/clock.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
+import { PageClient } from '../../support/page-client.ts';
+import { makeCert, modernPfx } from '../../support/pfx.ts';
 
 const PASSWORD = 'Clave-Pfx-9';
 const DAY = 86_400_000;
@@ -74,7 +74,7 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect((await c.get(path(second.token))).statusCode).toBe(200);
     await expect(t.ctx.services.activation.complete(first.token)).rejects.toMatchObject({
       code: 'activation_link_invalidated',
-      status: 410,
+      kind: 'gone',
     });
   });
 
@@ -209,7 +209,7 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     expect(c.last!.body).toContain('ya se usó');
     expect((await c.postForm(`${path(link.token)}/confirm`, { _csrf: 'x' })).statusCode).toBe(410);
     expect(c.last!.body).toContain('<strong>Test SaaS</strong>');
-    await expect(t.ctx.services.activation.complete(link.token)).rejects.toMatchObject({ code: 'activation_link_completed', status: 410 });
+    await expect(t.ctx.services.activation.complete(link.token)).rejects.toMatchObject({ code: 'activation_link_completed', kind: 'gone' });
     // Staged secrets moved, none left behind on the link.
     const row = (
       await t.tdb.db.query<Record<string, unknown>>(
@@ -227,7 +227,7 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
     const results = await Promise.allSettled(Array.from({ length: 50 }, () => t.ctx.services.activation.complete(link.token)));
     const won = results.filter((r) => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
-    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ status: 410 });
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ kind: 'gone' });
     expect((await t.tdb.db.query('select count(*)::int as n from tenant_certificates where tenant_id = $1', [tenantId])).rows[0]).toEqual({
       n: 1,
     });

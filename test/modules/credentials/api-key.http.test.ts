@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ProviderError } from '../../src/provider/port.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { certificateForm, makeCert, modernPfx, ymd } from '../helpers/pfx.ts';
+import { ProviderError } from '../../../src/provider/port.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
+import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 describeEachDb('billing-provider API key, status and events', (backend) => {
   let t: TestApp;
@@ -14,7 +14,7 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
     name: 'emulator' as const,
     async verifyApiKey(apiKey: string) {
       if (apiKey.includes('timeout')) throw new ProviderError('timeout', 'too slow');
-      const { emulatorVerifyApiKey } = await import('../../src/provider/emulator/verify-api-key.ts');
+      const { emulatorVerifyApiKey } = await import('../../../src/provider/emulator/verify-api-key.ts');
       return emulatorVerifyApiKey(apiKey);
     },
   };

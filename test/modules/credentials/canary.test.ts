@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import type { Db } from '../../src/db/types.ts';
-import { loggerOptions } from '../../src/http/log.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { PageClient } from '../helpers/page-client.ts';
-import { certificateForm, makeCert, modernPfx, ymd } from '../helpers/pfx.ts';
+import type { Db } from '../../../src/db/types.ts';
+import { loggerOptions } from '../../../src/http/log.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
+import { PageClient } from '../../support/page-client.ts';
+import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 /**
  * The canary: recognisable secrets go through every path that handles them (API and hosted page,

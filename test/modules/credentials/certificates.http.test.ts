@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
 import {
   certificateForm,
   hugeIterationPfx,
@@ -13,7 +13,7 @@ import {
   nestedIndefiniteBer,
   noKeyPfx,
   ymd,
-} from '../helpers/pfx.ts';
+} from '../../support/pfx.ts';
 
 const PASSWORD = 'Clave-Prueba-1';
 const RUT = '12345678-5';

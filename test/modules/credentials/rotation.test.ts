@@ -2,16 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runCli } from '../../src/cli/index.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createContext } from '../../src/context.ts';
-import { generateKeySpec } from '../../src/secrets/envelope.ts';
-import { keyFilePath, loadKeyrings } from '../../src/secrets/keyring-files.ts';
-import { keyStatus, pruneKeys, rotateKeys } from '../../src/secrets/keys-admin.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, testConfig, validTenant, type TestApp } from '../helpers/app.ts';
-import { PageClient } from '../helpers/page-client.ts';
-import { certificateForm, makeCert, modernPfx, ymd } from '../helpers/pfx.ts';
+import { runCli } from '../../../src/cli/index.ts';
+import { ConfigError, loadConfig } from '../../../src/config.ts';
+import { createContext } from '../../../src/context.ts';
+import { generateKeySpec } from '../../../src/secrets/envelope.ts';
+import { keyFilePath, loadKeyrings } from '../../../src/secrets/keyring-files.ts';
+import { keyStatus, pruneKeys, rotateKeys } from '../../../src/secrets/keys-admin.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, testConfig, validTenant, type TestApp } from '../../support/app.ts';
+import { PageClient } from '../../support/page-client.ts';
+import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
 
@@ -141,7 +141,7 @@ describeEachDb('key rotation of both stores', (backend) => {
     // Simulate DATA_ENCRYPTION_KEY="k3:new,k2:current": replace the keyring, no file involved.
     const current = t.ctx.keyrings.data.keyring;
     const spec = `${generateKeySpec('k3')},k2:${current.byId.get('k2')!.toString('base64')}`;
-    const { parseKeyring } = await import('../../src/secrets/envelope.ts');
+    const { parseKeyring } = await import('../../../src/secrets/envelope.ts');
     const envKeyrings = { ...t.ctx.keyrings, data: { keyring: current, file: undefined } };
     Object.assign(current, parseKeyring(spec));
     const r = await rotateKeys({ ...t.ctx, keyrings: envKeyrings }, { stores: ['data'], addKey: true });

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { manualClock } from '../../src/lib/clock.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { PageClient } from '../helpers/page-client.ts';
-import { makeCert, modernPfx } from '../helpers/pfx.ts';
+import type { manualClock } from '../../../src/lib/clock.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
+import { PageClient } from '../../support/page-client.ts';
+import { makeCert, modernPfx } from '../../support/pfx.ts';
 
 const DAY = 86_400_000;
 

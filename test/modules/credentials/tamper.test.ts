@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { DecryptionError } from '../../src/secrets/envelope.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { certificateForm, makeCert, modernPfx, ymd } from '../helpers/pfx.ts';
+import { DecryptionError } from '../../../src/secrets/envelope.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
+import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 /**
  * Stored credentials tampered with in the databases fail closed: a flipped bit, or a tenant's

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { validTenant } from '../helpers/app.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { dteBody, randomRut, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../helpers/issuing.ts';
+import { validTenant } from '../../support/app.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { dteBody, randomRut, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
 
 /**
  * Bad input on every issuing route gets a 4xx with its own code (and the field it names), never a

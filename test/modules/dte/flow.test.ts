@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { siiDate, SUPPORTED_TIPOS_DTE, type TipoDte } from '../../src/dte/index.ts';
-import { runCheckSiiXml } from '../support/dte/check-sii-xml.ts';
-import type { InProcessEmulator } from '../../src/provider/emulator/inprocess.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../helpers/issuing.ts';
+import { siiDate, SUPPORTED_TIPOS_DTE, type TipoDte } from '../../../src/dte/index.ts';
+import { runCheckSiiXml } from '../../support/dte/check-sii-xml.ts';
+import type { InProcessEmulator } from '../../../src/provider/emulator/inprocess.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 
 /**
  * The contract's typical flow on the embedded default (in-process emulator): tenant →

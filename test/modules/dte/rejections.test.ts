@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { manualClock } from '../../src/lib/clock.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../helpers/issuing.ts';
+import { manualClock } from '../../../src/lib/clock.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 
 /**
  * Rejections are the SII's (the emulator's) verdicts on real documents, surfaced in the DTE's

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { MAX_ANNUL_ATTEMPTS } from '../../src/modules/folios/folios.annul.ts';
-import { ProviderError } from '../../src/provider/port.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../helpers/issuing.ts';
+import { MAX_ANNUL_ATTEMPTS } from '../../../src/modules/folios/folios.annul.ts';
+import { ProviderError } from '../../../src/provider/port.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
 
 /**
  * Voided folios (creates that never finished) are annulled at the SII through the provider, in

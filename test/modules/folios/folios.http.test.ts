@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../helpers/db.ts';
-import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../helpers/issuing.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
 
 /** Folio requests (201 / 202 / provider failures), the inventory, thresholds and folio.low. */
 describeEachDb('folios over HTTP', (backend) => {

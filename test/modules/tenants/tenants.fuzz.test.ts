@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { computeDv, formatRutDotted } from '../../src/dte/rut.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { computeDv, formatRutDotted } from '../../../src/dte/rut.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
 
 /**
  * Property-based fuzzing of tenant creation: at least 1,000 generated bodies, valid and mutated.

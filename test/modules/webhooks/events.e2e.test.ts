@@ -1,16 +1,21 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EVENT_TYPES, type EventType } from '../../src/events/event-types.ts';
-import { emitEvent } from '../../src/events/outbox.ts';
-import { chileToday, daysBetween, scanExpiringCertificates } from '../../src/modules/webhooks/certificate-expiring.ts';
-import { createDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/delivery-worker.ts';
-import { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from '../../src/modules/webhooks/event-schemas.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { certificateForm, makeCert, modernPfx, ymd } from '../helpers/pfx.ts';
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { FAST_SETTINGS } from '../helpers/webhooks.ts';
+import { EVENT_TYPES, type EventType } from '../../../src/events/event-types.ts';
+import { emitEvent } from '../../../src/events/outbox.ts';
+import { daysBetween, siiDate } from '../../../src/dte/index.ts';
+import { scanExpiringCertificates } from '../../../src/modules/credentials/certificate-expiring.ts';
+import {
+  createDeliveryWorker,
+  EVENT_DATA_SCHEMAS,
+  WebhookPayloadSchema,
+  type DeliveryWorker,
+} from '../../../src/modules/webhooks/index.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+import { FAST_SETTINGS } from '../../support/webhooks.ts';
 
 /**
  * Each event delivered end to end to a verifying receiver, in the contract's payload shape and
@@ -113,7 +118,7 @@ describeEachDb('events end to end', (backend) => {
       rutCertificado: entry.rutCertificado,
       nombreTitular: entry.nombreTitular,
       fechaVencimiento: entry.fechaVencimiento,
-      daysRemaining: daysBetween(chileToday(new Date()), entry.fechaVencimiento),
+      daysRemaining: daysBetween(siiDate(new Date()), entry.fechaVencimiento),
     });
     expect(ofType('certificate.expiring').some((d) => d.payload!.data.certificateId === far.id)).toBe(false);
   });

@@ -2,15 +2,15 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open.ts';
-import type { Db } from '../../src/db/types.ts';
-import { emitEvent } from '../../src/events/outbox.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { dispatchOutbox } from '../../src/modules/webhooks/dispatcher.ts';
-import { createWebhooksService, type WebhooksService } from '../../src/modules/webhooks/webhooks.service.ts';
-import { startWebhookReceiver, type Respond, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { testCipher } from '../helpers/webhooks.ts';
-import { spawnWorker, type WorkerProcess } from '../helpers/worker-process.ts';
+import { openDatabase } from '../../../src/db/open.ts';
+import type { Db } from '../../../src/db/types.ts';
+import { emitEvent } from '../../../src/events/outbox.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
+import { dispatchOutbox } from '../../../src/modules/webhooks/delivery/dispatcher.ts';
+import { createWebhooksService, type WebhooksService } from '../../../src/modules/webhooks/index.ts';
+import { startWebhookReceiver, type Respond, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+import { testCipher } from '../../support/webhooks.ts';
+import { spawnWorker, type WorkerProcess } from '../../support/worker-process.ts';
 
 /**
  * Crashes across processes: a real worker process (`node src/main.ts --role worker`) on

@@ -1,11 +1,11 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { EVENT_TYPES, type EventType } from '../../src/events/event-types.ts';
-import { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from '../../src/modules/webhooks/event-schemas.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../helpers/issuing.ts';
-import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { EVENT_TYPES, type EventType } from '../../../src/events/event-types.ts';
+import { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from '../../../src/modules/webhooks/index.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 
 /**
  * The contract's flow with the background worker running as `npm start` runs it: activation,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAccountViaCli, startServer, type ServerProc } from '../helpers/processes.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { createAccountViaCli, startServer, type ServerProc } from '../../support/processes.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 
 /** `npm start` (one process: API + workers, embedded database) delivers webhooks with no extra setup. */
 let server: ServerProc;

@@ -4,15 +4,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateSecret, signatureHeaders } from '../../src/modules/webhooks/signing.ts';
-import { freePort } from '../helpers/processes.ts';
+import { generateSecret, signatureHeaders } from '../../../src/modules/webhooks/signing.ts';
+import { freePort } from '../../support/processes.ts';
 
 /**
  * The verification snippets of docs/webhooks.md, run as written (only the port of the Node.js
  * server is changed) against deliveries signed by the service's own signing code: a genuine
  * delivery passes, a tampered body or a wrong secret fails.
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const guide = fs.readFileSync(path.join(ROOT, 'docs/webhooks.md'), 'utf8');
 const blocks = (lang: string) => [...guide.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 

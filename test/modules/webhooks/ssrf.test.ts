@@ -1,16 +1,16 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { endpointsStore } from '../../src/modules/webhooks/endpoints.store.ts';
-import { encryptSecret } from '../../src/modules/webhooks/secret-store.ts';
-import { generateSecret } from '../../src/modules/webhooks/signing.ts';
-import { systemResolver, type Resolver } from '../../src/modules/webhooks/url-policy.ts';
-import { newId } from '../../src/lib/tokens.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { webhookHarness, type WebhookHarness } from '../helpers/webhooks.ts';
+import { endpointsStore } from '../../../src/modules/webhooks/endpoints.store.ts';
+import { encryptSecret } from '../../../src/modules/webhooks/secret-store.ts';
+import { generateSecret } from '../../../src/modules/webhooks/signing.ts';
+import { systemResolver, type Resolver } from '../../../src/modules/webhooks/delivery/url-policy.ts';
+import { newId } from '../../../src/lib/tokens.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+import { webhookHarness, type WebhookHarness } from '../../support/webhooks.ts';
 
 /**
- * The SSRF corpus (decisions §8): URL forms that reach loopback, private, link-local, metadata
+ * The SSRF corpus (docs/design.md §8): URL forms that reach loopback, private, link-local, metadata
  * and other internal addresses, refused at registration and again at delivery, with
  * WEBHOOK_ALLOW_PRIVATE_NETWORKS=false. A receiver listens on every loopback address at the port
  * these URLs name, so a guard that let anything through would show up as a request it received.

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_TYPES } from '../../src/events/event-types.ts';
-import { createDeliveryWorker } from '../../src/modules/webhooks/delivery-worker.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
-import { FAST_SETTINGS } from '../helpers/webhooks.ts';
+import { EVENT_TYPES } from '../../../src/events/event-types.ts';
+import { createDeliveryWorker } from '../../../src/modules/webhooks/index.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
+import { FAST_SETTINGS } from '../../support/webhooks.ts';
 
 /** The webhook routes through the real app on a real database (happy paths, errors, isolation). */
 describeEachDb('webhooks HTTP API', (backend) => {

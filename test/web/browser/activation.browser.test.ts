@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../helpers/browser.ts';
-import { makeCert, modernPfx } from '../helpers/pfx.ts';
+import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { makeCert, modernPfx } from '../../support/pfx.ts';
 
 /**
  * The hosted activation page in a real browser against the real server: a phone-sized window with

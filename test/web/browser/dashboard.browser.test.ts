@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../helpers/browser.ts';
-import { dteBody } from '../helpers/issuing.ts';
-import { makeCert, modernPfx } from '../helpers/pfx.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.ts';
+import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { dteBody } from '../../support/issuing.ts';
+import { makeCert, modernPfx } from '../../support/pfx.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 
 /**
  * The dashboard in Chromium against the real server process: an account holder signs up, logs in,

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, startServerProcess, type ServerProcess } from '../helpers/browser.ts';
+import { ROOT, startServerProcess, type ServerProcess } from '../../support/browser.ts';
 
 /**
  * `npx dte account set-password --email E`: the password comes from stdin (or a prompt), never

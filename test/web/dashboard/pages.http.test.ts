@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { manualClock } from '../../src/lib/clock.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
+import { manualClock } from '../../../src/lib/clock.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
 import { DashboardClient, textOf } from './client.ts';
-import { makeCert, modernPfx } from '../helpers/pfx.ts';
+import { makeCert, modernPfx } from '../../support/pfx.ts';
 
 describeEachDb('dashboard pages', (backend) => {
   let t: TestApp;

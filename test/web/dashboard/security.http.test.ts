@@ -1,9 +1,9 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import dashboard from '../../src/web/dashboard/index.ts';
-import type { AppContext } from '../../src/context.ts';
-import { describeEachDb } from '../helpers/db.ts';
-import { startTestApp, validTenant, type TestApp } from '../helpers/app.ts';
+import dashboard from '../../../src/web/dashboard/index.ts';
+import type { AppContext } from '../../../src/context.ts';
+import { describeEachDb } from '../../support/db.ts';
+import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
 import { DashboardClient, textOf } from './client.ts';
 
 /** Every route of the dashboard plugin, found by registering it on its own (so new routes are covered). */

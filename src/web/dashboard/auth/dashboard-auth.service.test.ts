@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../../../../test/helpers/db.ts';
-import { startTestApp, type TestApp } from '../../../../test/helpers/app.ts';
+import { describeEachDb } from '../../../../test/support/db.ts';
+import { startTestApp, type TestApp } from '../../../../test/support/app.ts';
 import { manualClock } from '../../../lib/clock.ts';
 import { csrfMatches } from './dashboard-auth.service.ts';
 

@@ -19,11 +19,13 @@ export const overviewRoutes: DashboardRoutes = (app, { ctx }) => {
     const scanned = page.data.filter((x: Tenant) => x.status === 'active').slice(0, TENANTS_SCANNED);
     const [stock, docs, messages] = await Promise.all([
       Promise.all(
-        scanned.map(async (tenant) => (await folios.inventory(account, tenant.id)).data.map((stock) => ({ tenant, stock }))),
+        scanned.map(async (tenant) =>
+          (await folios.inventory({ account_id: account, id: tenant.id })).data.map((stock) => ({ tenant, stock })),
+        ),
       ).then((r) => r.flat()),
       Promise.all(
         scanned.map(async (tenant) =>
-          (await dte.list(account, tenant.id, { limit: DOCUMENTS_SHOWN })).data.map((d) => ({ tenant, dte: d })),
+          (await dte.list({ account_id: account, id: tenant.id }, { limit: DOCUMENTS_SHOWN })).data.map((d) => ({ tenant, dte: d })),
         ),
       ).then((r) =>
         r
