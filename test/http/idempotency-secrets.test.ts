@@ -1,11 +1,12 @@
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Db } from '../../src/db/types.ts';
 import { loggerOptions } from '../../src/http/log.ts';
+import { dumpTables, forms, walk } from '../support/secret-scan.ts';
 import { describeEachDb } from '../support/db.ts';
 import { startTestApp, validTenant, type TestApp } from '../support/app.ts';
 
@@ -13,30 +14,9 @@ import { startTestApp, validTenant, type TestApp } from '../support/app.ts';
  * Every route that answers a secret shown once, called with an Idempotency-Key and replayed: the
  * replay returns the same secret (the stored response is encrypted, src/http/plugins/idempotency.ts),
  * and afterwards no secret is found in plain text (raw, base64, base64url, hex) in any table of
- * either store, in the PGlite files on disk (WAL included), or in the logs at trace level.
+ * either store, in the PGlite files on disk (WAL included) or a pg_dump of both PostgreSQL schemas,
+ * or in the logs at trace level.
  */
-const forms = (v: Buffer): Buffer[] => [
-  v,
-  Buffer.from(v.toString('base64')),
-  Buffer.from(v.toString('base64url')),
-  Buffer.from(v.toString('hex')),
-];
-
-async function dumpTables(db: Db): Promise<Buffer> {
-  const cols = await db.query<{ table_name: string; column_name: string }>(
-    `select table_name, column_name from information_schema.columns where table_schema = current_schema() order by table_name, ordinal_position`,
-  );
-  const chunks: string[] = [];
-  for (const c of cols.rows) {
-    const r = await db.query<{ v: string | null }>(`select "${c.column_name}"::text as v from "${c.table_name}"`);
-    for (const row of r.rows) if (row.v !== null) chunks.push(`${c.table_name}.${c.column_name}=${row.v}`);
-  }
-  return Buffer.from(chunks.join('\n'));
-}
-
-const walk = (dir: string): string[] =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-
 describeEachDb('secrets returned under an Idempotency-Key', (backend) => {
   let t: TestApp;
   let dataDir: string;
@@ -78,6 +58,12 @@ describeEachDb('secrets returned under an Idempotency-Key', (backend) => {
       { where: 'main tables', data: await dumpTables(t.tdb.db) },
       { where: 'secrets-store tables', data: await dumpTables(t.sdb.db) },
     ];
+    if (backend === 'postgres')
+      for (const db of [t.tdb, t.sdb])
+        haystacks.push({
+          where: `pg_dump ${db.schema}`,
+          data: execFileSync('pg_dump', ['--no-owner', '-n', db.schema!, db.url!], { maxBuffer: 256 * 1024 * 1024 }),
+        });
     await t.close();
     if (backend === 'pglite') for (const f of walk(dataDir)) haystacks.push({ where: path.relative(dataDir, f), data: fs.readFileSync(f) });
     haystacks.push({ where: 'logs', data: Buffer.concat(logs) });

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
+import { accountOf } from '../../http/plugins/tenant-scope.ts';
 import { validatorCompiler } from '../../http/validation.ts';
 import { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from './event-schemas.ts';
 import {
@@ -40,7 +41,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: CreatedEndpointSchema }),
       },
     },
-    async (req, reply) => reply.status(201).send(await webhooks.createEndpoint(req.auth!.accountId, req.body)),
+    async (req, reply) => reply.status(201).send(await webhooks.createEndpoint(accountOf(req), req.body)),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/webhooks/endpoints',
@@ -52,12 +53,12 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: PageOf(EndpointSchema) }),
       },
     },
-    async (req) => webhooks.listEndpoints(req.auth!.accountId, { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
+    async (req) => webhooks.listEndpoints(accountOf(req), { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
   );
   app.get<{ Params: { endpointId: string } }>(
     '/api/v1/webhooks/endpoints/:endpointId',
     { schema: { tags, summary: 'Read a webhook endpoint', params: EndpointParams, response: withErrors({ 200: EndpointSchema }) } },
-    async (req) => webhooks.getEndpoint(req.auth!.accountId, req.params.endpointId),
+    async (req) => webhooks.getEndpoint(accountOf(req), req.params.endpointId),
   );
   app.patch<{ Params: { endpointId: string }; Body: Static<typeof PatchEndpointBody> }>(
     '/api/v1/webhooks/endpoints/:endpointId',
@@ -71,7 +72,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: EndpointSchema }),
       },
     },
-    async (req) => webhooks.updateEndpoint(req.auth!.accountId, req.params.endpointId, req.body),
+    async (req) => webhooks.updateEndpoint(accountOf(req), req.params.endpointId, req.body),
   );
   app.delete<{ Params: { endpointId: string } }>(
     '/api/v1/webhooks/endpoints/:endpointId',
@@ -85,14 +86,14 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => {
-      await webhooks.deleteEndpoint(req.auth!.accountId, req.params.endpointId);
+      await webhooks.deleteEndpoint(accountOf(req), req.params.endpointId);
       return reply.status(204).send();
     },
   );
   app.get<{ Params: { endpointId: string } }>(
     '/api/v1/webhooks/endpoints/:endpointId/secret',
     { schema: { tags, summary: 'Read the signing secret', params: EndpointParams, response: withErrors({ 200: SecretSchema }) } },
-    async (req) => webhooks.getSecret(req.auth!.accountId, req.params.endpointId),
+    async (req) => webhooks.getSecret(accountOf(req), req.params.endpointId),
   );
   app.post<{ Params: { endpointId: string } }>(
     '/api/v1/webhooks/endpoints/:endpointId/secret/rotate',
@@ -107,7 +108,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: SecretSchema }),
       },
     },
-    async (req) => webhooks.rotateSecret(req.auth!.accountId, req.params.endpointId),
+    async (req) => webhooks.rotateSecret(accountOf(req), req.params.endpointId),
   );
   app.post<{ Params: { endpointId: string }; Body: Static<typeof TestEventBody> }>(
     '/api/v1/webhooks/endpoints/:endpointId/test',
@@ -123,7 +124,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 202: MessageSchema }),
       },
     },
-    async (req, reply) => reply.status(202).send(await webhooks.sendTestEvent(req.auth!.accountId, req.params.endpointId, req.body)),
+    async (req, reply) => reply.status(202).send(await webhooks.sendTestEvent(accountOf(req), req.params.endpointId, req.body)),
   );
   app.get<{ Querystring: Static<typeof MessagesQuery> }>(
     '/api/v1/webhooks/messages',
@@ -137,7 +138,7 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req) =>
-      webhooks.listMessages(req.auth!.accountId, {
+      webhooks.listMessages(accountOf(req), {
         limit: req.query.limit ?? 50,
         iterator: req.query.iterator,
         eventType: req.query.eventType,
@@ -154,7 +155,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: MessageSchema }),
       },
     },
-    async (req) => webhooks.getMessage(req.auth!.accountId, req.params.messageId),
+    async (req) => webhooks.getMessage(accountOf(req), req.params.messageId),
   );
   app.post<{ Params: { messageId: string }; Body: Static<typeof ResendBody> }>(
     '/api/v1/webhooks/messages/:messageId/resend',
@@ -168,7 +169,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 202: MessageSchema }),
       },
     },
-    async (req, reply) => reply.status(202).send(await webhooks.resend(req.auth!.accountId, req.params.messageId, req.body.endpointId)),
+    async (req, reply) => reply.status(202).send(await webhooks.resend(accountOf(req), req.params.messageId, req.body.endpointId)),
   );
 };
 

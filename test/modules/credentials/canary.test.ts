@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import type { Db } from '../../../src/db/types.ts';
 import { loggerOptions } from '../../../src/http/log.ts';
+import { dumpTables, findings, walk } from '../../support/secret-scan.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
 import { PageClient } from '../../support/page-client.ts';
@@ -24,39 +24,6 @@ const CANARY = {
   apiKey: `CanaryApiKey-${tag}`,
   pageApiKey: `CanaryPageKey-${tag}`,
 };
-
-const forms = (v: Buffer): Buffer[] => [
-  v,
-  Buffer.from(v.toString('base64')),
-  Buffer.from(v.toString('base64url')),
-  Buffer.from(v.toString('hex')),
-  Buffer.from(v.toString('hex').toUpperCase()),
-];
-
-function findings(haystack: Buffer, needles: Record<string, Buffer>, where: string): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(needles))
-    for (const [i, f] of forms(value).entries())
-      if (haystack.includes(f)) out.push(`${name} (${['raw', 'base64', 'base64url', 'hex', 'HEX'][i]}) in ${where}`);
-  return out;
-}
-
-/** Every column of every table, as text (bytea reads as \x… hex). */
-async function dumpTables(db: Db): Promise<Buffer> {
-  const cols = await db.query<{ table_name: string; column_name: string }>(
-    `select table_name, column_name from information_schema.columns
-     where table_schema = current_schema() order by table_name, ordinal_position`,
-  );
-  const chunks: string[] = [];
-  for (const c of cols.rows) {
-    const r = await db.query<{ v: string | null }>(`select "${c.column_name}"::text as v from "${c.table_name}"`);
-    for (const row of r.rows) if (row.v !== null) chunks.push(`${c.table_name}.${c.column_name}=${row.v}`);
-  }
-  return Buffer.from(chunks.join('\n'));
-}
-
-const walk = (dir: string): string[] =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 
 describeEachDb('canary: no secret in plain text in either store or the logs', (backend) => {
   let t: TestApp;
