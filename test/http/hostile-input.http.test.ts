@@ -23,7 +23,15 @@ describeEachDb('hostile input', (backend) => {
   let tenantA: string;
 
   beforeAll(async () => {
-    t = await startTestApp(backend, { env: { SIGNUP_ENABLED: 'true' } });
+    t = await startTestApp(backend, {
+      env: {
+        SIGNUP_ENABLED: 'true',
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+        ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
+        ACCOUNT_RATE_LIMIT_BURST: '100000',
+      },
+    });
     a = await t.account('A');
     tenantA = (await t.call(a.key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
@@ -67,6 +75,72 @@ describeEachDb('hostile input', (backend) => {
     const path = await t.call(a.key, { method: 'GET', url: '/api/v1/tenants/%00' });
     expect(path.statusCode).toBe(400);
     expect(path.json().error).toMatchObject({ code: 'invalid_character', param: 'tenantId' });
+  });
+
+  const CONTROL = [
+    '\u0001start',
+    'end\u001b[31m',
+    'mid\u007fdle',
+    'line\u2028sep',
+    'lone \ud800 surrogate',
+    'c1 \u0085 next',
+    'tab\tand\nnewline',
+  ];
+  const expectEnvelope = (r: { statusCode: number; json(): { error?: { code?: string; requestId?: string } } }, label: string) => {
+    expect(r.statusCode, label).toBeLessThan(500);
+    if (r.statusCode >= 400) {
+      expect(r.json().error?.code, label).toMatch(/^[a-z_]+$/);
+      expect(r.json().error?.requestId, label).toMatch(/^req_/);
+    }
+  };
+
+  it('never answers 5xx to control characters in any text field, alone or inside a valid body', async () => {
+    let checked = 0;
+    for (const op of ops)
+      for (const [name, prop] of Object.entries(op.body?.properties ?? {})) {
+        if (prop.type !== 'string') continue;
+        for (const value of CONTROL) {
+          const r = await t.call(a.key, { method: op.method as 'POST', url: fill(op.path), payload: { [name]: value } });
+          expectEnvelope(r, `${op.method} ${op.path} ${name}=${JSON.stringify(value)}`);
+          checked++;
+        }
+      }
+    // Valid bodies with one field changed, so the value reaches the service and the database.
+    const valid: [string, string, Record<string, unknown>][] = [
+      ['POST', '/api/v1/tenants', validTenant()],
+      ['PATCH', '/api/v1/account', { name: 'Cuenta' }],
+      ['POST', '/api/v1/api-keys', { name: 'ci' }],
+      ['POST', '/api/v1/webhooks/endpoints', { url: 'https://93.184.215.14/hook', description: 'd' }],
+    ];
+    for (const [method, url, body] of valid)
+      for (const [field, v] of Object.entries(body)) {
+        if (typeof v !== 'string' || field === 'url') continue;
+        for (const value of CONTROL) {
+          const r = await t.call(a.key, { method: method as 'POST', url, payload: { ...body, [field]: value } });
+          expectEnvelope(r, `${method} ${url} ${field}=${JSON.stringify(value)}`);
+          checked++;
+        }
+      }
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('never answers 5xx to any route with every character of its path percent-encoded, or with over-long parameters', async () => {
+    const encodeAll = (p: string) =>
+      p
+        .split('/')
+        .map((seg) => [...Buffer.from(seg, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join(''))
+        .join('/');
+    for (const op of ops) {
+      const plain = fill(op.path);
+      for (const url of [encodeAll(plain), plain.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, (id) => id + 'x'.repeat(520))]) {
+        const r = await t.call(a.key, {
+          method: op.method as 'POST',
+          url,
+          ...(op.method === 'POST' || op.method === 'PATCH' ? { payload: {} } : {}),
+        });
+        expectEnvelope(r, `${op.method} ${url.slice(0, 80)}`);
+      }
+    }
   });
 
   it('refuses a NUL in a multipart field and in the dashboard sign-up form, without a 500', async () => {
