@@ -3,6 +3,7 @@
  * globals; tests build their own context with fakes swapped in from outside.
  */
 import type { Config } from './config.ts';
+import { safeLogContext } from './lib/log-safe.ts';
 import type { Db } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
@@ -114,7 +115,7 @@ export function createContext(deps: ContextDeps) {
     clock,
     provider,
     credentials,
-    log: { warn: (o, m) => console.warn(m, o) },
+    log: { warn: (o, m) => console.warn(m, safeLogContext(o)) },
   });
   const dte = createDteService({ db, clock, folios, signers, tenants, provider, credentials });
   const dteSend = createSendService({

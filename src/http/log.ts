@@ -1,4 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { errorSerializer } from '../lib/log-safe.ts';
+
+export { errorSerializer };
 
 /**
  * What a request log line holds. URLs can carry activation tokens (/activate/act_…), so they are
@@ -12,23 +15,6 @@ export const requestSerializer = (req: FastifyRequest) => ({
   url: redactUrl(req.url),
   remoteAddress: req.ip,
 });
-
-/**
- * Errors are logged by type, message, code and stack (and their causes) only. Driver errors carry
- * more: PGlite's the query and its parameters, pg's `detail` and `where` with row values — a new
- * password hash, an e-mail, a secret's ciphertext. None of that is logged, at any level.
- */
-export function errorSerializer(err: unknown, depth = 0): Record<string, unknown> | unknown {
-  if (!(err instanceof Error)) return typeof err === 'object' ? '[non-error thrown]' : err;
-  const e = err as Error & { code?: unknown; cause?: unknown };
-  return {
-    type: e.name,
-    message: e.message,
-    ...(typeof e.code === 'string' || typeof e.code === 'number' ? { code: e.code } : {}),
-    stack: e.stack,
-    ...(e.cause !== undefined && depth < 3 ? { cause: errorSerializer(e.cause, depth + 1) } : {}),
-  };
-}
 
 export const loggerOptions = (level: string) => ({
   level,

@@ -5,6 +5,7 @@ import { startTestApp, validTenant, type TestApp } from '../support/app.ts';
 import { certificateForm } from '../support/pfx.ts';
 import { DashboardClient } from '../web/dashboard/client.ts';
 import { errorSerializer } from '../../src/http/log.ts';
+import { safeLogContext } from '../../src/lib/log-safe.ts';
 
 /**
  * NUL characters, malformed URLs and a database outage: each answered in the error envelope with
@@ -210,4 +211,9 @@ it('never logs what a driver error carries besides its message (parameters, rows
   const logged = JSON.stringify(errorSerializer(e));
   expect(logged).toContain('23505');
   expect(logged).not.toMatch(/scrypt|ana@example\.com|insert into/);
+  // Background work logs through the same reduction (jobs, periodics, webhook delivery).
+  const background = JSON.stringify(safeLogContext({ jobId: 'j1', err: new Error('job failed', { cause: e }) }));
+  expect(background).toContain('j1');
+  expect(background).toContain('23505');
+  expect(background).not.toMatch(/scrypt|ana@example\.com|insert into/);
 });
