@@ -21,6 +21,14 @@ import type { EncryptedColumn } from '../../secrets/encrypted-columns.ts';
  * key), like Stripe's: a replay within 24 h returns the same body, a secret shown once included
  * (an `sk_live_` key, an `act_` token, a `whsec_` secret), but the database never holds it in
  * plain text (docs/secrets.md).
+ *
+ * Creates whose retry could repeat a change bind the key to their result in the creating
+ * transaction (idempotencyBinder; replayers in src/http/app.ts): DTE, tenant, folio request,
+ * webhook endpoint, certificate. Not bound, on purpose: `POST /api/v1/api-keys` and
+ * `…/activation-link` return a secret that exists only at creation, so a lost response cannot be
+ * replayed; the retry runs again and the unseen key or link is harmless (a new link invalidates
+ * the old one; an unseen key can be revoked). `…/dte/send`: a retry is refused by state
+ * (`dte_already_sent`), never duplicated.
  */
 const TTL_MS = 24 * 3600_000;
 const LOCK_MS = 5 * 60_000;

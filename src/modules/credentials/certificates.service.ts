@@ -61,8 +61,18 @@ export function createCertificatesService(deps: {
     deps.tenants.requireRow(tx, accountId, tenantId, { forUpdate: true });
 
   return {
-    /** The caller resolved the tenant (the tenant-scope plugin); its row is locked again for the write. */
-    async addCertificate(accountId: string, tenantId: string, input: CertificateInput): Promise<CertificateEntry> {
+    /**
+     * The caller resolved the tenant (the tenant-scope plugin); its row is locked again for the write.
+     * `bindResult`, when given, runs in the transaction that inserts the certificate: the API binds
+     * the request's Idempotency-Key to it there, so a retry after a lost response answers with this
+     * certificate (certificateById) instead of certificate_duplicate (src/http/plugins/idempotency.ts).
+     */
+    async addCertificate(
+      accountId: string,
+      tenantId: string,
+      input: CertificateInput,
+      opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+    ): Promise<CertificateEntry> {
       const { info, rut, fechaVencimiento } = await writer.inspectCertificate(input.file, input.password, {
         rutCertificado: input.rutCertificado,
         fechaVencimiento: input.fechaVencimiento,
@@ -109,6 +119,7 @@ export function createCertificatesService(deps: {
           );
           await writer.applyChange(tx, accountId, tenantId, now);
           await notifyIfCertificateRowExpiring(tx, inserted, now); // certificate.expiring, if already in the 30-day window
+          await opts.bindResult?.(tx, id);
           return { result: inserted };
         });
         return toCertificateEntry(row);
@@ -156,6 +167,13 @@ export function createCertificatesService(deps: {
         return { result: !!removed, replaced: [removed?.password_ref] };
       });
       if (!gone) throw errors.notFound('certificate', certificateId);
+    },
+
+    /** A certificate by id within the account (the replay of an upload whose response was lost). */
+    async certificateById(accountId: string, certificateId: string): Promise<CertificateEntry> {
+      const row = UUID_RE.test(certificateId) ? await credentialsStore.getCertificateById(db, accountId, certificateId) : undefined;
+      if (!row) throw errors.notFound('certificate', certificateId);
+      return toCertificateEntry(row);
     },
 
     async list(accountId: string, tenantId: string): Promise<CertificateEntry[]> {

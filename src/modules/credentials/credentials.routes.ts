@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
+import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { IdParams, withErrors } from '../../http/schemas.ts';
 import { validatorCompiler } from '../../http/validation.ts';
@@ -109,7 +110,11 @@ const routes: RouteModule = async (app, { ctx }) => {
           throw errors.invalid('invalid_multipart', 'Send the certificate as multipart/form-data with a file part named file.');
         const input = parseCertificateForm(req.body);
         const tenant = tenantOf(req);
-        return reply.status(201).send(await credentials.addCertificate(tenant.account_id, tenant.id, input));
+        return reply
+          .status(201)
+          .send(
+            await credentials.addCertificate(tenant.account_id, tenant.id, input, { bindResult: idempotencyBinder(req, 'certificate') }),
+          );
       },
     );
   });

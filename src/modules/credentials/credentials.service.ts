@@ -40,6 +40,7 @@ export function createCredentialsService(deps: CredentialsDeps) {
   return {
     setApiKey: apiKey.setApiKey,
     addCertificate: certificates.addCertificate,
+    certificateById: certificates.certificateById,
     makePrincipal: certificates.makePrincipal,
     deleteCertificate: certificates.deleteCertificate,
 

@@ -88,6 +88,15 @@ export const credentialsStore = {
     return r.rows[0];
   },
 
+  /** By id within the account, whatever its tenant. */
+  async getCertificateById(sql: Sql, accountId: string, id: string) {
+    const r = await sql.query<CertificateRow>(`select ${CERT_COLUMNS} from tenant_certificates where account_id = $1 and id::text = $2`, [
+      accountId,
+      id,
+    ]);
+    return r.rows[0];
+  },
+
   async findByFingerprint(tx: Sql, accountId: string, tenantId: string, fingerprint: string) {
     const r = await tx.query<CertificateRow>(
       `select ${CERT_COLUMNS} from tenant_certificates where account_id = $1 and tenant_id = $2 and fingerprint_sha256 = $3`,

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import { parseCaf, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
 import { AppError, errors, isErrorKind } from '../../errors.ts';
 import { enqueue, type JobRow } from '../../jobs/queue.ts';
@@ -121,8 +121,15 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
     /**
      * Records the request and its job in one transaction, then waits up to `requestWaitMs` for a
      * worker to finish it. A request that failed within the wait throws its stored error.
+     * `bindResult`, when given, runs in that transaction: the API binds the request's
+     * Idempotency-Key to the new request there, so a retry after a lost response answers with this
+     * request instead of asking for another CAF (src/http/plugins/idempotency.ts).
      */
-    async request(tenant: TenantRow, body: { tipoDte: number; cantidad: number }): Promise<FolioRequestOutcome> {
+    async request(
+      tenant: TenantRow,
+      body: { tipoDte: number; cantidad: number },
+      opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+    ): Promise<FolioRequestOutcome> {
       const tipoDte = parseTipoDte(body.tipoDte);
       requireReady(tenant);
       const { account_id: accountId, id: tenantId } = tenant;
@@ -136,6 +143,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
           { requestId: id, accountId },
           { singletonKey: `folios.request:${id}`, maxAttempts: MAX_REQUEST_ATTEMPTS },
         );
+        await opts.bindResult?.(tx, id);
       });
       const { value: row } = await waitFor(
         async () => {
@@ -146,6 +154,17 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         (r) => r.status !== 'pending',
         { timeoutMs: deps.requestWaitMs, sleep: deps.sleep },
       );
+      if (row.status === 'failed') throw storedError(row);
+      return { state: row.status === 'completed' ? 'completed' : 'pending', request: toRequest(row) };
+    },
+
+    /**
+     * A request's outcome as `request` gives it, without waiting (a failed one throws its stored
+     * error), by id within the account (the replay of a create whose response was lost).
+     */
+    async outcomeById(accountId: string, requestId: string): Promise<FolioRequestOutcome> {
+      const row = UUID_RE.test(requestId) ? await requestStore.getRequest(db, accountId, null, requestId) : undefined;
+      if (!row) throw errors.notFound('folio_request', requestId);
       if (row.status === 'failed') throw storedError(row);
       return { state: row.status === 'completed' ? 'completed' : 'pending', request: toRequest(row) };
     },

@@ -1,5 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
+import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { withErrors } from '../../http/schemas.ts';
 import type { FolioRequestOutcome } from './folios.request.ts';
@@ -35,7 +36,7 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => {
-      const r = await folios.request(tenantOf(req), req.body);
+      const r = await folios.request(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'folio_request') });
       return reply.status(REQUEST_STATUS[r.state]).send(r.request);
     },
   );

@@ -24,6 +24,7 @@ export function createFoliosService(deps: FoliosDeps) {
   return {
     request: requests.request,
     getRequest: requests.getRequest,
+    requestOutcomeById: requests.outcomeById,
     runRequestJob: requests.runRequestJob,
     inventory: stock.inventory,
     setThreshold: stock.setThreshold,

@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
+import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
 import { toTenant } from './tenants.service.ts';
 
@@ -26,7 +27,8 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: TenantSchema }),
       },
     },
-    async (req, reply) => reply.status(201).send(await tenants.create(accountOf(req), req.body)),
+    async (req, reply) =>
+      reply.status(201).send(await tenants.create(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'tenant') })),
   );
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/api/v1/tenants',

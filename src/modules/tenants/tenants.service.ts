@@ -74,7 +74,16 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
     return row;
   };
   return {
-    async create(accountId: string, input: CreateInput): Promise<Tenant> {
+    /**
+     * `bindResult`, when given, runs in the transaction that inserts the tenant: the API binds the
+     * request's Idempotency-Key to it there, so a retry after a lost response returns this tenant
+     * instead of creating another (src/http/plugins/idempotency.ts).
+     */
+    async create(
+      accountId: string,
+      input: CreateInput,
+      opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+    ): Promise<Tenant> {
       const fields: TenantFields = {
         rutEmpresa: normaliseRutEmpresa(input.rutEmpresa),
         razonSocial: input.razonSocial.trim(),
@@ -90,7 +99,11 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
       };
       for (const k of ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const)
         if (!fields[k]) throw errors.invalid('invalid_field', `${k} must not be blank.`, { param: k });
-      const row = await db.transaction((tx) => tenantsStore.insert(tx, accountId, newId(), fields, clock.now()));
+      const row = await db.transaction(async (tx) => {
+        const inserted = await tenantsStore.insert(tx, accountId, newId(), fields, clock.now());
+        await opts.bindResult?.(tx, inserted.id);
+        return inserted;
+      });
       return toTenant(row);
     },
     async get(accountId: string, id: string): Promise<Tenant> {

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
+import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { accountOf } from '../../http/plugins/tenant-scope.ts';
 import { validatorCompiler } from '../../http/validation.ts';
 import { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from './event-schemas.ts';
@@ -41,7 +42,10 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: CreatedEndpointSchema }),
       },
     },
-    async (req, reply) => reply.status(201).send(await webhooks.createEndpoint(accountOf(req), req.body)),
+    async (req, reply) =>
+      reply
+        .status(201)
+        .send(await webhooks.createEndpoint(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'webhook_endpoint') })),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/webhooks/endpoints',

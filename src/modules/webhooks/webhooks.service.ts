@@ -1,4 +1,4 @@
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import { EVENT_TYPES, isEventType, type EventType } from '../../events/event-types.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -155,6 +155,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   };
 
   return {
+    /**
+     * `bindResult`, when given, runs in the transaction that inserts the endpoint: the API binds
+     * the request's Idempotency-Key to it there, so a retry after a lost response answers with
+     * this endpoint (createdEndpointById) instead of registering another
+     * (src/http/plugins/idempotency.ts).
+     */
     async createEndpoint(
       accountId: string,
       input: {
@@ -163,6 +169,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         description?: string | undefined;
         signatureScheme?: SignatureScheme | undefined;
       },
+      opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
     ): Promise<Endpoint & { secret: string }> {
       const filterTypes = normaliseFilterTypes(input.filterTypes);
       const url = await checkWebhookUrl(input.url, urlOpts);
@@ -174,7 +181,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
             'webhook_endpoint_limit_reached',
             `An account can have at most ${MAX_ENDPOINTS_PER_ACCOUNT} webhook endpoints. Delete one you no longer use.`,
           );
-        return endpointsStore.insert(tx, {
+        const inserted = await endpointsStore.insert(tx, {
           id,
           accountId,
           url,
@@ -184,8 +191,16 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           secretEnc: encryptSecret(cipher, accountId, id, secret),
           now: clock.now(),
         });
+        await opts.bindResult?.(tx, id);
+        return inserted;
       });
       return { ...toEndpoint(row), secret };
+    },
+
+    /** An endpoint by id within the account, shaped as createEndpoint answers (the replay of a create whose response was lost). */
+    async createdEndpointById(accountId: string, id: string): Promise<Endpoint & { secret: string }> {
+      const row = await getRow(accountId, id);
+      return { ...toEndpoint(row), secret: decryptSecret(cipher, accountId, row.id, row.secret_enc) };
     },
 
     async getEndpoint(accountId: string, id: string): Promise<Endpoint> {
