@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { failResponseWriteOnce } from '../../support/idempotency.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
 
@@ -22,24 +23,11 @@ describeEachDb('Idempotency-Key on DTE create, with the response write failing a
   afterAll(() => t?.close());
 
   it('answers the retry with the first DTE and spends one folio', async () => {
-    const db = t.ctx.db as { query: (text: string, params?: readonly unknown[]) => Promise<unknown> };
-    const query = db.query;
-    let failed = 0;
-    db.query = async (text, params) => {
-      if (/update idempotency_keys set status_code/.test(text) && failed === 0) {
-        failed++;
-        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
-      }
-      return query.call(db, text, params);
-    };
     const headers = { 'idempotency-key': `create-${tenantId}` };
     const payload = dteBody(33);
-    let first;
-    try {
-      first = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload, headers });
-    } finally {
-      db.query = query;
-    }
+    const { failed, result: first } = await failResponseWriteOnce(t, () =>
+      t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload, headers }),
+    );
     expect(failed).toBe(1);
     expect(first.statusCode).toBeGreaterThanOrEqual(500); // the client never saw the DTE
 
