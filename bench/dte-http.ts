@@ -12,7 +12,7 @@ import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import { computeDv, computeTotals, formatRutDotted } from '../src/dte/index.ts';
 import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
-import { createAccount, freshPostgresUrl, startServer } from './lib/server.ts';
+import { createAccount, freshPostgresUrl, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 // A type alias (not an interface), so it fits bench/run.ts's generic Record<string, unknown>.
 export type DteHttpResult = {
@@ -68,13 +68,7 @@ export async function runDteHttpBench(opts: {
     opts.backend === 'postgres'
       ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
       : undefined;
-  const env: Record<string, string> = {
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
-    ACCOUNT_RATE_LIMIT_BURST: '1000000',
-    EMULATOR_DELAY: '0',
-  };
+  const env: Record<string, string> = { ...UNLIMITED_RATES, EMULATOR_DELAY: '0' };
   if (pg) {
     env.DATABASE_URL = pg.url;
     env.DATA_ENCRYPTION_KEY = `k1:${crypto.randomBytes(32).toString('base64')}`;

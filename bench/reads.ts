@@ -3,7 +3,7 @@
  * autocannon (a real HTTP load generator) against the service running as its own process.
  */
 import autocannon from 'autocannon';
-import { createAccount, freshPostgresUrl, startServer } from './lib/server.ts';
+import { createAccount, freshPostgresUrl, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 export interface ReadsResult {
   backend: 'pglite' | 'postgres';
@@ -24,12 +24,7 @@ export async function runReadsBench(opts: {
     opts.backend === 'postgres'
       ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
       : undefined;
-  const env: Record<string, string> = {
-    RATE_LIMIT_PER_SECOND: '1000000',
-    RATE_LIMIT_BURST: '1000000',
-    ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
-    ACCOUNT_RATE_LIMIT_BURST: '1000000',
-  };
+  const env: Record<string, string> = { ...UNLIMITED_RATES };
   if (pg) {
     env.DATABASE_URL = pg.url;
     const crypto = await import('node:crypto');

@@ -2,8 +2,9 @@
  * The one error taxonomy of the service. Services throw AppError with a stable snake_case `code`
  * and a transport-free `kind`; the HTTP layer maps the kind to a status, `retryAfterSeconds` to
  * Retry-After, and the rest to the `{error: {...}}` envelope in one place
- * (src/http/plugins/errors.ts). Nothing below HTTP stores or compares statuses (docs/design.md). Anything that is not an AppError becomes a generic 500 that is
- * logged in full and never shown to the client.
+ * (src/http/plugins/errors.ts). Nothing below HTTP stores or compares statuses
+ * (docs/design.md §2). Anything that is not an AppError becomes a generic 500 that is logged in
+ * full and never shown to the client.
  */
 export type ErrorKind =
   | 'invalid_request'

@@ -7,6 +7,14 @@ import { createAccountViaCli, startServer as launchServer } from '../../test/sup
 
 export { ROOT } from '../../test/support/processes.ts';
 
+/** The benchmarks measure the service, not its rate limits: every key and account budget out of reach. */
+export const UNLIMITED_RATES: Record<string, string> = {
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+  ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
+  ACCOUNT_RATE_LIMIT_BURST: '1000000',
+};
+
 export function readPeakRssMb(pid: number): number | undefined {
   try {
     const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -52,6 +52,11 @@ async function socketLock(dir: string, file: string): Promise<ReleaseLock> {
   });
   server.unref(); // the lock never keeps the process alive
   fs.writeFileSync(file, String(process.pid), { mode: 0o600 });
+  return releaser(file, () => server.close());
+}
+
+/** Releases once: removes the pid file if it is still ours, then `also`. */
+function releaser(file: string, also: () => void = () => {}): ReleaseLock {
   let released = false;
   return () => {
     if (released) return;
@@ -61,7 +66,7 @@ async function socketLock(dir: string, file: string): Promise<ReleaseLock> {
     } catch {
       /* already gone */
     }
-    server.close();
+    also();
   };
 }
 
@@ -78,16 +83,7 @@ function pidFileLock(dir: string, file: string): ReleaseLock {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(file, String(process.pid), { flag: 'wx', mode: 0o600 });
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        try {
-          if (readPid(file) === process.pid) fs.unlinkSync(file);
-        } catch {
-          /* already gone */
-        }
-      };
+      return releaser(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = readPid(file);

@@ -100,22 +100,6 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     db: ctx.db,
     clock: ctx.clock,
     cipher: ctx.secrets.dataCipher,
-    // How a retry is answered when its first request committed but its response was lost.
-    // Each reads by id within the account, so another account's id never replays.
-    replayers: {
-      dte: async (accountId, id) => ({ statusCode: 201, body: await ctx.services.dte.byId(accountId, id) }),
-      tenant: async (accountId, id) => ({ statusCode: 201, body: await ctx.services.tenants.get(accountId, id) }),
-      // As the route answers: 201 completed, 202 pending; a failed request throws its stored error.
-      folio_request: async (accountId, id) => {
-        const r = await ctx.services.folios.requestOutcomeById(accountId, id);
-        return { statusCode: r.state === 'completed' ? 201 : 202, body: r.request };
-      },
-      webhook_endpoint: async (accountId, id) => ({
-        statusCode: 201,
-        body: await ctx.services.webhooks.createdEndpointById(accountId, id),
-      }),
-      certificate: async (accountId, id) => ({ statusCode: 201, body: await ctx.services.credentials.certificateById(accountId, id) }),
-    },
   });
   await app.register(tenantScopePlugin, { tenants: ctx.services.tenants });
 

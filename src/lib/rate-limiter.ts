@@ -19,44 +19,11 @@ export interface TakeResult {
   resetSeconds: number;
 }
 
-/**
- * On PGlite only one process can ever use the database, so a bucket in this process's memory is
- * exactly as shared as one in the database, and saves a write per request.
- */
 /** One bucket to take from, in `takeAll`. */
 export interface BucketTake {
   key: string;
   limit: RateLimit;
 }
-
-export function createMemoryRateLimiter() {
-  const buckets = new Map<string, { tokens: number; at: number }>();
-  const limiter = {
-    /** A token from every bucket; allowed only when each had one. Results in the order given. */
-    async takeAll(takes: readonly BucketTake[]): Promise<TakeResult[]> {
-      return Promise.all(takes.map((x) => limiter.take(x.key, x.limit)));
-    },
-    async take(key: string, limit: RateLimit): Promise<TakeResult> {
-      const now = performance.now();
-      const b = buckets.get(key) ?? { tokens: limit.burst, at: now };
-      const avail = Math.min(limit.burst, b.tokens + ((now - b.at) / 1000) * limit.perSecond);
-      const allowed = avail >= 1;
-      b.tokens = allowed ? avail - 1 : avail;
-      b.at = now;
-      buckets.set(key, b);
-      if (buckets.size > 100_000) buckets.delete(buckets.keys().next().value!);
-      return {
-        allowed,
-        remaining: Math.max(0, Math.floor(b.tokens)),
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - b.tokens) / limit.perSecond)),
-        resetSeconds: Math.max(0, Math.ceil((limit.burst - b.tokens) / limit.perSecond)),
-      };
-    },
-  };
-  return limiter;
-}
-
-export const rateLimiterFor = (db: Db) => (db.kind === 'pglite' ? createMemoryRateLimiter() : createRateLimiter(db));
 
 const result = (tokens: number, allowed: boolean, limit: RateLimit): TakeResult => ({
   allowed,
@@ -65,56 +32,62 @@ const result = (tokens: number, allowed: boolean, limit: RateLimit): TakeResult 
   resetSeconds: Math.max(0, Math.ceil((limit.burst - tokens) / limit.perSecond)),
 });
 
-export function createRateLimiter(db: Sql) {
+/**
+ * On PGlite only one process can ever use the database, so a bucket in this process's memory is
+ * exactly as shared as one in the database, and saves a write per request.
+ */
+export function createMemoryRateLimiter() {
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  const takeOne = ({ key, limit }: BucketTake): TakeResult => {
+    const now = performance.now();
+    const b = buckets.get(key) ?? { tokens: limit.burst, at: now };
+    const avail = Math.min(limit.burst, b.tokens + ((now - b.at) / 1000) * limit.perSecond);
+    const allowed = avail >= 1;
+    b.tokens = allowed ? avail - 1 : avail;
+    b.at = now;
+    buckets.set(key, b);
+    if (buckets.size > 100_000) buckets.delete(buckets.keys().next().value!);
+    return result(b.tokens, allowed, limit);
+  };
   return {
-    /**
-     * A token from every bucket in one statement (one round trip for a key and its account). Each
-     * row carries its own capacity and rate, so the refill in DO UPDATE reads them from `excluded`.
-     */
-    async takeAll(takes: readonly BucketTake[]): Promise<TakeResult[]> {
-      const avail = 'least(excluded.capacity, b.tokens + extract(epoch from (clock_timestamp() - b.updated_at)) * excluded.rate)';
-      const r = await db.query<{ key: string; tokens: number; allowed: boolean }>(
-        `insert into rate_limit_buckets as b (key, tokens, updated_at, last_allowed, capacity, rate)
-         select k, c - 1, clock_timestamp(), true, c, r from unnest($1::text[], $2::float8[], $3::float8[]) as u(k, c, r)
-         on conflict (key) do update set
-           tokens = case when ${avail} >= 1 then ${avail} - 1 else ${avail} end,
-           last_allowed = ${avail} >= 1,
-           capacity = excluded.capacity,
-           rate = excluded.rate,
-           updated_at = clock_timestamp()
-         returning key, tokens, last_allowed as allowed`,
-        [takes.map((x) => x.key), takes.map((x) => x.limit.burst), takes.map((x) => x.limit.perSecond)],
-      );
-      const byKey = new Map(r.rows.map((row) => [row.key, row]));
-      return takes.map((x) => {
-        const row = byKey.get(x.key)!;
-        return result(Number(row.tokens), Boolean(row.allowed), x.limit);
-      });
-    },
-    async take(key: string, limit: RateLimit): Promise<TakeResult> {
-      // The refill is computed inside DO UPDATE, where the row is locked and current, so
-      // concurrent requests on other connections queue on it instead of reading a stale value.
-      const avail = 'least($2::float8, b.tokens + extract(epoch from (clock_timestamp() - b.updated_at)) * $3::float8)';
-      const r = await db.query<{ tokens: number; allowed: boolean }>(
-        `insert into rate_limit_buckets as b (key, tokens, updated_at, last_allowed)
-         values ($1, $2::float8 - 1, clock_timestamp(), true)
-         on conflict (key) do update set
-           tokens = case when ${avail} >= 1 then ${avail} - 1 else ${avail} end,
-           last_allowed = ${avail} >= 1,
-           updated_at = clock_timestamp()
-         returning tokens, last_allowed as allowed`,
-        [key, limit.burst, limit.perSecond],
-      );
-      const row = r.rows[0]!;
-      const tokens = Number(row.tokens);
-      const allowed = Boolean(row.allowed);
-      return {
-        allowed,
-        remaining: Math.max(0, Math.floor(tokens)),
-        retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / limit.perSecond)),
-        resetSeconds: Math.max(0, Math.ceil((limit.burst - tokens) / limit.perSecond)),
-      };
-    },
+    /** A token from every bucket; results in the order given. */
+    takeAll: async (takes: readonly BucketTake[]): Promise<TakeResult[]> => takes.map(takeOne),
+    take: async (key: string, limit: RateLimit): Promise<TakeResult> => takeOne({ key, limit }),
+  };
+}
+
+export const rateLimiterFor = (db: Db) => (db.kind === 'pglite' ? createMemoryRateLimiter() : createRateLimiter(db));
+
+export function createRateLimiter(db: Sql) {
+  /**
+   * A token from every bucket in one statement (one round trip for a key and its account). The
+   * refill is computed inside DO UPDATE, where the row is locked and current, so concurrent
+   * requests on other connections queue on it instead of reading a stale value; each row carries
+   * its own capacity and rate, read there from `excluded`.
+   */
+  const takeAll = async (takes: readonly BucketTake[]): Promise<TakeResult[]> => {
+    const avail = 'least(excluded.capacity, b.tokens + extract(epoch from (clock_timestamp() - b.updated_at)) * excluded.rate)';
+    const r = await db.query<{ key: string; tokens: number; allowed: boolean }>(
+      `insert into rate_limit_buckets as b (key, tokens, updated_at, last_allowed, capacity, rate)
+       select k, c - 1, clock_timestamp(), true, c, r from unnest($1::text[], $2::float8[], $3::float8[]) as u(k, c, r)
+       on conflict (key) do update set
+         tokens = case when ${avail} >= 1 then ${avail} - 1 else ${avail} end,
+         last_allowed = ${avail} >= 1,
+         capacity = excluded.capacity,
+         rate = excluded.rate,
+         updated_at = clock_timestamp()
+       returning key, tokens, last_allowed as allowed`,
+      [takes.map((x) => x.key), takes.map((x) => x.limit.burst), takes.map((x) => x.limit.perSecond)],
+    );
+    const byKey = new Map(r.rows.map((row) => [row.key, row]));
+    return takes.map((x) => {
+      const row = byKey.get(x.key)!;
+      return result(Number(row.tokens), Boolean(row.allowed), x.limit);
+    });
+  };
+  return {
+    takeAll,
+    take: async (key: string, limit: RateLimit): Promise<TakeResult> => (await takeAll([{ key, limit }]))[0]!,
   };
 }
 

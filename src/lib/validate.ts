@@ -4,7 +4,6 @@
  */
 import { isSupportedTipoDte, isValidDate, SUPPORTED_TIPOS_DTE, type TipoDte } from '../dte/index.ts';
 import { errors } from '../errors.ts';
-import { UUID_RE } from './tokens.ts';
 
 /** A real calendar date in YYYY-MM-DD form, from 2000 on (the SII's FechaType starts there). */
 export function requireDate(value: string, param: string): string {
@@ -25,9 +24,4 @@ export function parseTipoDte(value: unknown, param = 'tipoDte'): TipoDte {
       { param },
     );
   return n;
-}
-
-/** An id that cannot exist (not a UUID) is simply not found: same answer as another account's id. */
-export function isId(value: string): boolean {
-  return UUID_RE.test(value);
 }

@@ -59,10 +59,8 @@ export default fp(async function authPlugin(
     limit: RateLimit;
     accountLimit: RateLimit;
     authFailureLimit: RateLimit;
-    now?: () => number;
   },
 ) {
-  const now = opts.now ?? Date.now;
   const blockedUntil = new Map<string, number>();
   const tooManyFailures = (retryAfterSeconds: number) =>
     new AppError(
@@ -77,7 +75,7 @@ export default fp(async function authPlugin(
     if (!needsApiKey(authPath(req))) return;
     const until = blockedUntil.get(req.ip);
     if (until !== undefined) {
-      if (until > now()) throw tooManyFailures(Math.max(1, Math.ceil((until - now()) / 1000)));
+      if (until > Date.now()) throw tooManyFailures(Math.max(1, Math.ceil((until - Date.now()) / 1000)));
       blockedUntil.delete(req.ip);
     }
     try {
@@ -87,7 +85,7 @@ export default fp(async function authPlugin(
       if (!(e instanceof AppError) || e.kind !== 'unauthorized') throw e;
       const r = await opts.rateLimiter.take(`authfail:${req.ip}`, opts.authFailureLimit);
       if (r.allowed) throw e;
-      blockedUntil.set(req.ip, now() + r.retryAfterSeconds * 1000);
+      blockedUntil.set(req.ip, Date.now() + r.retryAfterSeconds * 1000);
       if (blockedUntil.size > 10_000) blockedUntil.delete(blockedUntil.keys().next().value!);
       throw tooManyFailures(r.retryAfterSeconds);
     }

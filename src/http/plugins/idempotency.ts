@@ -23,7 +23,7 @@ import type { EncryptedColumn } from '../../secrets/encrypted-columns.ts';
  * plain text (docs/secrets.md).
  *
  * Creates whose retry could repeat a change bind the key to their result in the creating
- * transaction (idempotencyBinder; replayers in src/http/app.ts): DTE, tenant, folio request,
+ * transaction (idempotencyBinder, and a replayer registered beside the route): DTE, tenant, folio request,
  * webhook endpoint, certificate. Not bound, on purpose: `POST /api/v1/api-keys` and
  * `…/activation-link` return a secret that exists only at creation, so a lost response cannot be
  * replayed; the retry runs again and the unseen key or link is harmless (a new link invalidates
@@ -37,12 +37,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotency: { key: string; hasher?: crypto.Hash; acquired?: boolean } | null;
   }
-}
-
-/** What a request created, recorded with its key in the creating transaction. */
-export interface ResultRef {
-  type: string;
-  id: string;
+  interface FastifyInstance {
+    /**
+     * Registers how to answer a retry whose first request committed a `type` result (bound with
+     * idempotencyBinder) but whose response was lost. Routes register it next to the route.
+     */
+    replayIdempotent(type: string, replayer: Replayer): void;
+  }
 }
 
 /** Answers a retry whose first request committed but whose response was never stored. */
@@ -95,11 +96,10 @@ export const idempotencyEncryptedColumns: EncryptedColumn[] = [
   },
 ];
 
-export default fp(async function idempotencyPlugin(
-  app: FastifyInstance,
-  opts: { db: Db; clock: Clock; cipher: DataCipher; replayers?: Record<string, Replayer> },
-) {
+export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: { db: Db; clock: Clock; cipher: DataCipher }) {
   const { db, clock, cipher } = opts;
+  const replayers = new Map<string, Replayer>();
+  app.decorate('replayIdempotent', (type: string, replayer: Replayer) => void replayers.set(type, replayer));
   app.decorateRequest('idempotency', null);
 
   app.addHook('preParsing', async (req, _reply, payload) => {
@@ -175,7 +175,7 @@ export default fp(async function idempotencyPlugin(
     if (existing.status_code === null && existing.result_type && existing.result_id) {
       // The first request committed its change but its response was never stored: answer with
       // the result it created (never run the change again).
-      const replay = await opts.replayers?.[existing.result_type]?.(accountId, existing.result_id);
+      const replay = await replayers.get(existing.result_type)?.(accountId, existing.result_id);
       if (replay) {
         req.idempotency = null;
         reply.header('Idempotent-Replayed', 'true');

@@ -29,6 +29,10 @@ const skipBodyValidation: FastifySchemaCompiler<unknown> = (route) => (route.htt
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { credentials, activation } = ctx.services;
+  app.replayIdempotent('certificate', async (accountId, id) => ({
+    statusCode: 201,
+    body: await credentials.certificateById(accountId, id),
+  }));
   // Schemas are inlined, not added with app.addSchema: a schema added in this encapsulated
   // context would give it a fresh schema controller with Fastify's default (coercing) validator.
   // Every route here is under /api/v1/tenants/:tenantId, which the tenant-scope plugin resolves

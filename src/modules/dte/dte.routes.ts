@@ -29,6 +29,8 @@ const xmlResponse = (description: string): FastifySchema['response'] => ({
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { dte, dteSend } = ctx.services;
+  // A create whose response was lost (the key is bound to the DTE in its transaction) is answered with it.
+  app.replayIdempotent('dte', async (accountId, id) => ({ statusCode: 201, body: await dte.byId(accountId, id) }));
 
   app.post<{ Params: Static<typeof TenantParams>; Body: Static<typeof CreateDteBody> }>(
     '/api/v1/tenants/:tenantId/dte',

@@ -21,6 +21,11 @@ const REQUEST_STATUS: Record<FolioRequestOutcome['state'], 201 | 202> = { comple
 /** The tenant of every route here is resolved once by the tenant-scope plugin (src/http/plugins/tenant-scope.ts). */
 const routes: RouteModule = async (app, { ctx }) => {
   const { folios } = ctx.services;
+  // As the route answers below; a failed request throws its stored error.
+  app.replayIdempotent('folio_request', async (accountId, id) => {
+    const r = await folios.requestOutcomeById(accountId, id);
+    return { statusCode: REQUEST_STATUS[r.state], body: r.request };
+  });
   app.post<{ Params: Static<typeof TenantParams>; Body: Static<typeof FolioRequestBody> }>(
     '/api/v1/tenants/:tenantId/folios/request',
     {

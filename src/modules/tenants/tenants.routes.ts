@@ -16,6 +16,7 @@ const ListQuery = Type.Composite(
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { tenants } = ctx.services;
+  app.replayIdempotent('tenant', async (accountId, id) => ({ statusCode: 201, body: await tenants.get(accountId, id) }));
   app.post<{ Body: Static<typeof CreateTenantBody> }>(
     '/api/v1/tenants',
     {

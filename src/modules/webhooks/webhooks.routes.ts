@@ -23,6 +23,10 @@ const tags = ['Webhooks'];
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { webhooks } = ctx.services;
+  app.replayIdempotent('webhook_endpoint', async (accountId, id) => ({
+    statusCode: 201,
+    body: await webhooks.createdEndpointById(accountId, id),
+  }));
   // Documentation only: the payload and each event's data appear as named schemas in the OpenAPI
   // document. Fastify rebuilds a child context's validator with its default (coercing, extra-field
   // stripping) compiler once the child adds a schema, so this context sets the app's strict one again.
