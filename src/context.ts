@@ -3,7 +3,7 @@
  * globals; tests build their own context with fakes swapped in from outside.
  */
 import type { Config } from './config.ts';
-import { safeLogContext } from './lib/log-safe.ts';
+import { backgroundLog } from './lib/log-safe.ts';
 import type { Db } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
@@ -84,6 +84,7 @@ export function createContext(deps: ContextDeps) {
     verifier: provider,
     pfxInspector: deps.pfxInspector ?? createPfxInspector(),
     tenants,
+    log: backgroundLog,
   });
   const credentials = createCredentialsService({ db, clock, secretStore, dataCipher, writer: credentialWriter, tenants });
   const activation = createActivationService({
@@ -115,7 +116,7 @@ export function createContext(deps: ContextDeps) {
     clock,
     provider,
     credentials,
-    log: { warn: (o, m) => console.warn(m, safeLogContext(o)) },
+    log: backgroundLog,
   });
   const dte = createDteService({ db, clock, folios, signers, tenants, provider, credentials });
   const dteSend = createSendService({

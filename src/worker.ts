@@ -3,7 +3,7 @@
  * periodic scans, collected from the modules that own them.
  */
 import type { AppContext } from './context.ts';
-import { safeLogContext } from './lib/log-safe.ts';
+import { backgroundLog, safeLogContext } from './lib/log-safe.ts';
 import { createWorker, type JobHandler } from './jobs/queue.ts';
 import { webhookLoops, webhookPeriodics } from './modules/webhooks/index.ts';
 import { credentialsPeriodics } from './modules/credentials/index.ts';
@@ -58,7 +58,7 @@ export function startBackground(ctx: AppContext, opts: BackgroundOptions = {}) {
     handlers: collectJobHandlers(ctx),
     concurrency: opts.concurrency ?? 8,
     pollMs: opts.pollMs ?? 250,
-    log: { error: (o, m) => console.error(m, safeLogContext(o)) },
+    log: backgroundLog,
   });
   worker.start();
   const loops = collectLoops(ctx);

@@ -33,7 +33,7 @@ export {
   MAX_DTE_PER_ENVIO_BOLETA,
 } from './limits.ts';
 export { cleanText, isLatin1 } from './text-policy.ts';
-export { siiTimestamp, siiDate, SII_TIME_ZONE, isValidDate, daysBetween, addDays } from './dates.ts';
+export { siiTimestamp, siiDate, SII_TIME_ZONE, isValidDate, daysBetween } from './dates.ts';
 
 export type { Caf, CafVerification, IssueCafInput } from './caf.ts';
 export {

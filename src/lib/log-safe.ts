@@ -21,3 +21,9 @@ export function safeLogContext(context: unknown): unknown {
   if (!context || typeof context !== 'object' || Array.isArray(context)) return context;
   return Object.fromEntries(Object.entries(context).map(([k, v]) => [k, v instanceof Error ? errorSerializer(v) : v]));
 }
+
+/** The log of background work (jobs, periodics, delivery, annulment, secret clean-up): contexts reduced as above. */
+export const backgroundLog = {
+  error: (context: object, message: string) => console.error(message, safeLogContext(context)),
+  warn: (context: object, message: string) => console.warn(message, safeLogContext(context)),
+};

@@ -11,7 +11,7 @@ export interface WaitOptions {
   maxDelayMs?: number;
 }
 
-export const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const realSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 export async function waitFor<T>(
   check: () => Promise<T>,

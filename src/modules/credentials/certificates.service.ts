@@ -171,7 +171,7 @@ export function createCertificatesService(deps: {
 
     /** A certificate by id within the account (the replay of an upload whose response was lost). */
     async certificateById(accountId: string, certificateId: string): Promise<CertificateEntry> {
-      const row = UUID_RE.test(certificateId) ? await credentialsStore.getCertificateById(db, accountId, certificateId) : undefined;
+      const row = UUID_RE.test(certificateId) ? await credentialsStore.getCertificate(db, accountId, null, certificateId) : undefined;
       if (!row) throw errors.notFound('certificate', certificateId);
       return toCertificateEntry(row);
     },

@@ -80,20 +80,13 @@ export const credentialsStore = {
     return r.rows;
   },
 
-  async getCertificate(tx: Sql, accountId: string, tenantId: string, id: string) {
+  /** By id within the account, and within the tenant unless `tenantId` is null. */
+  async getCertificate(tx: Sql, accountId: string, tenantId: string | null, id: string) {
     const r = await tx.query<CertificateRow>(
-      `select ${CERT_COLUMNS} from tenant_certificates where account_id = $1 and tenant_id = $2 and id::text = $3`,
+      `select ${CERT_COLUMNS} from tenant_certificates
+       where account_id = $1 and ($2::uuid is null or tenant_id = $2::uuid) and id::text = $3`,
       [accountId, tenantId, id],
     );
-    return r.rows[0];
-  },
-
-  /** By id within the account, whatever its tenant. */
-  async getCertificateById(sql: Sql, accountId: string, id: string) {
-    const r = await sql.query<CertificateRow>(`select ${CERT_COLUMNS} from tenant_certificates where account_id = $1 and id::text = $2`, [
-      accountId,
-      id,
-    ]);
     return r.rows[0];
   },
 

@@ -11,7 +11,7 @@ import {
   type PreparedDte,
 } from '../../dte/index.ts';
 import { errors, type AppError } from '../../errors.ts';
-import { parseTipoDte } from '../../lib/validate.ts';
+import { parseTipoDte, requireDate } from '../../lib/validate.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
 import type { CreateDteBody } from './dte.schemas.ts';
@@ -36,7 +36,7 @@ export interface PreparedCreate {
 /** Any valid code: lets a tenant without activity codes have the rest of its request checked. */
 const STAND_IN_ACTECO = 100000;
 
-export function emisorFor(tenant: TenantRow): DocumentInput['emisor'] {
+function emisorFor(tenant: TenantRow): DocumentInput['emisor'] {
   return {
     rut: tenant.rut_empresa,
     razonSocial: tenant.razon_social,
@@ -53,15 +53,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
   const strategy = strategyFor(tipoDte);
 
   const today = siiDate(now);
-  const fechaEmision = body.fechaEmision ?? today;
-  if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(fechaEmision) ||
-    Number.isNaN(Date.parse(`${fechaEmision}T00:00:00Z`)) ||
-    new Date(`${fechaEmision}T00:00:00Z`).toISOString().slice(0, 10) !== fechaEmision
-  )
-    throw errors.invalid('invalid_date', `fechaEmision '${fechaEmision}' is not a valid date in YYYY-MM-DD form.`, {
-      param: 'fechaEmision',
-    });
+  const fechaEmision = requireDate(body.fechaEmision ?? today, 'fechaEmision');
   if (fechaEmision > today)
     throw errors.invalid('invalid_date', `fechaEmision ${fechaEmision} is in the future; today in Chile is ${today}.`, {
       param: 'fechaEmision',

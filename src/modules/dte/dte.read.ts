@@ -2,16 +2,9 @@ import type { Db } from '../../db/types.ts';
 import { errors } from '../../errors.ts';
 import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { UUID_RE } from '../../lib/tokens.ts';
-import type { TenantRow } from '../tenants/index.ts';
+import type { TenantRef } from '../tenants/index.ts';
 import { dteStore } from './dte.store.ts';
 import { toDte, toEnvio, toHistory, toStatus, type Dte } from './dte.views.ts';
-
-/**
- * The tenant a read is about, already resolved within the caller's account (the tenant-scope
- * plugin on the API, the page's own lookup on the dashboard). Every query is still scoped by both
- * ids, so another account's DTE is a 404.
- */
-export type TenantRef = Pick<TenantRow, 'id' | 'account_id'>;
 
 export interface ListQuery {
   limit: number;

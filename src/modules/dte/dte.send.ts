@@ -1,10 +1,9 @@
 import type { Db } from '../../db/types.ts';
-import { buildEnvelope, isDteEngineError, strategyFor, toSiiRut } from '../../dte/index.ts';
+import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
-import { parseTipoDte } from '../../lib/validate.ts';
 import { waitFor } from '../../lib/wait.ts';
 import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials, type UploadStatus } from '../../provider/port.ts';
@@ -143,7 +142,7 @@ export function createSendService(deps: SendDeps) {
         });
         const groups = new Map<'EnvioDTE' | 'EnvioBOLETA', string[]>();
         for (const id of dteIds) {
-          const kind = strategyFor(parseTipoDte(rows.get(id)!.tipo_dte)).envelope;
+          const kind = envelopeKindFor(rows.get(id)!.tipo_dte);
           groups.set(kind, [...(groups.get(kind) ?? []), id]);
         }
         const ids: string[] = [];
@@ -166,7 +165,7 @@ export function createSendService(deps: SendDeps) {
       const { value: envios } = await waitFor(
         () => dteStore.envios(db, accountId, envioIds),
         (rows) => rows.every((e) => e.status !== 'pending'),
-        { timeoutMs: deps.sendWaitMs, ...(deps.sleep ? { sleep: deps.sleep } : {}) },
+        { timeoutMs: deps.sendWaitMs, sleep: deps.sleep },
       );
       const order = new Map(envioIds.map((id, i) => [id, i]));
       return { envios: envios.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(toEnvio) };

@@ -13,4 +13,3 @@ export function createDteService(deps: DteDeps) {
 
 export type DteService = ReturnType<typeof createDteService>;
 export type { Dte } from './dte.views.ts';
-export type { TenantRef } from './dte.read.ts';

@@ -1,35 +1,14 @@
 import type { Sql } from '../../db/types.ts';
+import type { StoredDocument } from '../../dte/index.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
 
 /** DTE, history and envío rows. Every query is scoped by account (another account's row is a 404). */
 export type DteStatus = 'created' | 'sending' | 'sent' | 'accepted' | 'accepted_with_objections' | 'rejected' | 'send_failed';
 
-export interface StoredReceptor {
-  rut: string;
-  razonSocial: string | null;
-  giro: string | null;
-  direccion: string | null;
-  comuna: string | null;
-  ciudad: string | null;
-}
-
-export interface StoredLine {
-  nombre: string;
-  cantidad: number;
-  precioUnitario: number;
-  montoItem: number;
-  exento: boolean;
-  unidad: string | null;
-  descripcion: string | null;
-}
-
-export interface StoredReferencia {
-  tipoDocRef: string;
-  folioRef: string;
-  fechaRef: string;
-  codRef: number | null;
-  razonRef: string | null;
-}
+// What a DTE record keeps of the document is what the engine's prepare step says it is.
+export type StoredReceptor = StoredDocument['receptor'];
+export type StoredLine = StoredDocument['detalle'][number];
+export type StoredReferencia = StoredDocument['referencias'][number];
 
 export interface DteRow {
   id: string;

@@ -4,7 +4,7 @@
  * the ports it is given.
  */
 export { createDteService } from './dte.service.ts';
-export type { DteService, DteDeps, Dte, TenantRef } from './dte.service.ts';
+export type { DteService, DteDeps, Dte } from './dte.service.ts';
 export { createSendService } from './dte.send.ts';
 export type { SendService, SendDeps } from './dte.send.ts';
 export { createSignerCache } from './signer-cache.ts';

@@ -16,4 +16,4 @@ export type GetTenant = (accountId: string, tenantId: string) => Promise<TenantR
  * plugin on the API, the page's own lookup on the dashboard): the services trust it and scope
  * every query by both ids.
  */
-export type TenantRef = Pick<TenantRow, 'id' | 'account_id'>;
+export type { TenantRef } from '../tenants/index.ts';

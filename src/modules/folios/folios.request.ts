@@ -91,7 +91,7 @@ const storedError = (r: FolioRequestRow): AppError =>
  * Why a CAF the provider sent must not be used, or null: it must be for this tenant's RUT and the
  * type asked, and its FRMA must verify with the SII's key for its IDK.
  */
-export function cafProblem(caf: Caf, expected: { rutEmpresa: string; tipoDte: number }, cafKeys: SiiKeys): string | null {
+function cafProblem(caf: Caf, expected: { rutEmpresa: string; tipoDte: number }, cafKeys: SiiKeys): string | null {
   const rut = toSiiRut(expected.rutEmpresa);
   if (caf.rutEmisor !== rut) return `The CAF is for ${caf.rutEmisor}, not for the tenant ${rut}.`;
   if (caf.tipoDte !== expected.tipoDte) return `The CAF is for document type ${caf.tipoDte}, not ${expected.tipoDte}.`;
@@ -101,6 +101,12 @@ export function cafProblem(caf: Caf, expected: { rutEmpresa: string; tipoDte: nu
     ? ' (For an emulator started on its own, set EMULATOR_SII_PUBLIC_KEY to its sii-666.pub.pem.)'
     : '';
   return `The CAF does not verify: ${check.errors.map((x) => x.message).join('; ')}.${hint}`;
+}
+
+/** What `request` answers for a request row: a failed one throws its stored error. */
+function outcomeOf(row: FolioRequestRow): FolioRequestOutcome {
+  if (row.status === 'failed') throw storedError(row);
+  return { state: row.status === 'completed' ? 'completed' : 'pending', request: toRequest(row) };
 }
 
 export function createFolioRequests(deps: FolioRequestsDeps) {
@@ -154,8 +160,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         (r) => r.status !== 'pending',
         { timeoutMs: deps.requestWaitMs, sleep: deps.sleep },
       );
-      if (row.status === 'failed') throw storedError(row);
-      return { state: row.status === 'completed' ? 'completed' : 'pending', request: toRequest(row) };
+      return outcomeOf(row);
     },
 
     /**
@@ -165,8 +170,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
     async outcomeById(accountId: string, requestId: string): Promise<FolioRequestOutcome> {
       const row = UUID_RE.test(requestId) ? await requestStore.getRequest(db, accountId, null, requestId) : undefined;
       if (!row) throw errors.notFound('folio_request', requestId);
-      if (row.status === 'failed') throw storedError(row);
-      return { state: row.status === 'completed' ? 'completed' : 'pending', request: toRequest(row) };
+      return outcomeOf(row);
     },
 
     async getRequest(tenant: TenantRef, requestId: string): Promise<FolioRequest> {

@@ -5,11 +5,10 @@
  */
 export { createFoliosService } from './folios.service.ts';
 export type { FoliosService, FoliosDeps } from './folios.service.ts';
-export { DEFAULT_LOW_THRESHOLD } from './folios.inventory.ts';
 export type { InventoryItem } from './folios.inventory.ts';
 export type { FolioRequest, FolioRequestOutcome } from './folios.request.ts';
 export type { Reservation } from './folios.allocation.ts';
-export type { FolioCredentialsSource, TenantRef } from './folios.ports.ts';
+export type { FolioCredentialsSource } from './folios.ports.ts';
 export { createFolioAnnulment, MAX_ANNUL_ATTEMPTS } from './folios.annul.ts';
 export type { FolioAnnulment } from './folios.annul.ts';
 export { folioJobHandlers, folioPeriodics } from './folios.jobs.ts';

@@ -1,9 +1,10 @@
 /**
  * Tenants: the companies an account issues for. Owns the `tenants` table; other modules reach a
  * tenant only through the ports of `TenantsService` (getRow, requireRow, refreshStatus, setActeco,
- * requireReady), never through its store.
+ * requireReady as a function), never through its store.
  */
-export { createTenantsService, requireReady, normaliseRutEmpresa, toTenant } from './tenants.service.ts';
+export { createTenantsService, requireReady, toTenant } from './tenants.service.ts';
 export type { Tenant, TenantsService } from './tenants.service.ts';
 export type { TenantRow, TenantFields } from './tenants.store.ts';
+export type { TenantRef } from './tenants.service.ts';
 export { default as tenantsRoutes } from './tenants.routes.ts';

@@ -53,6 +53,12 @@ export function normaliseRutEmpresa(value: string): string {
   return formatRutDotted(rut);
 }
 
+/**
+ * A tenant already resolved within the caller's account (the tenant-scope plugin on the API, the
+ * page's own lookup on the dashboard): reads need only its ids, and still scope by both.
+ */
+export type TenantRef = Pick<TenantRow, 'id' | 'account_id'>;
+
 /** Issuing needs both credentials: the provider API key (verified) and a certificate. */
 export function requireReady(tenant: TenantRow): void {
   if (tenant.status !== 'active')
@@ -67,12 +73,15 @@ type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email'> &
 
 export function createTenantsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
-  const getRow = async (accountId: string, id: string) => {
-    if (!UUID_RE.test(id)) throw errors.notFound('tenant', id);
-    const row = await tenantsStore.get(db, accountId, id);
+  /** The row if it exists within the account (an id that cannot exist is simply absent). */
+  const findRow = (sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) =>
+    UUID_RE.test(id) ? tenantsStore.get(sql, accountId, id, opts) : Promise.resolve(undefined);
+  const requireRow = async (sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<TenantRow> => {
+    const row = await findRow(sql, accountId, id, opts);
     if (!row) throw errors.notFound('tenant', id);
     return row;
   };
+  const getRow = (accountId: string, id: string) => requireRow(db, accountId, id);
   return {
     /**
      * `bindResult`, when given, runs in the transaction that inserts the tenant: the API binds the
@@ -112,21 +121,15 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
     /** For other modules: the row, or a 404 that never tells whether it exists elsewhere. */
     getRow,
     /** For other modules, in their transaction: the row (locked with forUpdate), or a 404. */
-    async requireRow(sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<TenantRow> {
-      const row = UUID_RE.test(id) ? await tenantsStore.get(sql, accountId, id, opts) : undefined;
-      if (!row) throw errors.notFound('tenant', id);
-      return row;
-    },
+    requireRow,
     /** For other modules, in their transaction: the row if it exists, without a 404. */
-    findRow: (sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) =>
-      UUID_RE.test(id) ? tenantsStore.get(sql, accountId, id, opts) : Promise.resolve(undefined),
+    findRow,
     /** After a credential change, in its transaction: recomputes `status`; says whether it changed. */
     refreshStatus: (tx: Sql, accountId: string, id: string) => tenantsStore.refreshStatus(tx, accountId, id, clock.now()),
     /** Activity codes learnt after creation (the provider's taxpayer data); the updated row. */
     async setActeco(accountId: string, id: string, acteco: number[]): Promise<TenantRow | undefined> {
       return db.transaction((tx) => tenantsStore.update(tx, accountId, id, { acteco }, clock.now()));
     },
-    requireReady,
     async list(accountId: string, q: { limit: number; iterator?: string | undefined; status?: string | undefined }) {
       const rows = await tenantsStore.list(db, accountId, { limit: q.limit, cursor: decodeIterator(q.iterator), status: q.status });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toTenant);

@@ -5,7 +5,7 @@
  */
 export { createWebhooksService } from './webhooks.service.ts';
 export type { WebhooksService, Endpoint, Attempt, Message, MessageStatus } from './webhooks.service.ts';
-export { SIGNATURE_SCHEMES, SECRET_PREFIX } from './signing.ts';
+export { SIGNATURE_SCHEMES } from './signing.ts';
 export type { SignatureScheme } from './signing.ts';
 export { webhooksEncryptedColumns } from './webhooks.encrypted.ts';
 export { webhookLoops, webhookPeriodics } from './webhooks.background.ts';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.ts';
 import type { Loop, Periodic } from '../../worker.ts';
-import { safeLogContext } from '../../lib/log-safe.ts';
+import { backgroundLog } from '../../lib/log-safe.ts';
 import { createDeliveryWorker } from './delivery/delivery-worker.ts';
 import { purgeExpiredWebhookData } from './retention.ts';
 
@@ -11,7 +11,7 @@ export function webhookLoops(ctx: AppContext): Loop[] {
     clock: ctx.clock,
     cipher: ctx.secrets.dataCipher,
     settings: ctx.config.webhooks,
-    log: { error: (o, m) => console.error(m, safeLogContext(o)), warn: (o, m) => console.warn(m, safeLogContext(o)) },
+    log: backgroundLog,
   });
   return [{ name: 'webhooks.delivery', start: () => worker.start(), stop: () => worker.stop() }];
 }

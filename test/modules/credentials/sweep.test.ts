@@ -18,7 +18,7 @@ describeEachDb('the orphan sweep', (backend) => {
   const refs = async () => (await t.sdb.db.query<{ ref: string }>('select ref from secrets order by ref')).rows.map((r) => r.ref);
 
   it('deletes unreferenced secrets after a day, keeps live ones, and clears what expired links staged', async () => {
-    const { key } = await t.account();
+    const { key, accountId } = await t.account();
     const tenantId = (await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id;
     await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey: 'sk-sweep-valid-1' } });
     // A secret left behind by a crash between the two stores.
@@ -52,6 +52,8 @@ describeEachDb('the orphan sweep', (backend) => {
     const link = (await t.tdb.db.query('select staged_pfx, staged_certificate from activation_links where tenant_id = $1', [other]))
       .rows[0];
     expect(link).toEqual({ staged_pfx: null, staged_certificate: null });
+    // The live key still reads back, and another account still cannot read it.
+    expect(await t.ctx.services.credentials.getProviderApiKey(accountId, tenantId)).toBe('sk-sweep-valid-1');
     expect(
       await t.ctx.services.credentials.getProviderApiKey((await t.account()).accountId, tenantId).catch((e: { code: string }) => e.code),
     ).toBe('api_key_not_configured');
