@@ -4,6 +4,7 @@
  * Nothing else in src/ reads process.env.
  */
 import path from 'node:path';
+import { parseRateLimits, type RateLimits } from './provider/simpleapi/protocol.ts';
 
 export type Provider = 'emulator' | 'simpleapi';
 export type Role = 'all' | 'api' | 'worker';
@@ -31,6 +32,14 @@ export interface Config {
     readonly serviciosBaseUrl: string;
     readonly timeoutMs: number;
     readonly retries: number;
+    /**
+     * The provider's rate limits per key (SIMPLEAPI_RATE_LIMITS: `production`, `off` or rules such as
+     * `api=3/1s,40/1m;servicios=1/1s,5/1m,100/1h`). The adapter paces its calls to them; the
+     * emulator enforces them. null = off.
+     */
+    readonly rateLimits: RateLimits | null;
+    /** Longest a call waits for its pacing slot before a job is rescheduled or the API answers 503. */
+    readonly maxPaceWaitMs: number;
   };
   readonly emulator: {
     readonly dataDir: string | undefined;
@@ -59,6 +68,8 @@ export interface Config {
   readonly folioReservationTimeoutMs: number;
   /** How long POST …/dte/send waits for the upload to get a trackId before answering 202. */
   readonly dteSendWaitMs: number;
+  /** First status question after an upload (DTE_POLL_INITIAL); each later one waits twice as long, up to 5 min. */
+  readonly dtePollInitialMs: number;
   readonly rateLimit: { readonly perSecond: number; readonly burst: number };
   readonly accountRateLimit: { readonly perSecond: number; readonly burst: number };
   readonly authFailureRateLimit: { readonly perSecond: number; readonly burst: number };
@@ -183,6 +194,8 @@ export function loadConfig(env: Env = process.env): Config {
       serviciosBaseUrl: url(env, 'SIMPLEAPI_SERVICIOS_URL', str(env, 'SIMPLEAPI_BASE_URL') ?? 'https://servicios.simpleapi.cl'),
       timeoutMs: duration(env, 'SIMPLEAPI_TIMEOUT', 120_000),
       retries: int(env, 'SIMPLEAPI_RETRIES', 3, 0, 10),
+      rateLimits: rateLimits(env, 'SIMPLEAPI_RATE_LIMITS'),
+      maxPaceWaitMs: duration(env, 'SIMPLEAPI_MAX_PACE_WAIT', 15_000),
     },
     emulator: {
       dataDir: str(env, 'EMULATOR_DATA_DIR'),
@@ -204,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     folioRequestWaitMs: duration(env, 'FOLIO_REQUEST_WAIT', 25_000),
     folioReservationTimeoutMs: duration(env, 'FOLIO_RESERVATION_TIMEOUT', 10 * 60_000),
     dteSendWaitMs: duration(env, 'DTE_SEND_WAIT', 5_000),
+    dtePollInitialMs: duration(env, 'DTE_POLL_INITIAL', 3_000),
     rateLimit: {
       perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 100, 1),
       burst: int(env, 'RATE_LIMIT_BURST', 200, 1),
@@ -246,6 +260,14 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SECRETS_ENCRYPTION_KEY', 'required when SECRETS_DATABASE_URL is set');
   return deepFreeze(config);
 }
+
+const rateLimits = (env: Env, name: string): RateLimits | null => {
+  try {
+    return parseRateLimits(str(env, name));
+  } catch (e) {
+    throw new ConfigError(name, `${(e as Error).message}; expected production, off, or e.g. api=3/1s,40/1m;servicios=1/1s,5/1m,100/1h`);
+  }
+};
 
 const schemaName = (env: Env, name: string): string | undefined => {
   const v = str(env, name);

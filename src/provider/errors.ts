@@ -28,6 +28,20 @@ export function providerErrorToAppError(e: ProviderError): AppError {
         'provider_quota_exhausted',
         "The tenant's billing-provider plan has no calls left this period. Upgrade the plan or wait for the quota to renew.",
       );
+    case 'rate_limited':
+      return new AppError(
+        'unavailable',
+        'provider_rate_limited',
+        "The billing provider's rate limit for this tenant's API key is reached (SimpleAPI allows 3 calls/s and 40/min for documents, 1/s, 5/min and 100/h for folios). Retry after the indicated time.",
+        { retryAfterSeconds: Math.max(1, Math.ceil((e.retryAfterMs ?? 1000) / 1000)) },
+      );
+    case 'certificate_rejected':
+      return new AppError(
+        'unprocessable',
+        'provider_certificate_rejected',
+        "The billing provider accepted the API key but the SII refused the tenant's certificate: check its password and RUT, and that its holder is authorised for the company at the SII, then upload it again with POST /api/v1/tenants/{tenantId}/credentials/certificate.",
+        { param: 'certificate' },
+      );
     case 'timeout':
       return new AppError('gateway_timeout', 'provider_timeout', 'The billing provider did not answer in time. Retry later.', {
         retryAfterSeconds: 30,

@@ -8,6 +8,7 @@ import { createInProcessEmulator } from './emulator/inprocess.ts';
 import { schemaValidatorFrom } from './emulator/schemas.ts';
 import { loadOrCreateSiiKey } from './emulator/sii-key.ts';
 import type { Provider } from './port.ts';
+import { createDbPacer } from './simpleapi/pacing.ts';
 import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
 import { cafTrust } from './sii-keys.ts';
 
@@ -15,7 +16,8 @@ import { cafTrust } from './sii-keys.ts';
  * Chooses the billing-provider adapter from config.provider (docs/design.md §1) and the set of keys
  * CAFs must be signed with. The emulator keeps its SII key in EMULATOR_DATA_DIR (default
  * DATA_DIR/emulator) and its records in emu_* tables of the service's own database, so in-process
- * it survives restarts and is shared by every process of one PostgreSQL.
+ * it survives restarts and is shared by every process of one PostgreSQL. Calls are paced to the
+ * provider's rate limits per key (simpleapi/pacing.ts); the emulator enforces the same limits.
  */
 export interface ProviderSetup {
   provider: Provider & { close?: () => Promise<void> };
@@ -23,6 +25,8 @@ export interface ProviderSetup {
 }
 
 export function createProvider(config: Config, deps: { db: Db; clock: Clock }): ProviderSetup {
+  const limits = config.simpleapi.rateLimits;
+  const pacer = limits ? createDbPacer(deps.db, limits, { maxWaitMs: config.simpleapi.maxPaceWaitMs }) : undefined;
   if (config.provider === 'simpleapi') {
     const extra = config.emulator.siiPublicKeyFile
       ? [{ idk: 666, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
@@ -33,6 +37,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock }): 
         serviciosBaseUrl: config.simpleapi.serviciosBaseUrl,
         timeoutMs: config.simpleapi.timeoutMs,
         retries: config.simpleapi.retries,
+        pacer,
       }),
       cafKeys: cafTrust(extra),
     };
@@ -46,6 +51,8 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock }): 
     slowMs: config.emulator.slowMs,
     schemaValidator: schemaValidatorFrom(config.emulator.schemaDir),
     timeoutMs: config.simpleapi.timeoutMs,
+    rateLimits: limits,
+    pacer,
   });
   return { provider, cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }]) };
 }

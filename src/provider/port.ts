@@ -52,25 +52,38 @@ export interface TypeStatistics {
 
 export interface UploadStatus {
   trackId: string;
-  /** SII envelope state: REC, SOK, CRT, FOK, PRD, EPR (final), RSC/RFR/RCT (rejected whole). */
+  /** SII envelope state: REC, SOK, CRT, FOK, PDR (in process), EPR (processed), RSC/RFR/RCT (rejected whole); '' or the SII's error code when the query failed. */
   estado: string;
   glosa: string;
+  /** The SII will not change its answer: EPR, RSC, RFR, RCT. A failed query is never final. */
   final: boolean;
+  /** Per document type counts once processed (EnvioDTE `estados`, EnvioBOLETA `estadistica`). */
+  estadistica: TypeStatistics[];
   /**
-   * Per-document outcomes once final. The SII lists only reparos and rejections in some answers:
-   * a document of the envelope with no entry here is judged by `estadistica` (all of its type
-   * accepted) or, failing that, asked about with documentStatus. For RSC/RFR/RCT the whole
-   * envelope is rejected and this may be empty.
+   * The documents the SII lists: only boletas, and only those with reparos or rejections
+   * (`detalles`). For an EnvioDTE the SII answers counts only; a document's own state is asked
+   * with documentStatus.
    */
   documents: DocumentOutcome[];
-  estadistica?: TypeStatistics[];
+  /** True when `documents` lists every document that was not plainly accepted (boletas). */
+  documentsListed: boolean;
   raw?: Buffer;
+}
+
+/**
+ * One document as the SII's QueryEstDte answers it (consulta/dte): DOK received; DNK received with
+ * other data; FAU not received (yet, or rejected); FAN annulled; FNA not authorised; TMC/TMD/MMC/
+ * MMD/ANC/AND a note modifies it. Not a verdict by itself: the caller judges it with the envelope's
+ * counts (docs/dte.md, "Sending").
+ */
+export interface DocumentState {
+  estado: string;
+  glosa: string;
 }
 
 export interface Provider {
   readonly name: 'simpleapi' | 'emulator';
   verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
-  taxpayerLookup(creds: ProviderCredentials, rut: string): Promise<{ rut: string; razonSocial: string; acteco: number[] }>;
   requestCaf(
     creds: ProviderCredentials,
     req: { rutEmpresa: string; tipoDte: number; cantidad: number; ambiente: Ambiente },
@@ -94,7 +107,7 @@ export interface Provider {
       montoTotal: number;
       ambiente: Ambiente;
     },
-  ): Promise<{ estado: string; glosa: string }>;
+  ): Promise<DocumentState>;
   annulFolios(
     creds: ProviderCredentials,
     req: { rutEmpresa: string; tipoDte: number; desde: number; hasta: number; ambiente: Ambiente },
@@ -105,19 +118,32 @@ export interface Provider {
  * Provider failures, mapped by the HTTP layer: invalid/expired key → 422, quota → 429/422,
  * unavailable/timeout → 502/504. `kind` is stable; `message` is safe to show (no secrets).
  */
-export type ProviderErrorKind = 'invalid_api_key' | 'expired_api_key' | 'quota_exhausted' | 'unavailable' | 'timeout' | 'rejected';
+export type ProviderErrorKind =
+  | 'invalid_api_key'
+  | 'expired_api_key'
+  | 'quota_exhausted'
+  /** A 429, or our own pacing would wait too long: wait `retryAfterMs` and ask again. Never a failure. */
+  | 'rate_limited'
+  /** An empty 401 while the key itself is fine: the SII refused the certificate (password, RUT, authorisation). */
+  | 'certificate_rejected'
+  | 'unavailable'
+  | 'timeout'
+  | 'rejected';
 
 export class ProviderError extends Error {
   readonly kind: ProviderErrorKind;
   readonly status: number | undefined;
-  constructor(kind: ProviderErrorKind, message: string, status?: number) {
+  /** For `rate_limited`: how long to wait before asking again. */
+  readonly retryAfterMs: number | undefined;
+  constructor(kind: ProviderErrorKind, message: string, status?: number, opts: { retryAfterMs?: number } = {}) {
     super(message);
     this.name = 'ProviderError';
     this.kind = kind;
     this.status = status;
+    this.retryAfterMs = opts.retryAfterMs;
   }
-  /** Transient failures are retried with backoff; the others are final. */
+  /** Transient failures are retried with backoff (rate limits after their wait); the others are final. */
   get transient(): boolean {
-    return this.kind === 'unavailable' || this.kind === 'timeout';
+    return this.kind === 'unavailable' || this.kind === 'timeout' || this.kind === 'rate_limited';
   }
 }

@@ -41,7 +41,8 @@ describe.skipIf(SKIP)(title, () => {
       SIMPLEAPI_SERVICIOS_URL: emu.url,
       EMULATOR_SII_PUBLIC_KEY: emu.siiPublicKey,
       SIMPLEAPI_RETRIES: '2',
-      FOLIO_REQUEST_WAIT: '20s',
+      // At SimpleAPI's limits (1 folio request/s, 5/min per key) the 6th type waits for the minute.
+      FOLIO_REQUEST_WAIT: '90s',
     };
     server = await startServer(env);
     api = apiClient(server.url, await createAccountViaCli(env));

@@ -1,13 +1,11 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { assertSignerValidAt, isDteEngineError, issueDte, strategyFor } from '../../dte/index.ts';
+import { assertSignerValidAt, isDteEngineError, issueDte } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
 import { parseTipoDte } from '../../lib/validate.ts';
-import { isProviderError } from '../../provider/errors.ts';
-import type { Provider, ProviderCredentials } from '../../provider/port.ts';
 import type { FoliosService } from '../folios/index.ts';
-import { requireReady, type TenantRow, type TenantsService } from '../tenants/index.ts';
+import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
 import { prepareCreate, type CreateDte } from './dte.input.ts';
 import { dteStore } from './dte.store.ts';
@@ -27,33 +25,10 @@ export interface CreateDeps {
   clock: Clock;
   folios: Pick<FoliosService, 'reserve' | 'markUsed' | 'release'>;
   signers: Pick<SignerCache, 'get'>;
-  tenants: Pick<TenantsService, 'setActeco'>;
-  /** For the one-time taxpayer lookup of a tenant without activity codes. */
-  provider: Pick<Provider, 'taxpayerLookup'>;
-  credentials: { getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> };
 }
 
 export function createDteCreate(deps: CreateDeps) {
   const { db, clock } = deps;
-
-  /**
-   * Facturas carry the issuer's activity codes (Acteco). A tenant created without them gets them
-   * once from the provider's taxpayer lookup (docs/design.md §4); if that fails, the 409 says how
-   * to set them.
-   */
-  const withActeco = async (tenant: TenantRow, needsActeco: boolean): Promise<TenantRow> => {
-    if (!needsActeco || tenant.acteco.length > 0) return tenant;
-    try {
-      const creds = await deps.credentials.getProviderCredentials(tenant.account_id, tenant.id);
-      const found = await deps.provider.taxpayerLookup(creds, tenant.rut_empresa);
-      const acteco = found.acteco.filter((a) => a >= 100000 && a <= 999999).slice(0, 4);
-      if (acteco.length === 0) return tenant;
-      return (await deps.tenants.setActeco(tenant.account_id, tenant.id, acteco)) ?? tenant;
-    } catch (e) {
-      if (isProviderError(e) || e instanceof AppError) return tenant;
-      throw e;
-    }
-  };
 
   /**
    * `resolved` is the tenant the caller resolved within its account (the tenant-scope plugin).
@@ -67,8 +42,10 @@ export function createDteCreate(deps: CreateDeps) {
     opts: { bindResult?: ((tx: Sql, dteId: string) => Promise<void>) | undefined } = {},
   ): Promise<Dte> {
     const { account_id: accountId, id: tenantId } = resolved;
-    const tipoDte = parseTipoDte(body.tipoDte);
-    const tenant = resolved.status === 'active' ? await withActeco(resolved, strategyFor(tipoDte).needsActeco) : resolved;
+    parseTipoDte(body.tipoDte);
+    // A tenant without activity codes cannot issue the types that carry them (facturas): the
+    // 409 tenant_acteco_missing says how to set them (docs/dte.md; the provider has no lookup).
+    const tenant = resolved;
     const { prepared, tenantProblem } = prepareCreate(body, tenant, clock.now());
     requireReady(tenant);
     if (tenantProblem) throw tenantProblem;

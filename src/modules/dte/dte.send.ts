@@ -9,8 +9,9 @@ import { providerErrorToAppError } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials, type UploadStatus } from '../../provider/port.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
-import { dteStore, type DteRow, type DteStatus, type EnvioRow } from './dte.store.ts';
+import { dteStore, type DteRow, type EnvioRow } from './dte.store.ts';
 import { changeStatus, SENDABLE } from './dte.transitions.ts';
+import { judgeEnvelope, type Verdicts } from './dte.verdicts.ts';
 import { toEnvio } from './dte.views.ts';
 import type { SignerCache } from './signer-cache.ts';
 
@@ -26,8 +27,8 @@ export const UPLOAD_QUEUE = 'dte.upload';
 export const POLL_QUEUE = 'dte.poll';
 const UPLOAD_ATTEMPTS = 6;
 
-/** Poll backoff: 0.5 s, 1 s, 2 s, … up to 5 minutes between questions. */
-export const pollDelayMs = (polls: number): number => Math.min(500 * 2 ** Math.min(polls, 12), 300_000);
+/** Poll backoff: `initialMs` (DTE_POLL_INITIAL, 3 s), then twice as long each time, up to 5 minutes. */
+export const pollDelayMs = (polls: number, initialMs = 3_000): number => Math.min(initialMs * 2 ** Math.min(polls, 16), 300_000);
 
 export interface SendDeps {
   db: Db;
@@ -38,14 +39,10 @@ export interface SendDeps {
   /** The background jobs' way to the tenant (a request's tenant arrives resolved). */
   getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
   sendWaitMs: number;
+  /** First status question after an upload (docs/dte.md, "Sending"). */
+  pollInitialMs?: number;
   sleep?: (ms: number) => Promise<void>;
   log?: { warn: (obj: object, msg: string) => void };
-}
-
-interface Outcome {
-  status: DteStatus;
-  estado: string;
-  glosa: string;
 }
 
 export function createSendService(deps: SendDeps) {
@@ -72,43 +69,28 @@ export function createSendService(deps: SendDeps) {
     });
   };
 
-  /** Documents the answer does not list are judged by the per-type counts, or asked about one by one. */
-  const outcomes = async (
-    st: UploadStatus,
-    rows: DteRow[],
-    creds: Required<ProviderCredentials>,
-    tenant: TenantRow,
-  ): Promise<Map<string, Outcome>> => {
-    const out = new Map<string, Outcome>();
-    if (st.estado !== 'EPR') {
-      for (const r of rows) out.set(r.id, { status: 'rejected', estado: st.estado, glosa: st.glosa });
-      return out;
-    }
-    const byDoc = new Map(st.documents.map((d) => [`${d.tipoDte}:${d.folio}`, d]));
-    for (const r of rows) {
-      const d = byDoc.get(`${r.tipo_dte}:${Number(r.folio)}`);
-      if (d) {
-        out.set(r.id, { status: d.status, estado: d.estado, glosa: d.glosa });
-        continue;
-      }
-      const s = st.estadistica?.find((x) => x.tipoDte === r.tipo_dte);
-      if (s && s.aceptados === s.informados) {
-        out.set(r.id, { status: 'accepted', estado: 'DOK', glosa: 'DTE Aceptado' });
-        continue;
-      }
-      const q = await deps.provider.documentStatus(creds, {
-        rutEmpresa: toSiiRut(tenant.rut_empresa),
-        tipoDte: r.tipo_dte,
-        folio: Number(r.folio),
-        rutReceptor: r.receptor.rut,
-        fechaEmision: r.fecha_emision,
-        montoTotal: Number(r.monto_total),
-        ambiente: tenant.ambiente,
-      });
-      out.set(r.id, { status: q.estado === 'DOK' ? 'accepted' : 'rejected', estado: q.estado, glosa: q.glosa });
-    }
-    return out;
-  };
+  /** Each still-undecided document's verdict (dte.verdicts.ts), asking the provider only where the counts leave doubt. */
+  const outcomes = (st: UploadStatus, rows: DteRow[], creds: Required<ProviderCredentials>, tenant: TenantRow) =>
+    judgeEnvelope(
+      st,
+      rows,
+      (r) =>
+        deps.provider.documentStatus(creds, {
+          rutEmpresa: toSiiRut(tenant.rut_empresa),
+          tipoDte: r.tipo_dte,
+          folio: Number(r.folio),
+          rutReceptor: r.receptor.rut,
+          fechaEmision: r.fecha_emision,
+          montoTotal: Number(r.monto_total),
+          ambiente: tenant.ambiente,
+        }),
+      () =>
+        dteStore.sentBefore(
+          db,
+          tenant.account_id,
+          rows.map((r) => r.id),
+        ),
+    );
 
   return {
     /** POST …/dte/send: 202 with one envío per envelope kind. `tenant`: resolved by the caller (the tenant-scope plugin). */
@@ -172,7 +154,7 @@ export function createSendService(deps: SendDeps) {
     },
 
     /** The upload job: build and sign the envelope, upload it, record the trackId. */
-    async runUpload(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<void> {
+    async runUpload(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<JobResult> {
       const accountId = String(payload.accountId);
       const envio = await dteStore.getEnvio(db, accountId, String(payload.envioId));
       if (!envio || envio.status !== 'pending') return;
@@ -218,10 +200,12 @@ export function createSendService(deps: SendDeps) {
             tx,
             POLL_QUEUE,
             { envioId: envio.id, accountId },
-            { delayMs: pollDelayMs(0), singletonKey: `${POLL_QUEUE}:${envio.id}` },
+            { delayMs: pollDelayMs(0, deps.pollInitialMs), singletonKey: `${POLL_QUEUE}:${envio.id}` },
           );
         });
       } catch (e) {
+        // The provider's rate limit is a wait, never a failure: the upload is made again after it.
+        if (e instanceof ProviderError && e.kind === 'rate_limited') return { rescheduleInMs: e.retryAfterMs ?? 1000 };
         // Transient provider trouble (and unexpected errors) are retried by the queue; a refusal,
         // or the last attempt, fails the envío and its DTEs become send_failed (they can be sent again).
         const final = (e instanceof ProviderError && !e.transient) || e instanceof AppError || isDteEngineError(e);
@@ -244,11 +228,12 @@ export function createSendService(deps: SendDeps) {
       const accountId = String(payload.accountId);
       const envio = await dteStore.getEnvio(db, accountId, String(payload.envioId));
       if (!envio || envio.status !== 'sent' || !envio.track_id) return;
-      const later = { rescheduleInMs: pollDelayMs(envio.polls + 1) };
+      const later = { rescheduleInMs: pollDelayMs(envio.polls + 1, deps.pollInitialMs) };
       let st: UploadStatus;
       let tenant: TenantRow;
       let creds: Required<ProviderCredentials>;
-      let found: Map<string, Outcome>;
+      let found: Verdicts;
+      let rows: DteRow[];
       try {
         tenant = await deps.getTenant(accountId, envio.tenant_id);
         creds = await deps.credentials.getProviderCredentials(accountId, envio.tenant_id);
@@ -270,9 +255,11 @@ export function createSendService(deps: SendDeps) {
           });
           return later;
         }
-        found = await outcomes(st, await dteStore.rowsOf(db, accountId, envio.dte_ids), creds, tenant);
+        rows = await dteStore.rowsOf(db, accountId, envio.dte_ids);
+        found = await outcomes(st, rows, creds, tenant);
       } catch (e) {
-        // The provider or the tenant's credentials are not usable right now: ask again later.
+        // The provider or the tenant's credentials are not usable right now: ask again later (a
+        // rate limit says when).
         if (e instanceof ProviderError || e instanceof AppError) {
           const code = e instanceof ProviderError ? providerErrorToAppError(e).code : e.code;
           await dteStore.updateEnvio(db, {
@@ -285,10 +272,11 @@ export function createSendService(deps: SendDeps) {
             pollsIncrement: 1,
             now: clock.now(),
           });
-          return later;
+          return e instanceof ProviderError && e.kind === 'rate_limited' ? { rescheduleInMs: e.retryAfterMs ?? 1000 } : later;
         }
         throw e;
       }
+      const undecided = rows.filter((r) => r.status === 'sent' && !found.decided.has(r.id)).length;
       const now = clock.now();
       await db.transaction(async (tx) => {
         const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
@@ -296,19 +284,20 @@ export function createSendService(deps: SendDeps) {
         await dteStore.updateEnvio(tx, {
           id: envio.id,
           accountId,
-          status: 'processed',
+          status: undecided === 0 ? 'processed' : 'sent',
           estado: st.estado,
-          glosa: st.glosa,
+          glosa: undecided === 0 ? st.glosa : `${st.glosa}; ${undecided} documento(s) por confirmar con el SII`,
           statusResponse: st.raw ?? null,
           pollsIncrement: 1,
           now,
         });
         for (const r of await dteStore.rowsOf(tx, accountId, envio.dte_ids, true)) {
-          const o = found.get(r.id);
+          const o = found.decided.get(r.id);
           if (o && r.status === 'sent')
             await changeStatus(tx, r, o.status, { trackId: envio.track_id, estado: o.estado, glosa: o.glosa }, now);
         }
       });
+      if (undecided > 0) return found.retryInMs !== undefined ? { rescheduleInMs: found.retryInMs } : later;
     },
   };
 }

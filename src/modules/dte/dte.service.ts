@@ -1,14 +1,16 @@
 import { createDteCreate, type CreateDeps } from './dte.create.ts';
+import { createDtePdf, type PdfDeps } from './dte.pdf.ts';
 import { createDteReads } from './dte.read.ts';
 
 /**
- * The DTE service: create (dte.create.ts) and the reads (dte.read.ts). Methods about one tenant
- * take the tenant row the caller resolved (docs/design.md §11); sending lives in dte.send.ts.
+ * The DTE service: create (dte.create.ts), the reads (dte.read.ts) and the printed document
+ * (dte.pdf.ts). Methods about one tenant take the tenant row the caller resolved
+ * (docs/design.md §11); sending lives in dte.send.ts.
  */
-export type DteDeps = CreateDeps;
+export type DteDeps = CreateDeps & PdfDeps;
 
 export function createDteService(deps: DteDeps) {
-  return { create: createDteCreate(deps), ...createDteReads(deps) };
+  return { create: createDteCreate(deps), ...createDteReads(deps), ...createDtePdf(deps) };
 }
 
 export type DteService = ReturnType<typeof createDteService>;

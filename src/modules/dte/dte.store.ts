@@ -251,6 +251,18 @@ export const dteStore = {
     return r.rows[0];
   },
 
+  /**
+   * The documents among `ids` that went through an upload that failed: the SII may have received
+   * them then, so a later envelope can report them as repeated (DTE-3-100) though they are accepted.
+   */
+  async sentBefore(sql: Sql, accountId: string, ids: string[]): Promise<Set<string>> {
+    const r = await sql.query<{ dte_id: string }>(
+      `select distinct dte_id from dte_status_history where account_id = $1 and dte_id::text = any($2::text[]) and status = 'send_failed'`,
+      [accountId, ids],
+    );
+    return new Set(r.rows.map((x) => String(x.dte_id)));
+  },
+
   async envios(sql: Sql, accountId: string, ids: string[]): Promise<EnvioRow[]> {
     const r = await sql.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = any($2::text[])`, [
       accountId,

@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../../db/types.ts';
 import { parseCaf, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
 import { AppError, errors, isErrorKind } from '../../errors.ts';
-import { enqueue, type JobRow } from '../../jobs/queue.ts';
+import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { parseTipoDte } from '../../lib/validate.ts';
@@ -180,7 +180,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
     },
 
     /** The job: ask the provider for a CAF, check it, store it (key encrypted). Idempotent per request. */
-    async runRequestJob(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<void> {
+    async runRequestJob(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<JobResult> {
       const accountId = String(payload.accountId);
       const requestId = String(payload.requestId);
       const req = await requestStore.getRequest(db, accountId, null, requestId);
@@ -203,6 +203,8 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         }));
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;
+        // SimpleAPI allows 1 folio request/s, 5/min and 100/h per key: a wait, never a failure.
+        if (e.kind === 'rate_limited') return { rescheduleInMs: e.retryAfterMs ?? 1000 };
         if (e.transient && job.attempts < job.max_attempts) throw e; // the queue retries with backoff
         return failWith(accountId, requestId, providerErrorToAppError(e));
       }

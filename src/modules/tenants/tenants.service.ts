@@ -126,10 +126,6 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
     findRow,
     /** After a credential change, in its transaction: recomputes `status`; says whether it changed. */
     refreshStatus: (tx: Sql, accountId: string, id: string) => tenantsStore.refreshStatus(tx, accountId, id, clock.now()),
-    /** Activity codes learnt after creation (the provider's taxpayer data); the updated row. */
-    async setActeco(accountId: string, id: string, acteco: number[]): Promise<TenantRow | undefined> {
-      return db.transaction((tx) => tenantsStore.update(tx, accountId, id, { acteco }, clock.now()));
-    },
     async list(accountId: string, q: { limit: number; iterator?: string | undefined; status?: string | undefined }) {
       const rows = await tenantsStore.list(db, accountId, { limit: q.limit, cursor: decodeIterator(q.iterator), status: q.status });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toTenant);

@@ -1,15 +1,18 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, parseDuration } from '../../config.ts';
+import { parseRateLimits, type RateLimits } from '../simpleapi/protocol.ts';
 import { startStandaloneEmulator } from './standalone.ts';
 
 /**
- * `npx dte emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--json]`: the
- * SimpleAPI + SII emulator as its own server (docs/emulator.md). Runs until SIGINT/SIGTERM.
- * Defaults come from the same settings as the service (EMULATOR_DATA_DIR, EMULATOR_DELAY,
- * EMULATOR_SLOW, EMULATOR_SCHEMA_DIR); flags win.
+ * `npx dte emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--rate-limits R]
+ * [--folios-delay 0] [--caf-layout indented|sii] [--json]`: the SimpleAPI + SII emulator as its own
+ * server (docs/emulator.md). Runs until SIGINT/SIGTERM. Defaults come from the same settings as the
+ * service (EMULATOR_DATA_DIR, EMULATOR_DELAY, EMULATOR_SLOW, EMULATOR_SCHEMA_DIR,
+ * SIMPLEAPI_RATE_LIMITS — production unless set); flags win.
  */
 export const EMULATOR_USAGE =
-  '  emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--json]\n' +
+  '  emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--rate-limits production|off|<rules>]\n' +
+  '           [--folios-delay 0] [--caf-layout indented|sii] [--json]\n' +
   '                                                       run the SimpleAPI + SII emulator as a server (docs/emulator.md)';
 
 export async function runEmulatorCommand(args: string[]): Promise<number> {
@@ -21,6 +24,9 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
       'data-dir': { type: 'string' },
       delay: { type: 'string' },
       slow: { type: 'string' },
+      'rate-limits': { type: 'string' },
+      'folios-delay': { type: 'string' },
+      'caf-layout': { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -36,6 +42,20 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
     if (d === undefined) throw new Error(`--${flag} expects a duration like 2s or 1500 (ms), got '${v}'`);
     return d;
   };
+  let rateLimits: RateLimits | null = config.simpleapi.rateLimits;
+  if (values['rate-limits'] !== undefined) {
+    try {
+      rateLimits = parseRateLimits(values['rate-limits']);
+    } catch (e) {
+      console.error(`--rate-limits: ${(e as Error).message}; expected production, off, or e.g. api=3/1s,40/1m;servicios=1/1s,5/1m,100/1h`);
+      return 2;
+    }
+  }
+  const cafLayout = values['caf-layout'] ?? 'indented';
+  if (cafLayout !== 'indented' && cafLayout !== 'sii') {
+    console.error(`--caf-layout must be indented or sii, got '${cafLayout}'`);
+    return 2;
+  }
   const emu = await startStandaloneEmulator({
     port,
     host: values.host ?? '127.0.0.1',
@@ -43,17 +63,28 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
     processingDelayMs: duration('delay', values.delay, config.emulator.processingDelayMs),
     slowMs: duration('slow', values.slow, config.emulator.slowMs),
     schemaDir: config.emulator.schemaDir,
+    rateLimits,
+    serviciosDelayMs: duration('folios-delay', values['folios-delay'], 0),
+    cafLayout,
   });
   const info = {
     url: emu.url,
     port: emu.port,
     siiPublicKey: emu.siiKey.publicKeyPath,
     siiPublicKeyUrl: `${emu.url}/emulator/sii-public-key.pem`,
+    statsUrl: `${emu.url}/emulator/stats`,
+    rateLimits,
   };
   if (values.json) console.log(JSON.stringify(info));
   else {
     console.log(`SimpleAPI + SII emulator listening on ${emu.url}`);
     console.log(`CAFs are signed with its SII key (IDK 666): ${info.siiPublicKey ?? info.siiPublicKeyUrl}`);
+    console.log(
+      rateLimits
+        ? `Rate limits per key: ${(['api', 'servicios'] as const).map((h) => `${h} ${rateLimits[h].map((r) => `${r.limit}/${r.label}`).join(', ') || 'none'}`).join('; ')}`
+        : 'Rate limits: off',
+    );
+    console.log(`Calls answered: ${info.statsUrl}`);
     console.log('Point the service at it with:');
     console.log(
       `  PROVIDER=simpleapi SIMPLEAPI_BASE_URL=${emu.url} SIMPLEAPI_SERVICIOS_URL=${emu.url}${info.siiPublicKey ? ` EMULATOR_SII_PUBLIC_KEY=${info.siiPublicKey}` : ''}`,

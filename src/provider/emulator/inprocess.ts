@@ -1,24 +1,30 @@
 import type { FastifyInstance } from 'fastify';
 import type { Provider } from '../port.ts';
+import type { Pacer } from '../simpleapi/pacing.ts';
 import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
 import { createEmulatorCore, type EmulatorCoreOptions } from './emulator.ts';
 import { buildEmulatorServer } from './server.ts';
 import type { EmulatorSiiKey } from './sii-key.ts';
+import type { EmulatorStats } from './stats.ts';
 
 /**
  * The embedded emulator (`PROVIDER=emulator`, the default): the same SimpleAPI adapter the
- * service uses in production, talking to the emulator's own HTTP routes without a socket
- * (Fastify's inject). Multipart encoding, status codes and error mapping are exercised exactly as
- * against a remote SimpleAPI, so what works here works over the network.
+ * service uses in production (with the same pacer), talking to the emulator's own HTTP routes
+ * without a socket (Fastify's inject). Key checks, rate limits, multipart encoding, status codes
+ * and error mapping are exercised exactly as against a remote SimpleAPI, so what works here works
+ * over the network.
  */
 export interface InProcessEmulator extends Provider {
   readonly siiKey: EmulatorSiiKey;
+  /** The SimpleAPI calls this emulator answered (stats.ts). */
+  stats(): EmulatorStats;
+  resetStats(): void;
   close(): Promise<void>;
 }
 
 const BASE = 'http://emulator.invalid';
 
-export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?: number }): InProcessEmulator {
+export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?: number; pacer?: Pacer | undefined }): InProcessEmulator {
   const core = createEmulatorCore(opts);
   let server: Promise<FastifyInstance> | undefined;
   const app = () => (server ??= buildEmulatorServer(core).then(async (a) => (await a.ready(), a)));
@@ -46,11 +52,14 @@ export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?
     timeoutMs: opts.timeoutMs ?? 120_000,
     retries: 0,
     fetch: viaInject,
+    pacer: opts.pacer,
   });
   return {
     ...adapter,
     name: 'emulator',
     siiKey: core.siiKey,
+    stats: () => core.stats(),
+    resetStats: () => core.resetStats(),
     async close() {
       if (server) await (await server).close();
     },

@@ -1,20 +1,24 @@
 import crypto from 'node:crypto';
 import forge from 'node-forge';
 import { rutFromCertificate } from '../../dte/index.ts';
-import { ProviderError } from '../port.ts';
 
 /**
  * What SimpleAPI does with the .pfx it receives: open it with the password and use the
  * certificate to log in to the SII. The emulator checks the same things (opens, holder RUT,
- * validity) and answers like SimpleAPI when they fail: a 401 naming the certificate problem.
+ * validity); when they fail the SII refuses the login and SimpleAPI answers an empty 401, the
+ * same as for a bad key [D9] (server.ts). The reason is kept for the emulator's log only.
  * Opening a PKCS#12 in JavaScript is slow (key derivation), so verdicts are cached by a hash of
  * pfx + password; neither is kept.
  */
 export interface OpenedPfx {
   rut: string | null;
+  /** The holder's name (subject CN), as the SII shows who annulled folios. */
+  name: string;
   notBefore: Date;
   notAfter: Date;
 }
+
+export type CertificateVerdict = ({ ok: true } & OpenedPfx) | { ok: false; reason: string };
 
 const cache = new Map<string, OpenedPfx | string>();
 const MAX_CACHE = 256;
@@ -40,17 +44,25 @@ function open(pfx: Buffer, password: string): OpenedPfx | string {
   } catch {
     rut = null;
   }
-  return { rut, notBefore: cert.validity.notBefore, notAfter: cert.validity.notAfter };
+  const cn = cert.subject.getField('CN') as { value?: unknown } | null;
+  let name = typeof cn?.value === 'string' ? cn.value : '';
+  try {
+    name = forge.util.decodeUtf8(name);
+  } catch {
+    /* a Latin-1 or printable string: kept as is */
+  }
+  return { rut, name, notBefore: cert.validity.notBefore, notAfter: cert.validity.notAfter };
 }
 
-/** Opens and checks the caller's certificate; throws SimpleAPI's answer when it is unusable. */
+/** Opens and checks the caller's certificate as the SII's login would. */
 export function checkCertificate(
   pfx: Buffer | undefined,
   password: string | undefined,
   rutCertificado: string | undefined,
   now: Date,
-): OpenedPfx {
-  if (!pfx || password === undefined) throw new ProviderError('rejected', 'Falta el certificado digital (.pfx) o su contraseña', 401);
+): CertificateVerdict {
+  if (!pfx || pfx.length === 0 || typeof password !== 'string')
+    return { ok: false, reason: 'Falta el certificado digital (.pfx) o su contraseña' };
   const key = crypto.createHash('sha256').update(pfx).update('\0').update(password).digest('hex');
   let v = cache.get(key);
   if (v === undefined) {
@@ -58,12 +70,12 @@ export function checkCertificate(
     if (cache.size >= MAX_CACHE) cache.delete(cache.keys().next().value as string);
     cache.set(key, v);
   }
-  if (typeof v === 'string') throw new ProviderError('rejected', v, 401);
-  if (now < v.notBefore || now > v.notAfter) throw new ProviderError('rejected', 'El certificado digital no está vigente', 401);
-  if (rutCertificado && v.rut && normalise(rutCertificado) !== normalise(v.rut)) {
-    throw new ProviderError('rejected', `El RUT del certificado (${v.rut}) no corresponde a ${rutCertificado}`, 401);
+  if (typeof v === 'string') return { ok: false, reason: v };
+  if (now < v.notBefore || now > v.notAfter) return { ok: false, reason: 'El certificado digital no está vigente' };
+  if (rutCertificado !== undefined && v.rut && normalise(rutCertificado) !== normalise(v.rut)) {
+    return { ok: false, reason: `El RUT del certificado (${v.rut}) no corresponde a ${rutCertificado}` };
   }
-  return v;
+  return { ok: true, ...v };
 }
 
 const normalise = (rut: string) => rut.replace(/\./g, '').replace(/^0+/, '').toUpperCase();

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { computeLineAmount, siiDate, verifyEnvelope, type SchemaValidator, type SiiKeys, type VerificationIssue } from '../../dte/index.ts';
 import type { Sql } from '../../db/types.ts';
 import { DOCUMENT_TRIGGERS, SANDBOX_CODES } from './sandbox.ts';
-import { emulatorStore, type EmuDocumentOutcome, type EmuStats } from './store.ts';
+import { emulatorStore, type EmuDocumentOutcome, type EmuDocumentRow, type EmuStats } from './store.ts';
+import { DOCUMENT_DESCRIPCION, ENVELOPE_GLOSA } from './texts.ts';
 
 /**
  * The emulated SII's review of an uploaded envelope (REFERENCE §10, §12), in two steps:
@@ -21,14 +22,17 @@ import { emulatorStore, type EmuDocumentOutcome, type EmuStats } from './store.t
  *  - wrong totals are reparos, not rejections ("No se rechazan documentos por errores de
  *    contenido", SII-FORMATO §2.2): DET-2-100 line amount, HED-2-302 IVA, HED-2-303 neto/exento,
  *    HED-2-304 total. Everything level 3 rejects the document;
- *  - a rejected document does not take its folio (it can be issued again); an identical copy of a
- *    received document (same bytes) gets the first reception's outcome back, a different document
+ *  - a rejected document does not take its folio (it can be issued again); a document the SII
+ *    received before with the same (TipDoc, Folio, FchEmis, IVA, MntTot, RUTRecep) is rejected
+ *    as DTE-3-100 "DTE Repetido" [C "Envio con boletas rechazadas"], so a resent envelope shows
+ *    rejections while the first reception stands (consulta/dte answers DOK); a different document
  *    with a received folio is DTE-3-101;
  *  - a CAF is expired for a document stamped on or after its vencimiento, or received on or after
  *    it (CAF-3-517): send documents promptly.
  */
 export const GLOSAS: Record<string, string> = {
-  'DTE-3-100': 'DTE repetido',
+  /** [C "Envio con boletas rechazadas": seccion DTE, nivel 3, codigo 100]. */
+  'DTE-3-100': 'DTE Repetido (TipDoc, Folio, FchEmis, IVA, MntTot, RUTRecep)',
   'DTE-3-101': 'Folio para este Tipo de documento ya fue recibido en el SII',
   'DTE-3-500': 'Documento mal formado',
   'DTE-3-505': 'Firma DTE Incorrecta',
@@ -48,18 +52,13 @@ export const GLOSAS: Record<string, string> = {
   'DET-2-100': 'Valor Detalle Distinto a Precio * Cantidad',
 };
 
-const ENVELOPE_GLOSAS: Record<string, string> = {
-  RSC: 'Rechazado por Error en Schema',
-  RFR: 'Rechazado por Error en Firma',
-  RCT: 'Rechazado por Error en Carátula',
+/** A finding: `SECTION-LEVEL-NUMBER` code, the SII's description and the particular detail. */
+export type Finding = { codigo: string; descripcion: string; detalle: string | null };
+
+const finding = (codigo: string, detail?: string): Finding => {
+  const glosa = GLOSAS[codigo];
+  return glosa ? { codigo, descripcion: glosa, detalle: detail ?? null } : { codigo, descripcion: detail ?? codigo, detalle: null };
 };
-
-export type Finding = { codigo: string; descripcion: string };
-
-const finding = (codigo: string, detail?: string): Finding => ({
-  codigo,
-  descripcion: GLOSAS[codigo] ? (detail ? `${GLOSAS[codigo]}: ${detail}` : GLOSAS[codigo]!) : (detail ?? codigo),
-});
 
 const levelOf = (codigo: string): number => Number(/^[A-Z]+-(\d)-/.exec(codigo)?.[1] ?? '3');
 
@@ -70,6 +69,7 @@ export interface InspectedDocument {
   rutReceptor: string | null;
   fechaEmision: string | null;
   montoTotal: number | null;
+  iva: number | null;
   digest: string;
   cafModulus: string | null;
   references: { tipoDte: number; folio: number }[];
@@ -194,24 +194,28 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
   const byState: Record<'RSC' | 'RFR' | 'RCT', Finding[]> = { RSC: [], RFR: [], RCT: [] };
   for (const e of v.errors) {
     const state = e.code === 'RSC' || e.code === 'RFR' || e.code === 'RCT' ? e.code : 'RSC';
-    byState[state].push({ codigo: state, descripcion: e.message });
+    byState[state].push({ codigo: state, descripcion: e.message, detalle: null });
   }
   if (v.kind && (v.kind === 'EnvioBOLETA') !== (opts.tipo === 'boleta')) {
-    byState.RSC.push({ codigo: 'RSC', descripcion: `Tipo de envío (${opts.tipo}) no corresponde al archivo (${v.kind})` });
+    byState.RSC.push({ codigo: 'RSC', descripcion: `Tipo de envío (${opts.tipo}) no corresponde al archivo (${v.kind})`, detalle: null });
   }
   const envelopeCert = [...raw.matchAll(/<X509Certificate>([\s\S]*?)<\/X509Certificate>/g)].pop()?.[1];
   const validity = certificateValidity(envelopeCert);
   if (validity && (opts.now < validity.notBefore || opts.now > validity.notAfter)) {
-    byState.RFR.push({ codigo: 'RFR', descripcion: 'El certificado que firma el envío no está vigente' });
+    byState.RFR.push({ codigo: 'RFR', descripcion: 'El certificado que firma el envío no está vigente', detalle: null });
   }
   const rutEnvia = v.caratula?.rutEnvia ?? null;
   if (opts.rutUploader && rutEnvia && opts.rutUploader !== rutEnvia) {
-    byState.RCT.push({ codigo: 'CRT-3-11', descripcion: `RUT Envia (${rutEnvia}) diferente al Upload (${opts.rutUploader})` });
+    byState.RCT.push({
+      codigo: 'CRT-3-11',
+      descripcion: `RUT Envia (${rutEnvia}) diferente al Upload (${opts.rutUploader})`,
+      detalle: null,
+    });
   }
   let rejection: InspectedEnvelope['rejection'] = null;
   for (const estado of ['RSC', 'RFR', 'RCT'] as const) {
     if (byState[estado].length > 0) {
-      rejection = { estado, glosa: `${ENVELOPE_GLOSAS[estado]}: ${byState[estado].map((f) => f.descripcion).join('; ')}` };
+      rejection = { estado, glosa: `${ENVELOPE_GLOSA[estado]}: ${byState[estado].map((f) => f.descripcion).join('; ')}` };
       break;
     }
   }
@@ -241,6 +245,7 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
       rutReceptor: d.rutReceptor,
       fechaEmision: d.fechaEmision,
       montoTotal: d.montoTotal,
+      iva: num(text(text(dte, 'Totales') ?? '', 'IVA')),
       digest: crypto.createHash('sha256').update(dte, 'latin1').digest('hex'),
       cafModulus: rsapk ? (text(rsapk, 'M') ?? '').replace(/\s+/g, '') : null,
       references,
@@ -257,6 +262,17 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
     slow: documents.some((d) => DOCUMENT_TRIGGERS.slow.test(d.razonSocialReceptor)),
     sha256: crypto.createHash('sha256').update(bytes).digest('hex'),
   };
+}
+
+/** The SII's "DTE Repetido" key: (TipDoc, Folio, FchEmis, IVA, MntTot, RUTRecep) [C]; same bytes always are. */
+function isRepeat(prior: EmuDocumentRow, d: InspectedDocument): boolean {
+  if (prior.digest === d.digest) return true;
+  return (
+    prior.fecha_emision === d.fechaEmision &&
+    prior.monto_total === d.montoTotal &&
+    prior.rut_receptor === d.rutReceptor &&
+    (prior.iva === null || prior.iva === d.iva)
+  );
 }
 
 const ELECTRONIC_TYPES = new Set([33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112]);
@@ -286,8 +302,7 @@ export async function judgeDocuments(
     if (DOCUMENT_TRIGGERS.reject.test(d.razonSocialReceptor)) findings.push(SANDBOX_CODES.reject);
     else if (DOCUMENT_TRIGGERS.objection.test(d.razonSocialReceptor)) findings.push(SANDBOX_CODES.objection);
 
-    let estado = findings.some((f) => levelOf(f.codigo) >= 3) ? 'RCH' : findings.length > 0 ? 'RLV' : 'DOK';
-    let descripcion = estado === 'DOK' ? 'DTE Aceptado' : estado === 'RLV' ? 'DTE Aceptado con Reparos Leves' : 'DTE Rechazado';
+    let estado = findings.some((f) => levelOf(f.codigo) >= 3) ? 'RCH' : findings.length > 0 ? 'RPR' : 'DOK';
     let errores = findings;
     if (estado !== 'RCH' && rut && d.tipoDte !== null && d.folio !== null) {
       const fresh = await emulatorStore.insertDocument(tx, {
@@ -297,26 +312,23 @@ export async function judgeDocuments(
         digest: d.digest,
         trackId: ctx.trackId,
         estado,
-        glosa: descripcion,
+        glosa: estado === 'DOK' ? 'DTE Aceptado' : DOCUMENT_DESCRIPCION.RPR,
         fechaEmision: d.fechaEmision,
         montoTotal: d.montoTotal,
+        iva: d.iva,
         rutReceptor: d.rutReceptor,
         now: ctx.now,
       });
       if (!fresh) {
         const prior = (await emulatorStore.getDocument(tx, rut, d.tipoDte, d.folio))!;
-        if (prior.digest === d.digest) {
-          // The same document again: the SII keeps its first verdict.
-          estado = prior.estado;
-          descripcion = `${prior.glosa} (reenvío idéntico; recibido antes en el envío ${prior.track_id})`;
-          errores = [];
-        } else {
-          estado = 'RCH';
-          descripcion = 'DTE Rechazado';
-          errores = [finding('DTE-3-101', `recibido antes en el envío ${prior.track_id}`), ...findings];
-        }
+        estado = 'RCH';
+        errores = [
+          isRepeat(prior, d) ? finding('DTE-3-100') : finding('DTE-3-101', `recibido antes en el envío ${prior.track_id}`),
+          ...findings,
+        ];
       }
     }
+    const descripcion = estado === 'RCH' ? DOCUMENT_DESCRIPCION.RCH : estado === 'RPR' ? DOCUMENT_DESCRIPCION.RPR : 'DTE Aceptado';
     detalle.push({ tipo: d.tipoDte ?? 0, folio: d.folio ?? 0, estado, descripcion, errores });
   }
   const stats = new Map<number, EmuStats>();
@@ -324,7 +336,7 @@ export async function judgeDocuments(
     const s = stats.get(o.tipo) ?? { tipo: o.tipo, informados: 0, aceptados: 0, rechazados: 0, reparos: 0 };
     s.informados++;
     if (o.estado === 'RCH') s.rechazados++;
-    else if (o.estado === 'RLV') s.reparos++;
+    else if (o.estado === 'RPR') s.reparos++;
     else s.aceptados++;
     stats.set(o.tipo, s);
   }

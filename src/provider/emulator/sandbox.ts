@@ -4,16 +4,19 @@ import { ProviderError } from '../port.ts';
  * Sandbox behaviours of the emulator, like a payment processor's test cards (docs/emulator.md).
  * They are triggered by ordinary inputs, so they work the same in-process and over HTTP:
  *
- * API keys (case-insensitive substrings; checked on every call):
- *   shorter than 8 characters or containing `invalid`  → refused (SimpleAPI: 401, empty body)
- *   `expired`                                          → refused as "Apikey vencida"
- *   `quota`                                            → valid key, but its plan has no calls left
+ * API keys (case-insensitive substrings; checked on every call, server.ts answers them):
+ *   shorter than 8 characters or containing `invalid`  → refused: 401, empty on the DTE host,
+ *                                                        `{"Mensaje":"API KEY Incorrecta…"}` on servicios
+ *   `expired`                                          → 401 `{"error":"Apikey vencida…"}`
+ *   `quota`                                            → a valid key whose plan has no calls left:
+ *                                                        401 `{"Mensaje":"Límite de la suscripción alcanzado"}`
+ *                                                        (the subscription status still answers, uso = maximo)
  *   `unavailable`                                      → the provider is down (503)
  *   `slow`                                             → every answer takes `slowMs` longer
  *
  * Documents (the receptor's razón social, case-insensitive substrings):
  *   `RECHAZO`  → the SII rejects the document (SBX-3-001)
- *   `REPARO`   → accepted with objections (SBX-2-001)
+ *   `REPARO`   → accepted with reparos (SBX-2-001)
  *   `LENTO`    → the envelope takes ten times the processing delay to reach its final state
  */
 export type KeyVerdict = 'ok' | 'invalid' | 'expired' | 'quota' | 'unavailable';
@@ -33,7 +36,7 @@ export function apiKeyBehaviour(apiKey: string): KeyBehaviour {
   return { verdict: 'ok', slow };
 }
 
-/** Throws what SimpleAPI would answer for this key on a billable call. */
+/** For the stand-alone key check (verify-api-key.ts): the provider error this key means. */
 export function assertKeyUsable(b: KeyBehaviour): void {
   switch (b.verdict) {
     case 'invalid':
@@ -56,6 +59,6 @@ export const DOCUMENT_TRIGGERS = {
 };
 
 export const SANDBOX_CODES = {
-  reject: { codigo: 'SBX-3-001', descripcion: 'Rechazo de prueba (sandbox: razón social del receptor contiene RECHAZO)' },
-  objection: { codigo: 'SBX-2-001', descripcion: 'Reparo de prueba (sandbox: razón social del receptor contiene REPARO)' },
+  reject: { codigo: 'SBX-3-001', descripcion: 'Rechazo de prueba', detalle: 'sandbox: razón social del receptor contiene RECHAZO' },
+  objection: { codigo: 'SBX-2-001', descripcion: 'Reparo de prueba', detalle: 'sandbox: razón social del receptor contiene REPARO' },
 };

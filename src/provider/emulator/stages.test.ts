@@ -6,8 +6,9 @@ const envio = (estado: string) => ({ estado, received_at: at(0), ready_at: at(50
 const walk = (estado: string) =>
   [0, 999, 1000, 2500, 3999, 4000, 4999, 5000].map((ms) => envelopeStage(envio(estado), at(ms))?.estado ?? estado);
 
-it('walks REC, SOK, CRT, FOK, PRD, one fifth of the delay each, then shows the verdict', () => {
-  expect(walk('EPR')).toEqual(['REC', 'REC', 'SOK', 'CRT', 'FOK', 'PRD', 'PRD', 'EPR']);
+it('walks REC, SOK, CRT, FOK, PDR (the collection spelling), one fifth of the delay each, then shows the verdict', () => {
+  expect(walk('EPR')).toEqual(['REC', 'REC', 'SOK', 'CRT', 'FOK', 'PDR', 'PDR', 'EPR']);
+  expect(envelopeStage(envio('EPR'), at(4500))).toEqual({ estado: 'PDR', glosa: 'Envío en Proceso' });
 });
 
 it('shows a rejection at the stage that failed instead of passing it', () => {

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { openDatabase } from '../../db/open.ts';
 import type { Db } from '../../db/types.ts';
 import { systemClock, type Clock } from '../../lib/clock.ts';
-import { createEmulatorCore } from './emulator.ts';
+import { PRODUCTION_RATE_LIMITS, type RateLimits } from '../simpleapi/protocol.ts';
+import type { CafLayout } from './caf-layout.ts';
+import { createEmulatorCore, type EmulatorCore } from './emulator.ts';
 import { schemaValidatorFrom } from './schemas.ts';
 import { buildEmulatorServer } from './server.ts';
 import { ephemeralSiiKey, loadOrCreateSiiKey, type EmulatorSiiKey } from './sii-key.ts';
@@ -11,9 +13,10 @@ import { EMULATOR_MIGRATIONS } from './store.ts';
 
 /**
  * The emulator as its own server (`npx dte emulator --port P [--data-dir D]`). With a data
- * directory its records (CAFs issued, folios received, envelopes and their verdicts) live in a
- * PGlite database there and its SII key beside it, so they survive a restart; without one,
- * everything is in memory.
+ * directory its records (CAFs issued, folios received, envelopes and their verdicts, rate-limit
+ * windows) live in a PGlite database there and its SII key beside it, so they survive a restart;
+ * without one, everything is in memory. It enforces SimpleAPI's production rate limits unless told
+ * otherwise (`rateLimits`, null = off).
  */
 export interface StandaloneOptions {
   port: number;
@@ -24,6 +27,10 @@ export interface StandaloneOptions {
   schemaDir?: string | undefined;
   clock?: Clock;
   logger?: boolean;
+  /** Default: PRODUCTION_RATE_LIMITS; null: off. */
+  rateLimits?: RateLimits | null;
+  serviciosDelayMs?: number;
+  cafLayout?: CafLayout;
 }
 
 export interface StandaloneEmulator {
@@ -32,6 +39,7 @@ export interface StandaloneEmulator {
   siiKey: EmulatorSiiKey;
   app: FastifyInstance;
   db: Db;
+  core: EmulatorCore;
   close(): Promise<void>;
 }
 
@@ -47,6 +55,9 @@ export async function startStandaloneEmulator(opts: StandaloneOptions): Promise<
       processingDelayMs: opts.processingDelayMs,
       ...(opts.slowMs !== undefined ? { slowMs: opts.slowMs } : {}),
       schemaValidator: schemaValidatorFrom(opts.schemaDir),
+      rateLimits: opts.rateLimits === undefined ? PRODUCTION_RATE_LIMITS : opts.rateLimits,
+      ...(opts.serviciosDelayMs !== undefined ? { serviciosDelayMs: opts.serviciosDelayMs } : {}),
+      ...(opts.cafLayout ? { cafLayout: opts.cafLayout } : {}),
     });
     const app = await buildEmulatorServer(core, { logger: opts.logger ?? false });
     const host = opts.host ?? '127.0.0.1';
@@ -59,6 +70,7 @@ export async function startStandaloneEmulator(opts: StandaloneOptions): Promise<
       siiKey,
       app,
       db,
+      core,
       async close() {
         await app.close();
         await db.close();

@@ -18,12 +18,16 @@ export function ensureEmulatorSchema(db: Db): Promise<unknown> {
   return p;
 }
 
+/**
+ * One document's verdict (review.ts): estado DOK, RPR (reparos) or RCH; findings as
+ * `SECTION-LEVEL-NUMBER` codes. Rows written before 2026-11-25 may say RLV and lack `detalle`.
+ */
 export interface EmuDocumentOutcome {
   tipo: number;
   folio: number;
   estado: string;
   descripcion: string;
-  errores: { codigo: string; descripcion: string }[];
+  errores: { codigo: string; descripcion: string; detalle?: string | null }[];
 }
 
 export interface EmuStats {
@@ -57,7 +61,15 @@ export interface EmuDocumentRow {
   glosa: string;
   fecha_emision: string | null;
   monto_total: number | null;
+  iva: number | null;
   rut_receptor: string | null;
+}
+
+export interface EmuAnnulledRow {
+  desde: number;
+  hasta: number;
+  annulled_at: Date;
+  annulled_by: string;
 }
 
 export const emulatorStore = {
@@ -82,22 +94,63 @@ export const emulatorStore = {
       [c.rut, c.tipoDte, c.desde, c.hasta, c.fechaAutorizacion, c.modulus, c.now],
     );
   },
-  /** Whether this issuer was granted a CAF with this key covering the folio. */
+  /**
+   * Whether this issuer was granted a CAF with this key covering the folio. Takes a share lock on
+   * the CAF row: an annulment (which locks it for update) and a reception never interleave.
+   */
   async ownsCaf(db: Sql, rut: string, tipoDte: number, folio: number, modulus: string): Promise<boolean> {
     const r = await db.query(
-      `select 1 from emu_cafs where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 and modulus = $4 limit 1`,
+      `select 1 from emu_cafs where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 and modulus = $4 limit 1 for share`,
       [rut, tipoDte, folio, modulus],
     );
     return r.rowCount > 0;
   },
-  async insertAnnulled(db: Sql, a: { rut: string; tipoDte: number; desde: number; hasta: number; now: Date }) {
-    await db.query('insert into emu_annulled (rut_emisor, tipo_dte, desde, hasta, annulled_at) values ($1, $2, $3, $4, $5)', [
-      a.rut,
-      a.tipoDte,
-      a.desde,
-      a.hasta,
-      a.now,
+  /** The CAFs of an issuer's type that overlap a folio range, locked for update (ascending, so lockers never cross). */
+  async lockCafsOverlapping(
+    db: Sql,
+    rut: string,
+    tipoDte: number,
+    desde: number,
+    hasta: number,
+  ): Promise<{ desde: number; hasta: number }[]> {
+    const r = await db.query<{ desde: string | number; hasta: string | number }>(
+      `select desde, hasta from emu_cafs where rut_emisor = $1 and tipo_dte = $2 and desde <= $4 and hasta >= $3 order by desde, id for update`,
+      [rut, tipoDte, desde, hasta],
+    );
+    return r.rows.map((x) => ({ desde: Number(x.desde), hasta: Number(x.hasta) }));
+  },
+  async cafCovers(db: Sql, rut: string, tipoDte: number, folio: number): Promise<boolean> {
+    const r = await db.query('select 1 from emu_cafs where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 limit 1', [
+      rut,
+      tipoDte,
+      folio,
     ]);
+    return r.rowCount > 0;
+  },
+  async anyReceived(db: Sql, rut: string, tipoDte: number, desde: number, hasta: number): Promise<boolean> {
+    const r = await db.query('select 1 from emu_documents where rut_emisor = $1 and tipo_dte = $2 and folio between $3 and $4 limit 1', [
+      rut,
+      tipoDte,
+      desde,
+      hasta,
+    ]);
+    return r.rowCount > 0;
+  },
+  /** The earliest annulment that overlaps the range, if any. */
+  async annulledOverlapping(db: Sql, rut: string, tipoDte: number, desde: number, hasta: number): Promise<EmuAnnulledRow | undefined> {
+    const r = await db.query<EmuAnnulledRow>(
+      `select desde, hasta, annulled_at, annulled_by from emu_annulled
+       where rut_emisor = $1 and tipo_dte = $2 and desde <= $4 and hasta >= $3 order by annulled_at, id limit 1`,
+      [rut, tipoDte, desde, hasta],
+    );
+    const row = r.rows[0];
+    return row ? { ...row, desde: Number(row.desde), hasta: Number(row.hasta), annulled_at: new Date(row.annulled_at) } : undefined;
+  },
+  async insertAnnulled(db: Sql, a: { rut: string; tipoDte: number; desde: number; hasta: number; by: string; now: Date }) {
+    await db.query(
+      'insert into emu_annulled (rut_emisor, tipo_dte, desde, hasta, annulled_at, annulled_by) values ($1, $2, $3, $4, $5, $6)',
+      [a.rut, a.tipoDte, a.desde, a.hasta, a.now, a.by],
+    );
   },
   async isAnnulled(db: Sql, rut: string, tipoDte: number, folio: number): Promise<boolean> {
     const r = await db.query('select 1 from emu_annulled where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 limit 1', [
@@ -147,7 +200,10 @@ export const emulatorStore = {
   },
   async getEnvio(db: Sql, trackId: number): Promise<EmuEnvioRow | undefined> {
     const r = await db.query<EmuEnvioRow>('select * from emu_envios where track_id = $1', [trackId]);
-    return r.rows[0];
+    const row = r.rows[0];
+    return row
+      ? { ...row, track_id: Number(row.track_id), received_at: new Date(row.received_at), ready_at: new Date(row.ready_at) }
+      : undefined;
   },
   /** Records a received document; false when its folio was received before. */
   async insertDocument(
@@ -162,14 +218,15 @@ export const emulatorStore = {
       glosa: string;
       fechaEmision: string | null;
       montoTotal: number | null;
+      iva: number | null;
       rutReceptor: string | null;
       now: Date;
     },
   ): Promise<boolean> {
     const r = await db.query(
-      `insert into emu_documents (rut_emisor, tipo_dte, folio, digest, track_id, estado, glosa, fecha_emision, monto_total, rut_receptor, received_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) on conflict do nothing`,
-      [d.rut, d.tipoDte, d.folio, d.digest, d.trackId, d.estado, d.glosa, d.fechaEmision, d.montoTotal, d.rutReceptor, d.now],
+      `insert into emu_documents (rut_emisor, tipo_dte, folio, digest, track_id, estado, glosa, fecha_emision, monto_total, iva, rut_receptor, received_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) on conflict do nothing`,
+      [d.rut, d.tipoDte, d.folio, d.digest, d.trackId, d.estado, d.glosa, d.fechaEmision, d.montoTotal, d.iva, d.rutReceptor, d.now],
     );
     return r.rowCount === 1;
   },
@@ -180,6 +237,9 @@ export const emulatorStore = {
       folio,
     ]);
     const row = r.rows[0];
-    return row ? { ...row, folio: Number(row.folio), monto_total: row.monto_total === null ? null : Number(row.monto_total) } : undefined;
+    const n = (v: number | null) => (v === null ? null : Number(v));
+    return row
+      ? { ...row, folio: Number(row.folio), monto_total: n(row.monto_total), iva: n(row.iva), track_id: Number(row.track_id) }
+      : undefined;
   },
 };

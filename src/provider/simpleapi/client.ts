@@ -1,7 +1,9 @@
 import { ProviderError } from '../port.ts';
+import { FILE_PART, INPUT_PART } from './protocol.ts';
 
 /**
- * The HTTP transport to SimpleAPI: multipart bodies, the bare API key in Authorization, a timeout
+ * The HTTP transport to SimpleAPI: multipart bodies (`input`, then `files`: protocol.ts), the bare
+ * API key in Authorization (the collection's own auth setting; `Bearer` is refused), a timeout
  * per attempt, and retries with exponential backoff and jitter on transient failures only.
  *
  * Retry policy, by what a failure proves:
@@ -29,6 +31,8 @@ export interface SimpleApiRequest {
   idempotent: boolean;
   /** Strings to scrub from any error text (passwords). */
   secrets?: string[];
+  /** Non-2xx statuses whose body the caller reads itself (a failed upload's JSON is a 400). */
+  answerStatuses?: readonly number[];
 }
 
 export interface SimpleApiResponse {
@@ -76,19 +80,57 @@ export function excerpt(body: Buffer, secrets: readonly string[] = [], max = 200
   return redact(short, secrets);
 }
 
-/** Maps a non-2xx answer to the provider error it means (SimpleAPI's observed shapes, §9). */
-export function errorForStatus(status: number, body: Buffer, secrets: readonly string[] = []): ProviderError {
+/** `Retry-After` as seconds or an HTTP date; 1 s when absent or unreadable. */
+export function retryAfterMs(value: string | null | undefined, now = Date.now()): number {
+  if (value && /^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Math.round(Number(value) * 1000));
+  const at = value ? Date.parse(value) : NaN;
+  return Number.isFinite(at) ? Math.max(0, at - now) : 1000;
+}
+
+/**
+ * Maps a non-2xx answer to the provider error it means, from the provider's published answers
+ * (protocol.ts sources; docs/emulator.md, "Errors"):
+ *  - 429 text/plain "API calls quota exceeded! …" + Retry-After → rate_limited (wait, never a failure);
+ *  - "Apikey vencida" (401 JSON `error` on servicios) → expired key;
+ *  - "Límite de la suscripción alcanzado" (JSON `Mensaje`) → the plan is exhausted, the only answer
+ *    that means so;
+ *  - "API KEY Incorrecta" (401 JSON `Mensaje` on servicios) → invalid key;
+ *  - an empty 401 → invalid key *or* a certificate the SII refused: flagged `emptyUnauthorized` for
+ *    the adapter to tell which (simpleapi.ts);
+ *  - "intermitencias", "no está disponible … más tarde" (400 JSON `mensaje`) → the SII is down, retried;
+ *  - 5xx → unavailable; anything else → rejected, with the provider's text.
+ */
+export function errorForStatus(
+  status: number,
+  body: Buffer,
+  secrets: readonly string[] = [],
+  headers?: Pick<Headers, 'get'>,
+): ProviderError & { emptyUnauthorized?: boolean } {
   const text = excerpt(body, secrets);
-  if (/vencid/i.test(text))
-    return new ProviderError('expired_api_key', 'The billing-provider API key has expired (Apikey vencida).', status);
-  if (status === 429 || /cuota|quota|l[ií]mite de (consultas|llamadas)|plan agotado/i.test(text)) {
-    return new ProviderError('quota_exhausted', 'The billing-provider plan has no calls left.', status);
+  if (status === 429) {
+    return new ProviderError('rate_limited', `The billing provider's rate limit was reached${text ? `: ${text}` : ''}.`, status, {
+      retryAfterMs: retryAfterMs(headers?.get('retry-after')),
+    });
   }
+  if (/apikey vencida/i.test(text))
+    return new ProviderError('expired_api_key', 'The billing-provider API key has expired (Apikey vencida).', status);
+  if (/l[ií]mite de la suscripci[oó]n/i.test(text)) {
+    return new ProviderError(
+      'quota_exhausted',
+      'The billing-provider plan has no calls left (Límite de la suscripción alcanzado).',
+      status,
+    );
+  }
+  if (/api ?key incorrecta/i.test(text)) return new ProviderError('invalid_api_key', 'The billing provider refused the API key.', status);
   if (status === 401 || status === 403) {
-    // SimpleAPI answers a bad key with an empty 401; any text names another cause (certificate).
     return text === ''
-      ? new ProviderError('invalid_api_key', 'The billing provider refused the API key.', status)
+      ? Object.assign(new ProviderError('invalid_api_key', 'The billing provider refused the API key.', status), {
+          emptyUnauthorized: true,
+        })
       : new ProviderError('rejected', `The billing provider refused the request (${status}): ${text}`, status);
+  }
+  if (/intermitencias|no est[aá] disponible|intenta m[aá]s tarde|favor reintentar/i.test(text)) {
+    return new ProviderError('unavailable', `The SII is not answering through the billing provider: ${text}`, status);
   }
   if (status >= 500) return new ProviderError('unavailable', `The billing provider failed (${status}).`, status);
   return new ProviderError('rejected', `The billing provider rejected the request (${status})${text ? `: ${text}` : ''}`, status);
@@ -119,8 +161,8 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
     let body: FormData | undefined;
     if (req.method === 'POST') {
       body = new FormData();
-      body.append('input', JSON.stringify(req.input ?? {}));
-      for (const f of req.files ?? []) body.append('files', new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
+      body.append(INPUT_PART, JSON.stringify(req.input ?? {}));
+      for (const f of req.files ?? []) body.append(FILE_PART, new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
     }
     let res: Response;
     try {
@@ -152,8 +194,8 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
       const kind = name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : 'unavailable';
       throw Object.assign(new ProviderError(kind, 'The billing provider connection broke while answering.'), { sent: true });
     }
-    if (res.status < 200 || res.status >= 300) {
-      throw Object.assign(errorForStatus(res.status, buf, [req.apiKey, ...(req.secrets ?? [])]), {
+    if ((res.status < 200 || res.status >= 300) && !(req.answerStatuses ?? []).includes(res.status)) {
+      throw Object.assign(errorForStatus(res.status, buf, [req.apiKey, ...(req.secrets ?? [])], res.headers), {
         sent: res.status < 502 || res.status > 504,
       });
     }
@@ -167,7 +209,9 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
           return await once(req);
         } catch (e) {
           const pe = e as ProviderError & { sent?: boolean };
-          const retryable = pe instanceof ProviderError && pe.transient && (req.idempotent || pe.sent === false);
+          // A 429 is waited out by the adapter's pacing (simpleapi.ts), not by this backoff.
+          const retryable =
+            pe instanceof ProviderError && pe.transient && pe.kind !== 'rate_limited' && (req.idempotent || pe.sent === false);
           if (!retryable || attempt >= opts.retries) throw e;
           const delay = base * 2 ** attempt;
           await sleep(Math.round(delay * (0.8 + Math.random() * 0.4)));

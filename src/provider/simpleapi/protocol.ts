@@ -1,39 +1,53 @@
 /**
- * SimpleAPI's HTTP protocol as this service speaks it (docs/design.md §9), shared by the `simpleapi`
- * adapter (client) and the emulator's HTTP server, so both sides read one definition.
- *
- * Known from public integrations: the Authorization header carries the bare API key; every call
- * except the subscription status is multipart/form-data with a JSON text part `input` and file
- * parts `files` (the .pfx first, then the document); Ambiente 0 = certificación, 1 = producción;
- * XML answers are ISO-8859-1.
- * Not published, so chosen here and documented in docs/emulator.md: the JSON shape of the
- * envelope status (modelled on the SII's boleta REST answer: `estadistica` and per-document
- * `detalle`), and the routes for taxpayer lookup and folio annulment.
+ * SimpleAPI's HTTP protocol as the provider publishes it (docs/emulator.md, "SimpleAPI as it
+ * really answers"), shared by the `simpleapi` adapter and the emulator's HTTP face so both read one
+ * definition. Sources, cited per item below:
+ *  - [C] the provider's Postman collection, `Simple API.postman_collection.json` in the public
+ *    repository alefvaras/archivos (commit 6dace73): request docs and recorded real responses;
+ *  - [SDK] the official SDK chilesystems/SimpleSDK (commit d2adf2f): Services/ApiBase.cs,
+ *    Helpers/FoliosHelper.cs, Models/Estados/*, Models/Envios/EnvioResult.cs;
+ *  - [D9] ../shared/spec/decisions.md §9, which summarises both.
+ * Where they are silent the choice is ours and says so ("not published").
  */
+
+/** The two hosts [SDK ApiBase.cs]: DTE, envío and consultas on `api`; folios (and RCV) on `servicios`. */
+export type Host = 'api' | 'servicios';
+
 export const ROUTES = {
-  /** GET, api host. Answers `[{servicio, uso, maximo}]`. */
+  /** GET, api host [C "Suscripción / Status"]. `[{servicio, uso, maximo}]` [D9]; does not consume the plan's quota. */
   subscription: '/api/v1/suscripcion/status',
-  /** POST, servicios host, `/api/folios/get/{tipoDte}/{cantidad}`. Answers the CAF XML file. */
+  /** POST, servicios host [C "Folios / Get Folios"]: the SII's CAF, re-indented, `application/xml; charset=iso-8859-1`. */
   folios: (tipoDte: number, cantidad: number) => `/api/folios/get/${tipoDte}/${cantidad}`,
-  /** POST, servicios host. Answers `{ok, glosa}`. */
-  annul: (tipoDte: number, desde: number, hasta: number) => `/api/folios/anular/${tipoDte}/${desde}/${hasta}`,
-  /** POST, api host. Answers `EnvioResponse`. */
+  /** POST, servicios host [C "Folios / Consulta Disponibles"]: a bare JSON number (folios the SII would still grant). */
+  foliosAvailable: (tipoDte: number) => `/api/folios/get/${tipoDte}/`,
+  /** POST, servicios host [C "Folios / Anulacion"]: `AnnulEntry[]`; HTTP 400 when an entry failed. */
+  annul: (tipoDte: number, desde: number, hasta: number) => `/api/folios/anulacion/${tipoDte}/${desde}/${hasta}`,
+  /** POST, api host [C "Enviar al SII"]: `EnvioResponse`. */
   send: '/api/v1/envio/enviar',
-  /** POST, api host. Answers `EnvioStatusResponse`. */
+  /** POST, api host [C "Consultar Estado Envio"]: `EnvioDteStatusResponse` or, with ServidorBoletaREST, `EnvioBoletaStatusResponse`. */
   envioStatus: '/api/v1/consulta/envio',
-  /** POST, api host. Answers `DteStatusResponse`. */
+  /** POST, api host [C "Consultar Estado DTE"]: `DteStatusResponse`. */
   dteStatus: '/api/v1/consulta/dte',
-  /** POST, api host. Answers `TaxpayerResponse`. */
-  taxpayer: '/api/v1/consulta/contribuyente',
 } as const;
 
+/** `Ambiente` [C, every request doc]: 0 certificación, 1 producción. */
 export const ambienteCode = (a: 'certificacion' | 'produccion'): 0 | 1 => (a === 'produccion' ? 1 : 0);
 
+/**
+ * Multipart [C "Enviar al SII" description]: a JSON text part `input`, then the file parts in this
+ * order: the certificate (.pfx) first, then the document. The collection names the file parts
+ * `files` (and once `files2`); the server reads them by position.
+ */
+export const INPUT_PART = 'input';
+export const FILE_PART = 'files';
+
+/** `Certificado` of the DTE host's inputs [C "Enviar al SII", "Consultar Estado Envio"]. */
 export interface CertificadoInput {
   Rut: string;
   Password: string;
 }
 
+/** Folios and annulment (servicios) [C "Get Folios", "Anulacion"; SDK FoliosData.cs]. */
 export interface FoliosInput {
   RutCertificado: string;
   Password: string;
@@ -41,19 +55,24 @@ export interface FoliosInput {
   Ambiente: 0 | 1;
 }
 
+export interface AnnulInput extends FoliosInput {
+  /** [C "Anulacion"]: the reason, free text. */
+  MotivoAnulacion: string;
+}
+
 export interface SendInput {
   Certificado: CertificadoInput;
   Ambiente: 0 | 1;
-  /** 1 DTE (EnvioDTE), 2 boleta (EnvioBOLETA). */
+  /** [C "Enviar al SII"]: 1 EnvioDTE, 2 EnvioBoleta; anything else is a 400 text/plain `TIPO_INCORRECTO`. */
   Tipo: 1 | 2;
 }
 
 export interface EnvioStatusInput {
   Certificado: CertificadoInput;
   RutEmpresa: string;
-  TrackId: string;
+  TrackId: number;
   Ambiente: 0 | 1;
-  /** Boletas are queried on the SII's REST server. */
+  /** Boletas are asked on the SII's REST server, and answer per-document `detalles`. */
   ServidorBoletaREST: boolean;
 }
 
@@ -61,58 +80,177 @@ export interface DteStatusInput {
   Certificado: CertificadoInput;
   RutEmpresa: string;
   RutReceptor: string;
-  Tipo: number;
   Folio: number;
-  /** YYYY-MM-DD */
-  FechaDte: string;
   Total: number;
+  /** YYYY-MM-DD [C "Consultar Estado DTE"] — spelled `FechaDTE`. */
+  FechaDTE: string;
+  Tipo: number;
   Ambiente: 0 | 1;
+  ServidorBoletaREST: boolean;
 }
 
-export interface TaxpayerInput {
-  Certificado: CertificadoInput;
-  RutEmpresa: string;
-  Ambiente: 0 | 1;
+/** [C "Folios / Anulacion", 200 and 400]: one entry per CAF the range touches. */
+export interface AnnulEntry {
+  exito: boolean;
+  mensaje: string;
+  folioInicialCAF: number;
+  folioFinalCAF: number;
 }
 
-export interface AnnulInput {
-  Certificado: CertificadoInput;
-  RutEmpresa: string;
-  Ambiente: 0 | 1;
-}
-
+/**
+ * [C "Enviar al SII"; SDK EnvioResult.cs]. EnvioDTE answers `estado "0"`, `glosa "Upload OK"` and the
+ * SII's RECEPCIONDTE XML (TRACKID zero-padded to 10 digits); EnvioBOLETA answers `estado "REC"`,
+ * `glosa ""` and the boleta server's JSON as text. `errores` is a single string (or null). A failed
+ * upload is HTTP 400 with `ok:false`, `trackId -999999` [D9].
+ */
 export interface EnvioResponse {
-  trackId: string | null;
-  /** SII reception state: REC on success. */
-  estado: string;
+  rutEnvia: string | null;
+  rutEmpresa: string | null;
+  file: string | null;
+  fecha: string;
+  estado: string | null;
   ok: boolean;
-  glosa: string;
-  errores: string[];
-  /** The SII's RECEPCIONDTE answer as text. */
+  glosa: string | null;
+  errores: string | null;
+  trackId: number;
   responseXml: string | null;
 }
 
-export interface EnvioStatusResponse {
-  trackId: string;
-  /** REC, SOK, CRT, FOK, PRD (in process); EPR (processed); RSC, RFR, RCT (rejected whole). */
-  estado: string;
-  glosa: string;
-  estadistica: { tipo: number; informados: number; aceptados: number; rechazados: number; reparos: number }[];
-  /** Every document of the envelope once processed: estado DOK, RLV (reparos) or RCH. */
-  detalle: { tipo: number; folio: number; estado: string; descripcion: string; errores: { codigo: string; descripcion: string }[] }[];
+export const FAILED_TRACK_ID = -999999;
+export const TIPO_INCORRECTO = 'Tipo incorrecto. 1.EnvioDTE - 2.EnvioBoleta.';
+
+/** [C "Consultar Estado Envio", "Consulta Exitosa"; SDK EstadoDTETrackIdResult.cs]: counts only, never per document. */
+export interface EnvioDteCounts {
+  tipoDocumento: number;
+  cantidadInformados: number;
+  cantidadAceptados: number;
+  cantidadRechazados: number;
+  cantidadReparos: number;
 }
 
+export interface EnvioDteStatusResponse {
+  estados: EnvioDteCounts[];
+  responseXml: string | null;
+  trackId: number;
+  /** EPR once processed; REC, SOK, CRT, FOK, PDR before; RSC, RFR, RCT rejected whole; on errors the SII's code ("106", "-11", "007") or null. */
+  estado: string | null;
+  ok: boolean;
+  numeroAtencion: number;
+  fechaAtencion: string;
+  srV_CODE: string | null;
+  sqL_CODE: string | null;
+  erR_CODE: string | null;
+  glosa: string | null;
+}
+
+/** [C "Consulta Exitosa Boleta", "Envio con boletas rechazadas", "… aceptado con reparo"; SDK EstadoBoletaTrackIdResult.cs]. */
+export interface EnvioBoletaStatusResponse {
+  rutEmisor: string | null;
+  rutEnvia: string | null;
+  trackId: number;
+  /** dd/MM/yyyy HH:mm:ss */
+  fechaRecepcion: string | null;
+  estado: string | null;
+  /** "Error de Permiso" and the like when the query itself failed. */
+  response: string | null;
+  estadistica: { tipo: number; informados: number; aceptados: number; rechazados: number; reparos: number }[] | null;
+  /** Only the documents with reparos (RPR) or rejections (RCH): accepted ones are not listed. */
+  detalles:
+    | {
+        tipo: number;
+        folio: number;
+        estado: string;
+        descripcion: string;
+        errores: { seccion: string; linea: number; nivel: number; codigo: number; descripcion: string; detalle: string | null }[];
+      }[]
+    | null;
+  errores?: string;
+}
+
+/**
+ * [C "Consultar Estado DTE"; SDK EstadoDTEResult.cs]. DTEs answer `estado` (DOK, DNK, FAU, FNA, FAN,
+ * EMP, TMD, TMC, MMD, MMC, AND, ANC) and `glosaEstado`, with the SII's ERR_CODE/GLOSA_ERR only inside
+ * `responseXml` (the JSON's `erR_CODE`/`glosa_ERR_CODE` were null in every recorded answer);
+ * boletas answer `estado: null` and the state in `codigo`/`descripcion`.
+ */
 export interface DteStatusResponse {
-  /** DOK, DNK, FAU, FNA, FAN, … (QueryEstDte). */
-  estado: string;
-  glosa: string;
+  responseXml: string | null;
+  estado: string | null;
+  ok: boolean;
+  glosaEstado: string | null;
+  erR_CODE: string | null;
+  glosa_ERR_CODE: string | null;
+  numeroAtencion: number;
+  fechaAtencion: string;
+  codigo: string | null;
+  descripcion: string | null;
 }
 
-export interface TaxpayerResponse {
-  rut: string;
-  razonSocial: string;
-  actividades: { codigo: number; glosa: string }[];
+/** [C "Get Folios" description]: the servicios host's error body. */
+export interface MensajeBody {
+  Mensaje: string;
 }
 
-/** Envelope states after which nothing changes. */
-export const FINAL_ENVELOPE_STATES = new Set(['EPR', 'RSC', 'RFR', 'RCT', 'RCH', 'RCO', 'RPT', 'VOF']);
+/** Envelope states after which the SII changes nothing [C "Consultar Estado Envio", "Posibles códigos"]. */
+export const FINAL_ENVELOPE_STATES = new Set(['EPR', 'RSC', 'RFR', 'RCT']);
+
+/**
+ * The SII's answers that reject a whole envelope [C]: every document in it is rejected (they can be
+ * fixed and sent again).
+ */
+export const REJECTED_ENVELOPE_STATES = new Set(['RSC', 'RFR', 'RCT']);
+
+/**
+ * Rate limits [C, collection description "Limites de uso (RateLimit)"; D9]: per API key, 3/s and
+ * 40/min on the DTE host; 1/s, 5/min and 100/h on servicios. Excess → 429 `text/plain`
+ * "API calls quota exceeded! maximum admitted {n} per {period}" with `Retry-After` (seconds) [D9].
+ * Accepted calls carry `X-Rate-Limit-Limit` (the rule's period, e.g. "1m"), `-Remaining` and
+ * `-Reset` (ISO time) [C, recorded headers of 2025].
+ */
+export interface RateRule {
+  limit: number;
+  periodMs: number;
+  /** As the provider prints it: 1s, 1m, 1h. */
+  label: string;
+}
+export type RateLimits = Record<Host, RateRule[]>;
+
+export const PRODUCTION_RATE_LIMITS: RateLimits = {
+  api: [
+    { limit: 3, periodMs: 1_000, label: '1s' },
+    { limit: 40, periodMs: 60_000, label: '1m' },
+  ],
+  servicios: [
+    { limit: 1, periodMs: 1_000, label: '1s' },
+    { limit: 5, periodMs: 60_000, label: '1m' },
+    { limit: 100, periodMs: 3_600_000, label: '1h' },
+  ],
+};
+
+export const quotaExceededText = (r: RateRule): string => `API calls quota exceeded! maximum admitted ${r.limit} per ${r.label}.`;
+
+/** Which host a route path belongs to (the emulator serves both on one port). */
+export const hostOfPath = (path: string): Host => (/^\/api\/folios\//i.test(path) ? 'servicios' : 'api');
+
+/**
+ * Parses `SIMPLEAPI_RATE_LIMITS`: `production` (the default), `off`, or rules per host such as
+ * `api=3/1s,40/1m;servicios=1/1s,5/1m,100/1h` (for a plan with other limits, or a faster test).
+ */
+export function parseRateLimits(text: string | undefined): RateLimits | null {
+  const v = (text ?? 'production').trim();
+  if (v === '' || v === 'production') return PRODUCTION_RATE_LIMITS;
+  if (v === 'off') return null;
+  const out: RateLimits = { api: [], servicios: [] };
+  const unit: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  for (const part of v.split(';')) {
+    const [host, rules] = part.split('=').map((s) => s.trim());
+    if (host !== 'api' && host !== 'servicios') throw new Error(`unknown host '${host}' (api or servicios)`);
+    for (const rule of (rules ?? '').split(',')) {
+      const m = /^(\d+)\/(\d*)(ms|s|m|h)$/.exec(rule.trim());
+      if (!m) throw new Error(`rule '${rule}' is not like 3/1s or 40/1m`);
+      const n = m[2] === '' ? 1 : Number(m[2]);
+      out[host].push({ limit: Number(m[1]), periodMs: n * unit[m[3]!]!, label: `${n}${m[3]}` });
+    }
+  }
+  return out;
+}

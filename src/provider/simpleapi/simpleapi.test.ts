@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../port.ts';
+import type { Pacer } from './pacing.ts';
 import { createSimpleApiProvider } from './simpleapi.ts';
 
 /**
@@ -17,7 +18,10 @@ interface Seen {
   files: { name: string; type: string; bytes: Buffer }[];
 }
 
-type Script = (req: Seen, n: number) => { status: number; body?: string | Buffer; type?: string; delayMs?: number } | 'hangup';
+type Script = (
+  req: Seen,
+  n: number,
+) => { status: number; body?: string | Buffer; type?: string; delayMs?: number; headers?: Record<string, string> } | 'hangup';
 
 let server: http.Server;
 let base: string;
@@ -41,7 +45,7 @@ beforeAll(async () => {
         const a = script(s, seen.length);
         if (a === 'hangup') return req.socket.destroy();
         setTimeout(() => {
-          res.writeHead(a.status, { 'content-type': a.type ?? 'application/json' });
+          res.writeHead(a.status, { 'content-type': a.type ?? 'application/json', ...a.headers });
           res.end(a.body ?? '');
         }, a.delayMs ?? 0);
       })();
@@ -79,10 +83,13 @@ describe('simpleapi adapter', () => {
   it('sends the bare key, the input JSON and the .pfx first, then the document', async () => {
     const r = await run(
       () => provider().upload(creds, uploadReq),
-      () => ({ status: 200, body: JSON.stringify({ trackId: 42, estado: 'REC', ok: true, glosa: 'ok', errores: [], responseXml: null }) }),
+      () => ({
+        status: 200,
+        body: JSON.stringify({ trackId: 42, estado: '0', ok: true, glosa: 'Upload OK', errores: null, responseXml: null }),
+      }),
     );
     expect(r.error).toBeUndefined();
-    expect(r.value).toMatchObject({ trackId: '42', estado: 'REC' });
+    expect(r.value).toMatchObject({ trackId: '42', estado: '0' });
     const s = seen[0]!;
     expect(s).toMatchObject({ method: 'POST', url: '/api/v1/envio/enviar', authorization: 'k-123456789' });
     expect(s.input).toEqual({ Certificado: { Rut: '12345678-5', Password: 'secreto-del-pfx' }, Ambiente: 1, Tipo: 1 });
@@ -102,14 +109,15 @@ describe('simpleapi adapter', () => {
     expect((r.value as { cafXml: Buffer }).cafXml.equals(caf)).toBe(true);
   });
 
-  it('maps SimpleAPI failures: empty 401, "Apikey vencida", exhausted quota, 5xx, certificate refusals', async () => {
+  it("maps SimpleAPI's published failures: empty 401, Apikey vencida, subscription limit, 429, SII down, refusals", async () => {
     const cases: [Script, string][] = [
       [() => ({ status: 401 }), 'invalid_api_key'],
-      [() => ({ status: 401, body: 'Apikey vencida', type: 'text/plain' }), 'expired_api_key'],
-      [() => ({ status: 429, body: 'Too many' }), 'quota_exhausted'],
-      [() => ({ status: 403, body: 'Ha superado el límite de consultas de su plan' }), 'quota_exhausted'],
-      [() => ({ status: 401, body: 'Certificado o contraseña inválidos' }), 'rejected'],
-      [() => ({ status: 400, body: 'RutEmpresa inválido' }), 'rejected'],
+      [() => ({ status: 401, body: '{"error":"Apikey vencida. No es posible continuar"}' }), 'expired_api_key'],
+      [() => ({ status: 401, body: '{"Mensaje":"API KEY Incorrecta. No es posible continuar"}' }), 'invalid_api_key'],
+      [() => ({ status: 401, body: '{"Mensaje":"Límite de la suscripción alcanzado"}' }), 'quota_exhausted'],
+      [() => ({ status: 429, body: 'API calls quota exceeded! maximum admitted 3 per 1s.', type: 'text/plain' }), 'rate_limited'],
+      [() => ({ status: 400, body: '{"mensaje":"El SII no está disponible. Intenta más tarde."}' }), 'unavailable'],
+      [() => ({ status: 400, body: '{"Mensaje":"Cantidad solicitada supera lo permitido"}' }), 'rejected'],
       [() => ({ status: 500, body: 'boom' }), 'unavailable'],
     ];
     for (const [s, kind] of cases) {
@@ -117,6 +125,48 @@ describe('simpleapi adapter', () => {
       expect(r.error, kind).toBeInstanceOf(ProviderError);
       expect(r.error!.kind, JSON.stringify(s(seen[0]!, 1))).toBe(kind);
     }
+  });
+
+  it('tells a refused certificate from a refused key: an empty 401 is checked against the subscription status', async () => {
+    const cert = await run(
+      () => provider({ retries: 0 }).upload(creds, uploadReq),
+      (req) => (req.url === '/api/v1/suscripcion/status' ? { status: 200, body: '[]' } : { status: 401 }),
+    );
+    expect(cert.error).toMatchObject({ kind: 'certificate_rejected' });
+    expect(seen.map((x) => x.url)).toEqual(['/api/v1/envio/enviar', '/api/v1/suscripcion/status']);
+    const key = await run(
+      () => provider({ retries: 0 }).upload(creds, uploadReq),
+      () => ({ status: 401 }),
+    );
+    expect(key.error).toMatchObject({ kind: 'invalid_api_key' });
+  });
+
+  it('waits out a 429 through the pacer and makes the call again; never a failure', async () => {
+    const blocks: number[] = [];
+    const acquired: string[] = [];
+    const pacer: Pacer = {
+      acquire: async (_k, host) => void acquired.push(host),
+      block: async (_k, _h, until) => void blocks.push(until - Date.now()),
+    };
+    const p = createSimpleApiProvider({ apiBaseUrl: base, serviciosBaseUrl: `${base}/servicios`, timeoutMs: 2000, retries: 0, pacer });
+    const r = await run(
+      () => p.requestCaf(creds, { rutEmpresa: '76192083-9', tipoDte: 33, cantidad: 1, ambiente: 'certificacion' }),
+      (_req, n) =>
+        n === 1
+          ? {
+              status: 429,
+              body: 'API calls quota exceeded! maximum admitted 1 per 1s.',
+              type: 'text/plain',
+              headers: { 'retry-after': '2' },
+            }
+          : { status: 200, body: '<?xml version="1.0"?>\n<AUTORIZACION>\n</AUTORIZACION>', type: 'application/xml' },
+    );
+    expect(r.error).toBeUndefined();
+    expect(seen.length).toBe(2);
+    expect(acquired).toEqual(['servicios', 'servicios']);
+    expect(blocks.length).toBe(1);
+    expect(blocks[0]).toBeGreaterThan(1500);
+    expect(blocks[0]).toBeLessThanOrEqual(2000);
   });
 
   it('retries transient failures of queries with backoff, and gives up after the configured retries', async () => {
@@ -164,7 +214,7 @@ describe('simpleapi adapter', () => {
       (_r, n) =>
         n === 1
           ? { status: 503 }
-          : { status: 200, body: JSON.stringify({ trackId: '7', estado: 'REC', ok: true, glosa: '', errores: [], responseXml: null }) },
+          : { status: 200, body: JSON.stringify({ trackId: 7, estado: 'REC', ok: true, glosa: '', errores: null, responseXml: null }) },
     );
     expect(busy.value).toMatchObject({ trackId: '7' });
     expect(seen.length).toBe(2);
@@ -191,42 +241,62 @@ describe('simpleapi adapter', () => {
     expect(r.error!.message).not.toContain('k-123456789');
   });
 
-  it('reports an upload the SII refused (ok:false) as a rejection with its reasons, and parses envelope states', async () => {
+  it('reports an upload the SII refused (400, trackId -999999, errores a single string) as a rejection with its reason', async () => {
     const r = await run(
       () => provider().upload(creds, uploadReq),
       () => ({
-        status: 200,
-        body: JSON.stringify({ trackId: null, estado: '7', ok: false, glosa: 'Schema inválido', errores: ['linea 3'] }),
+        status: 400,
+        body: JSON.stringify({
+          rutEnvia: '12345678-5',
+          rutEmpresa: '76192083-9',
+          file: null,
+          fecha: '2025-06-06T10:00:00',
+          estado: '7',
+          ok: false,
+          glosa: 'Error en el envío',
+          errores: 'Esquema inválido',
+          trackId: -999999,
+          responseXml: null,
+        }),
       }),
     );
     expect(r.error).toMatchObject({ kind: 'rejected' });
-    expect(r.error!.message).toContain('Schema inválido; linea 3');
+    expect(r.error!.message).toContain('Error en el envío: Esquema inválido');
+    expect(seen.length).toBe(1);
+  });
+
+  it('reads boleta envelopes by their detalles (only reparos and rejections are listed)', async () => {
     const st = await run(
       () => provider().uploadStatus(creds, { rutEmpresa: '76192083-9', trackId: '9', tipo: 'boleta', ambiente: 'produccion' }),
       () => ({
         status: 200,
         body: JSON.stringify({
-          trackId: '9',
+          rutEmisor: '76192083-9',
+          rutEnvia: '12345678-5',
+          trackId: 9,
+          fechaRecepcion: '10/04/2025 00:36:20',
           estado: 'EPR',
-          glosa: 'Envío procesado',
+          response: null,
           estadistica: [{ tipo: 39, informados: 2, aceptados: 1, rechazados: 1, reparos: 0 }],
-          detalle: [
+          detalles: [
             {
               tipo: 39,
               folio: 5,
               estado: 'RCH',
               descripcion: 'DTE Rechazado',
-              errores: [{ codigo: 'DTE-3-505', descripcion: 'Firma DTE Incorrecta' }],
+              errores: [{ seccion: 'DTE', linea: 0, nivel: 3, codigo: 100, descripcion: 'DTE Repetido', detalle: null }],
             },
           ],
+          errores: '',
         }),
       }),
     );
-    expect(seen[0]!.input).toMatchObject({ TrackId: '9', ServidorBoletaREST: true, RutEmpresa: '76192083-9' });
+    expect(seen[0]!.input).toMatchObject({ TrackId: 9, ServidorBoletaREST: true, RutEmpresa: '76192083-9' });
     expect(st.value).toMatchObject({
       final: true,
       estado: 'EPR',
-      documents: [{ tipoDte: 39, folio: 5, status: 'rejected', estado: 'RCH', glosa: 'DTE-3-505 Firma DTE Incorrecta' }],
+      documentsListed: true,
+      documents: [{ tipoDte: 39, folio: 5, status: 'rejected', estado: 'RCH', glosa: 'DTE-3-100 DTE Repetido' }],
       estadistica: [{ tipoDte: 39, informados: 2, aceptados: 1, rechazados: 1, reparos: 0 }],
     });
   });

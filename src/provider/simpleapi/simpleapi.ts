@@ -1,22 +1,46 @@
 import type { DocumentOutcome, Provider, ProviderCredentials, UploadStatus } from '../port.ts';
 import { ProviderError } from '../port.ts';
-import { createSimpleApiClient, excerpt, type FilePart, type SimpleApiClientOptions } from './client.ts';
+import { createSimpleApiClient, excerpt, type FilePart, type SimpleApiClientOptions, type SimpleApiRequest } from './client.ts';
+import type { Pacer } from './pacing.ts';
 import {
   ambienteCode,
+  FAILED_TRACK_ID,
   FINAL_ENVELOPE_STATES,
   ROUTES,
+  type AnnulEntry,
   type DteStatusResponse,
+  type EnvioBoletaStatusResponse,
+  type EnvioDteStatusResponse,
   type EnvioResponse,
-  type EnvioStatusResponse,
-  type TaxpayerResponse,
+  type Host,
 } from './protocol.ts';
 
 /**
- * The `simpleapi` adapter: the Provider port over SimpleAPI's HTTP API (protocol.ts). SimpleAPI
- * stores nothing, so every call carries the tenant's .pfx, its password and the holder's RUT;
- * they arrive decrypted in `creds` for this one call and are never kept here.
+ * The `simpleapi` adapter: the Provider port over SimpleAPI's published protocol (protocol.ts,
+ * with the source of every route and shape). SimpleAPI stores nothing, so every call carries the
+ * tenant's .pfx, its password and the holder's RUT; they arrive decrypted in `creds` for this one
+ * call and are never kept here.
+ *
+ * Every call first takes a slot from the pacer (per key and host, shared across processes), so the
+ * documented rate limits are kept; a 429 that happens anyway blocks the key for its Retry-After and
+ * the call is made again. A wait longer than the pacer allows surfaces as `rate_limited` with the
+ * time to wait: jobs reschedule on it, the API answers 503 with Retry-After. Never a failure.
  */
-export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider {
+export interface SimpleApiProviderOptions extends SimpleApiClientOptions {
+  pacer?: Pacer | undefined;
+  /** Counts each HTTP call made (bench, tests). */
+  onCall?: (route: string) => void;
+}
+
+/** Boletas are asked on the SII's boleta REST server (protocol.ts, DteStatusInput). */
+const isBoleta = (tipoDte: number) => tipoDte === 39 || tipoDte === 41;
+
+const ANNUL_REASON = 'Folios no utilizados';
+
+/** The SII's annulment answers that mean the folios are annulled [C "Anulacion", 400]. */
+const ALREADY_ANNULLED = /ya ha sido efectuado anteriormente/i;
+
+export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provider {
   const client = createSimpleApiClient(opts);
 
   const cert = (creds: ProviderCredentials) => {
@@ -38,37 +62,74 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
     }
   };
 
+  /** One paced call; a 429 blocks the key for its Retry-After and the call is made again. */
+  const paced = async (req: SimpleApiRequest & { host: Host }) => {
+    for (;;) {
+      await opts.pacer?.acquire(req.apiKey, req.host);
+      opts.onCall?.(req.path);
+      try {
+        return await client.request(req);
+      } catch (e) {
+        if (!(e instanceof ProviderError) || e.kind !== 'rate_limited' || !opts.pacer) throw e;
+        await opts.pacer.block(req.apiKey, req.host, Date.now() + (e.retryAfterMs ?? 1000));
+      }
+    }
+  };
+
+  /**
+   * An empty 401 means a bad key *or* a certificate the SII refused (D9). The subscription status
+   * costs no quota and needs only the key: if it answers, the key is fine and the certificate is
+   * at fault.
+   */
+  const disambiguate = async (e: unknown, apiKey: string): Promise<never> => {
+    if (!(e instanceof ProviderError) || !(e as { emptyUnauthorized?: boolean }).emptyUnauthorized) throw e;
+    try {
+      await paced({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
+    } catch {
+      throw e;
+    }
+    throw new ProviderError('certificate_rejected', 'The billing provider accepted the API key but refused the certificate.', 401);
+  };
+
   const post = async (
     creds: ProviderCredentials,
-    host: 'api' | 'servicios',
+    host: Host,
     path: string,
     input: unknown,
-    idempotent: boolean,
-    extra: FilePart[] = [],
+    opt: { idempotent: boolean; files?: FilePart[]; answerStatuses?: number[] },
   ) => {
     const c = cert(creds);
-    return client.request({
-      host,
-      method: 'POST',
-      path,
-      apiKey: creds.apiKey,
-      input,
-      files: [pfxPart(c.pfx), ...extra],
-      idempotent,
-      secrets: [c.password],
-    });
+    try {
+      return await paced({
+        host,
+        method: 'POST',
+        path,
+        apiKey: creds.apiKey,
+        input,
+        files: [pfxPart(c.pfx), ...(opt.files ?? [])],
+        idempotent: opt.idempotent,
+        secrets: [c.password],
+        ...(opt.answerStatuses ? { answerStatuses: opt.answerStatuses } : {}),
+      });
+    } catch (e) {
+      return disambiguate(e, creds.apiKey);
+    }
   };
 
   const certificado = (creds: ProviderCredentials) => {
     const c = cert(creds);
     return { Rut: c.rut, Password: c.password };
   };
+  const foliosInput = (creds: ProviderCredentials, rutEmpresa: string, ambiente: 0 | 1) => {
+    const c = cert(creds);
+    return { RutCertificado: c.rut, Password: c.password, RutEmpresa: rutEmpresa, Ambiente: ambiente };
+  };
 
   return {
     name: 'simpleapi',
 
     async verifyApiKey(apiKey) {
-      const r = await client.request({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
+      const r = await paced({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
       const items = json<unknown>(r.body, 'the subscription status', [apiKey]);
       if (!Array.isArray(items))
         throw new ProviderError('unavailable', 'The billing provider answered the subscription status in an unknown shape.');
@@ -81,22 +142,14 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
       };
     },
 
-    async taxpayerLookup(creds, rut) {
-      const r = await post(creds, 'api', ROUTES.taxpayer, { Certificado: certificado(creds), RutEmpresa: rut, Ambiente: 1 }, true);
-      const t = json<TaxpayerResponse>(r.body, 'the taxpayer lookup', [creds.pfxPassword ?? '']);
-      return {
-        rut: t.rut,
-        razonSocial: t.razonSocial,
-        acteco: (t.actividades ?? []).map((a) => Number(a.codigo)).filter(Number.isInteger),
-      };
-    },
-
     async requestCaf(creds, req) {
-      const c = cert(creds);
-      const input = { RutCertificado: c.rut, Password: c.password, RutEmpresa: req.rutEmpresa, Ambiente: ambienteCode(req.ambiente) };
-      const r = await post(creds, 'servicios', ROUTES.folios(req.tipoDte, req.cantidad), input, false);
+      const input = foliosInput(creds, req.rutEmpresa, ambienteCode(req.ambiente));
+      const r = await post(creds, 'servicios', ROUTES.folios(req.tipoDte, req.cantidad), input, { idempotent: false });
       if (!/<AUTORIZACION[\s>]/.test(r.body.toString('latin1'))) {
-        throw new ProviderError('rejected', `The billing provider did not return a CAF: ${excerpt(r.body, [c.password])}`);
+        throw new ProviderError(
+          'rejected',
+          `The billing provider did not return a CAF: ${excerpt(r.body, [input.Password, creds.apiKey])}`,
+        );
       }
       return { cafXml: r.body };
     },
@@ -104,25 +157,38 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
     async upload(creds, req) {
       const input = { Certificado: certificado(creds), Ambiente: ambienteCode(req.ambiente), Tipo: req.tipo === 'boleta' ? 2 : 1 };
       const file: FilePart = { name: req.tipo === 'boleta' ? 'envio-boleta.xml' : 'envio-dte.xml', data: req.envelope, type: 'text/xml' };
-      const r = await post(creds, 'api', ROUTES.send, input, false, [file]);
-      const a = json<EnvioResponse>(r.body, 'the upload', [creds.pfxPassword ?? '']);
-      if (!a.ok || !a.trackId) {
-        const detail = [a.glosa, ...(a.errores ?? [])].filter(Boolean).join('; ');
-        throw new ProviderError('rejected', `The SII did not accept the upload (${a.estado || 'sin estado'}): ${detail || 'sin detalle'}`);
+      const r = await post(creds, 'api', ROUTES.send, input, { idempotent: false, files: [file], answerStatuses: [400] });
+      const secrets = [input.Certificado.Password, creds.apiKey];
+      if (r.status === 400 && !/^\s*\{/.test(r.body.toString('utf8'))) {
+        throw new ProviderError('rejected', `The billing provider refused the upload: ${excerpt(r.body, secrets)}`, 400);
       }
-      return { trackId: String(a.trackId), estado: a.estado, glosa: a.glosa, raw: r.body };
+      const a = json<EnvioResponse>(r.body, 'the upload', secrets);
+      if (!a.ok || !a.trackId || a.trackId === FAILED_TRACK_ID) {
+        // `errores` is one string [C; D9], the SII's reason; `glosa` its summary.
+        const detail = [a.glosa, typeof a.errores === 'string' ? a.errores : null].filter(Boolean).join(': ');
+        throw new ProviderError(
+          'rejected',
+          `The SII did not take the upload (${a.estado || 'sin estado'}): ${detail || 'sin detalle'}`,
+          r.status,
+        );
+      }
+      return { trackId: String(a.trackId), estado: String(a.estado ?? ''), glosa: String(a.glosa ?? ''), raw: r.body };
     },
 
     async uploadStatus(creds, req) {
+      const boleta = req.tipo === 'boleta';
       const input = {
         Certificado: certificado(creds),
         RutEmpresa: req.rutEmpresa,
-        TrackId: req.trackId,
+        TrackId: Number(req.trackId),
         Ambiente: ambienteCode(req.ambiente),
-        ServidorBoletaREST: req.tipo === 'boleta',
+        ServidorBoletaREST: boleta,
       };
-      const r = await post(creds, 'api', ROUTES.envioStatus, input, true);
-      return parseEnvioStatus(json<EnvioStatusResponse>(r.body, 'the upload status', [creds.pfxPassword ?? '']), req.trackId, r.body);
+      const r = await post(creds, 'api', ROUTES.envioStatus, input, { idempotent: true });
+      const secrets = [input.Certificado.Password, creds.apiKey];
+      return boleta
+        ? parseBoletaStatus(json<EnvioBoletaStatusResponse>(r.body, 'the upload status', secrets), req.trackId, r.body)
+        : parseDteEnvioStatus(json<EnvioDteStatusResponse>(r.body, 'the upload status', secrets), req.trackId, r.body);
     },
 
     async documentStatus(creds, req) {
@@ -130,47 +196,67 @@ export function createSimpleApiProvider(opts: SimpleApiClientOptions): Provider 
         Certificado: certificado(creds),
         RutEmpresa: req.rutEmpresa,
         RutReceptor: req.rutReceptor,
-        Tipo: req.tipoDte,
         Folio: req.folio,
-        FechaDte: req.fechaEmision,
         Total: req.montoTotal,
+        FechaDTE: req.fechaEmision,
+        Tipo: req.tipoDte,
         Ambiente: ambienteCode(req.ambiente),
+        ServidorBoletaREST: isBoleta(req.tipoDte),
       };
-      const r = await post(creds, 'api', ROUTES.dteStatus, input, true);
-      const a = json<DteStatusResponse>(r.body, 'the document status', [creds.pfxPassword ?? '']);
-      return { estado: String(a.estado ?? ''), glosa: String(a.glosa ?? '') };
+      const r = await post(creds, 'api', ROUTES.dteStatus, input, { idempotent: true });
+      return parseDteStatus(json<DteStatusResponse>(r.body, 'the document status', [input.Certificado.Password, creds.apiKey]));
     },
 
     async annulFolios(creds, req) {
-      const input = { Certificado: certificado(creds), RutEmpresa: req.rutEmpresa, Ambiente: ambienteCode(req.ambiente) };
-      const r = await post(creds, 'servicios', ROUTES.annul(req.tipoDte, req.desde, req.hasta), input, false);
-      const a = json<{ ok?: boolean; glosa?: string }>(r.body, 'the folio annulment', [creds.pfxPassword ?? '']);
-      return { ok: a.ok === true, glosa: String(a.glosa ?? '') };
+      const input = { ...foliosInput(creds, req.rutEmpresa, ambienteCode(req.ambiente)), MotivoAnulacion: ANNUL_REASON };
+      const r = await post(creds, 'servicios', ROUTES.annul(req.tipoDte, req.desde, req.hasta), input, {
+        idempotent: false,
+        answerStatuses: [400],
+      });
+      return parseAnnulment(r.body, [input.Password, creds.apiKey]);
     },
   };
 }
 
-/** Per-document SII state → our status. RLV/RPR are reparos; anything else not DOK is a rejection. */
+/** Per-document SII state → our status (boleta `detalles`): RPR/RLV reparos, RCH rejected. */
 export function statusForDocumentState(estado: string): DocumentOutcome['status'] {
-  if (estado === 'DOK' || estado === 'ACD' || estado === 'ACE') return 'accepted';
+  if (estado === 'DOK' || estado === 'ACD' || estado === 'ACE' || estado === 'EPR') return 'accepted';
   if (estado === 'RLV' || estado === 'RPR') return 'accepted_with_objections';
   return 'rejected';
 }
 
-export function parseEnvioStatus(a: EnvioStatusResponse, trackId: string, raw?: Buffer): UploadStatus {
-  const estado = String(a.estado ?? '');
+const text = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
+
+/** consulta/envio for an EnvioDTE: counts per type only [C "Consulta Exitosa"]; `ok:false` answers are failed queries. */
+export function parseDteEnvioStatus(a: EnvioDteStatusResponse, trackId: string, raw?: Buffer): UploadStatus {
+  const estado = text(a.estado);
   return {
-    trackId: String(a.trackId ?? trackId),
+    trackId: a.trackId ? String(a.trackId) : trackId,
     estado,
-    glosa: String(a.glosa ?? ''),
+    glosa: text(a.glosa),
     final: FINAL_ENVELOPE_STATES.has(estado),
-    documents: (a.detalle ?? []).map((d) => ({
-      tipoDte: Number(d.tipo),
-      folio: Number(d.folio),
-      status: statusForDocumentState(String(d.estado)),
-      estado: String(d.estado),
-      glosa: (d.errores ?? []).length > 0 ? d.errores.map((e) => `${e.codigo} ${e.descripcion}`).join('; ') : String(d.descripcion ?? ''),
+    estadistica: (a.estados ?? []).map((s) => ({
+      tipoDte: Number(s.tipoDocumento),
+      informados: Number(s.cantidadInformados),
+      aceptados: Number(s.cantidadAceptados),
+      rechazados: Number(s.cantidadRechazados),
+      reparos: Number(s.cantidadReparos),
     })),
+    documents: [],
+    documentsListed: false,
+    ...(raw ? { raw } : {}),
+  };
+}
+
+/** consulta/envio for an EnvioBOLETA: `estadistica` and `detalles` of the documents not plainly accepted [C]. */
+export function parseBoletaStatus(a: EnvioBoletaStatusResponse, trackId: string, raw?: Buffer): UploadStatus {
+  const estado = text(a.estado);
+  return {
+    trackId: a.trackId ? String(a.trackId) : trackId,
+    estado,
+    // A failed query says why in `response` ("Error de Permiso"); a processed one may sum up in `errores`.
+    glosa: text(a.response) || (estado === 'EPR' ? 'Envío Procesado' : ''),
+    final: FINAL_ENVELOPE_STATES.has(estado),
     estadistica: (a.estadistica ?? []).map((s) => ({
       tipoDte: Number(s.tipo),
       informados: Number(s.informados),
@@ -178,6 +264,57 @@ export function parseEnvioStatus(a: EnvioStatusResponse, trackId: string, raw?: 
       rechazados: Number(s.rechazados),
       reparos: Number(s.reparos),
     })),
+    documents: (a.detalles ?? []).map((d) => ({
+      tipoDte: Number(d.tipo),
+      folio: Number(d.folio),
+      status: statusForDocumentState(text(d.estado)),
+      estado: text(d.estado),
+      glosa:
+        (d.errores ?? []).length > 0
+          ? d.errores
+              .map(
+                (e) => `${e.seccion}-${e.nivel}-${String(e.codigo).padStart(3, '0')} ${e.descripcion}${e.detalle ? ` (${e.detalle})` : ''}`,
+              )
+              .join('; ')
+          : text(d.descripcion),
+    })),
+    documentsListed: estado === 'EPR',
     ...(raw ? { raw } : {}),
   };
+}
+
+/** The SII's GLOSA_ERR inside consulta/dte's responseXml, the only place it appears [C "Consulta Exitosa"]. */
+const glosaErr = (xml: string | null): string => /<GLOSA_ERR>([^<]*)<\/GLOSA_ERR>/.exec(xml ?? '')?.[1]?.trim() ?? '';
+
+/** consulta/dte: DTEs in `estado`/`glosaEstado`, boletas in `codigo`/`descripcion` [C "Boleta no recibida"]. */
+export function parseDteStatus(a: DteStatusResponse): { estado: string; glosa: string } {
+  if (!a.estado && a.codigo) return { estado: text(a.codigo), glosa: text(a.descripcion) };
+  const detail = text(a.glosa_ERR_CODE) || glosaErr(a.responseXml);
+  const head = text(a.glosaEstado);
+  return { estado: text(a.estado), glosa: detail && detail !== head ? (head ? `${head}: ${detail}` : detail) : head };
+}
+
+/**
+ * folios/anulacion: one entry per CAF the range touches [C "Anulacion"]. Annulled when every entry
+ * succeeded or says the range was annulled before ("ya ha sido efectuado anteriormente", which the
+ * SII answers to a repeated request: success, not failure).
+ */
+export function parseAnnulment(body: Buffer, secrets: string[] = []): { ok: boolean; glosa: string } {
+  let entries: AnnulEntry[];
+  try {
+    const v: unknown = JSON.parse(body.toString('utf8'));
+    if (!Array.isArray(v)) throw new Error('not an array');
+    entries = v as AnnulEntry[];
+  } catch {
+    throw new ProviderError('rejected', `The billing provider answered the annulment with: ${excerpt(body, secrets)}`);
+  }
+  const failed = entries.filter((e) => !e.exito && !ALREADY_ANNULLED.test(text(e.mensaje)));
+  const clean = (m: string) =>
+    m
+      .replace(/^En esta página podrá solicitar la anulación de folios\.*\s*/i, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+  if (entries.length === 0) return { ok: false, glosa: 'The SII answered the annulment with no result.' };
+  if (failed.length > 0) return { ok: false, glosa: failed.map((e) => clean(text(e.mensaje))).join(' | ') };
+  return { ok: true, glosa: entries.map((e) => clean(text(e.mensaje))).join(' | ') };
 }

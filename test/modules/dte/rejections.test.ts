@@ -5,8 +5,10 @@ import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type I
 
 /**
  * Rejections are the SII's (the emulator's) verdicts on real documents, surfaced in the DTE's
- * status with the SII code: an altered signature, a reused folio, an expired CAF; plus the
- * sandbox triggers, and an upload that fails (send_failed, then sent again).
+ * status: an altered signature, a reused folio, an expired CAF, with the SII's code for boletas
+ * (whose envelope answer lists them); for facturas the SII answers counts only, and the service
+ * finds which documents were rejected by asking about each (docs/dte.md, "How a verdict is read").
+ * Plus the sandbox triggers, and an upload that fails (send_failed, then sent again).
  */
 const DAY = 86_400_000;
 
@@ -34,11 +36,11 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
 
   it('a DTE whose signed bytes were altered after signing is rejected: DTE-3-505', async () => {
     const tenantId = await readyTenant(t, key);
-    await requestFolios(t, key, tenantId, 33, 5);
-    const d = await create(tenantId);
+    await requestFolios(t, key, tenantId, 39, 5);
+    const d = await create(tenantId, 39);
     // Storage corruption: one letter of a signed field changes, nothing else.
     const { rows } = await t.ctx.db.query<{ xml: Buffer }>('select xml from dtes where id = $1', [d.id]);
-    const altered = Buffer.from(rows[0]!.xml.toString('latin1').replace('Comercio al por menor', 'Comerzio al por menor'), 'latin1');
+    const altered = Buffer.from(rows[0]!.xml.toString('latin1').replace('Medialuna', 'Medialona'), 'latin1');
     expect(altered.equals(rows[0]!.xml)).toBe(false);
     await t.ctx.db.query('update dtes set xml = $2 where id = $1', [d.id, altered]);
     await send(tenantId, [d.id]);
@@ -49,15 +51,15 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
 
   it('a folio issued twice (a database restored from an old backup) is rejected: DTE-3-101', async () => {
     const tenantId = await readyTenant(t, key);
-    await requestFolios(t, key, tenantId, 33, 5);
-    const first = await create(tenantId);
+    await requestFolios(t, key, tenantId, 39, 5);
+    const first = await create(tenantId, 39);
     await send(tenantId, [first.id]);
     expect((await waitFinal(t, key, first.id)).status).toBe('accepted');
     // The restore brings back the state from before `first` was created.
     await t.ctx.db.query('delete from dtes where id = $1', [first.id]);
     await t.ctx.db.query('delete from folio_allocations where tenant_id = $1 and folio = $2', [tenantId, first.folio]);
-    await t.ctx.db.query('update folio_ranges set next_folio = $2 where tenant_id = $1 and tipo_dte = 33', [tenantId, first.folio]);
-    const second = await create(tenantId, 33, { receptor: { rut: '76.354.771-K', razonSocial: 'Otro Cliente SpA' } });
+    await t.ctx.db.query('update folio_ranges set next_folio = $2 where tenant_id = $1 and tipo_dte = 39', [tenantId, first.folio]);
+    const second = await create(tenantId, 39, { receptor: { rut: '76.354.771-K', razonSocial: 'Otro Cliente SpA' } });
     expect(second.folio).toBe(first.folio);
     await send(tenantId, [second.id]);
     const s = await waitFinal(t, key, second.id);
@@ -65,7 +67,7 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
     expect(s.sii.glosa).toMatch(/^DTE-3-101 Folio para este Tipo de documento ya fue recibido en el SII/);
   });
 
-  it('a document stamped on the last day of its CAF but received after it expired is rejected: CAF-3-517', async () => {
+  it('a factura stamped on the last day of its CAF but received after it expired is rejected (CAF-3-517 at the SII)', async () => {
     const start = clock.now();
     const tenantId = await readyTenant(t, key);
     await requestFolios(t, key, tenantId, 33, 5);
@@ -75,7 +77,8 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
     await send(tenantId, [d.id]);
     const s = await waitFinal(t, key, d.id);
     expect(s).toMatchObject({ status: 'rejected', sii: { estado: 'RCH' } });
-    expect(s.sii.glosa).toContain('CAF-3-517 CAF Vencido');
+    // A factura's envelope answer is counts only (boleta CAFs do not expire): the reason is in the SII's e-mail.
+    expect(s.sii.glosa).toContain('1 de 1 documentos tipo 33');
     // And the service itself no longer issues with that CAF.
     const again = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(33, {}, clock.now()) });
     expect(again.statusCode).toBe(409);
@@ -83,16 +86,40 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
     clock.set(start);
   });
 
-  it('sandbox: RECHAZO in the receptor name rejects, REPARO gives accepted_with_objections', async () => {
+  it('sandbox on boletas: RECHAZO rejects and REPARO gives accepted_with_objections, with their codes', async () => {
+    const tenantId = await readyTenant(t, key);
+    await requestFolios(t, key, tenantId, 39, 5);
+    const rej = await create(tenantId, 39, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente RECHAZO SpA' } });
+    const rep = await create(tenantId, 39, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente REPARO SpA' } });
+    const ok = await create(tenantId, 39);
+    await send(tenantId, [rej.id, rep.id, ok.id]);
+    expect(await waitFinal(t, key, rej.id)).toMatchObject({
+      status: 'rejected',
+      sii: { estado: 'RCH', glosa: expect.stringMatching(/^SBX-3-001 Rechazo de prueba/) },
+    });
+    expect(await waitFinal(t, key, rep.id)).toMatchObject({
+      status: 'accepted_with_objections',
+      sii: { estado: 'RPR', glosa: expect.stringMatching(/^SBX-2-001 Reparo de prueba/) },
+    });
+    expect((await waitFinal(t, key, ok.id)).status).toBe('accepted');
+  });
+
+  it('facturas: counts only, so the rejected one is found by asking about each; a type of reparos only is accepted with objections', async () => {
     const tenantId = await readyTenant(t, key);
     await requestFolios(t, key, tenantId, 33, 5);
     const rej = await create(tenantId, 33, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente RECHAZO SpA' } });
-    const rep = await create(tenantId, 33, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente REPARO SpA' } });
-    await send(tenantId, [rej.id, rep.id]);
+    const ok1 = await create(tenantId, 33);
+    const ok2 = await create(tenantId, 33);
+    await send(tenantId, [rej.id, ok1.id, ok2.id]);
     const a = await waitFinal(t, key, rej.id);
-    const b = await waitFinal(t, key, rep.id);
-    expect(a).toMatchObject({ status: 'rejected', sii: { estado: 'RCH', glosa: expect.stringMatching(/^SBX-3-001/) } });
-    expect(b).toMatchObject({ status: 'accepted_with_objections', sii: { estado: 'RLV', glosa: expect.stringMatching(/^SBX-2-001/) } });
+    expect(a).toMatchObject({ status: 'rejected', sii: { estado: 'RCH' } });
+    expect(a.sii.glosa).toContain('1 de 3 documentos tipo 33');
+    expect(a.sii.glosa).toContain('correo de validación');
+    expect(await waitFinal(t, key, ok1.id)).toMatchObject({ status: 'accepted', sii: { estado: 'DOK' } });
+    expect((await waitFinal(t, key, ok2.id)).status).toBe('accepted');
+    const rep = await create(tenantId, 33, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente REPARO SpA' } });
+    await send(tenantId, [rep.id]);
+    expect(await waitFinal(t, key, rep.id)).toMatchObject({ status: 'accepted_with_objections', sii: { estado: 'RPR' } });
   });
 
   it('an upload that cannot happen leaves the DTEs send_failed; they can be sent again', async () => {

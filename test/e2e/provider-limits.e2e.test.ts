@@ -1,0 +1,111 @@
+import crypto from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMany, readyTenantOverHttp, sendAndConfirm } from '../support/bulk.ts';
+import {
+  apiClient,
+  createAccountViaCli,
+  scratchDatabase,
+  startEmulatorProcess,
+  startServer,
+  type EmulatorProc,
+  type ServerProc,
+} from '../support/processes.ts';
+import { emulatorCalls, type CallCounts } from '../support/emulator-stats.ts';
+
+/**
+ * Issuing at SimpleAPI's production rate limits (docs/emulator.md, "Rate limits"): the service on
+ * PostgreSQL with PROVIDER=simpleapi against the standalone emulator enforcing 3/s and 40/min on
+ * the DTE host and 1/s, 5/min, 100/h on servicios, per key. Folio requests for five types go back
+ * to back; 1,000 facturas and 500 boletas are created, sent in batches of 500 and all confirmed,
+ * none failed or rejected because of a 429; the provider calls are counted by the emulator.
+ */
+const SKIP = !process.env.TEST_DATABASE_URL;
+const title = SKIP
+  ? 'issuing at production rate limits — SKIPPED: set TEST_DATABASE_URL to run it'
+  : 'issuing at production rate limits: service on PostgreSQL + standalone emulator';
+
+describe.skipIf(SKIP)(title, () => {
+  let emu: EmulatorProc;
+  let server: ServerProc;
+  let db: Awaited<ReturnType<typeof scratchDatabase>>;
+  let api: ReturnType<typeof apiClient>;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    db = await scratchDatabase();
+    emu = await startEmulatorProcess({ delay: '1000' });
+    const env = {
+      ...db.env,
+      PROVIDER: 'simpleapi',
+      SIMPLEAPI_BASE_URL: emu.url,
+      SIMPLEAPI_SERVICIOS_URL: emu.url,
+      EMULATOR_SII_PUBLIC_KEY: emu.siiPublicKey,
+      SIMPLEAPI_RATE_LIMITS: 'production',
+      FOLIO_REQUEST_WAIT: '30s',
+      // Our own per-key limit is not what this test is about.
+      RATE_LIMIT_PER_SECOND: '100000',
+      RATE_LIMIT_BURST: '100000',
+      ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
+      ACCOUNT_RATE_LIMIT_BURST: '100000',
+    };
+    server = await startServer(env);
+    api = apiClient(server.url, await createAccountViaCli(env));
+    tenantId = await readyTenantOverHttp(api, `sandbox-ok-limits-${crypto.randomUUID()}`);
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    await emu?.stop();
+    await db?.drop();
+  });
+
+  it('five folio requests back to back all succeed (servicios allows 1/s and 5/min)', async () => {
+    const before = await emulatorCalls(emu.url);
+    const wanted: [number, number][] = [
+      [33, 1000],
+      [39, 500],
+      [61, 10],
+      [56, 10],
+      [34, 10],
+    ];
+    for (const [tipoDte, cantidad] of wanted) {
+      const f = await api('POST', `/api/v1/tenants/${tenantId}/folios/request`, { tipoDte, cantidad });
+      expect(f.status, f.body.toString()).toBe(201);
+      expect(f.json).toMatchObject({ status: 'completed', rango: { desde: 1, hasta: cantidad } });
+    }
+    const after = await emulatorCalls(emu.url);
+    expect(after.route('folios') - before.route('folios')).toBe(5);
+  }, 120_000);
+
+  const report = (what: string, n: number, before: CallCounts, after: CallCounts, ms: number) => {
+    const calls = after.dteHost() - before.dteHost();
+    const per1000 = (calls / n) * 1000;
+    console.log(
+      `[provider-limits] ${n} ${what}: confirmed in ${(ms / 1000).toFixed(1)} s with ${calls} provider calls ` +
+        `(${per1000.toFixed(1)} per 1,000; uploads ${after.route('send') - before.route('send')}, envelope queries ` +
+        `${after.route('envioStatus') - before.route('envioStatus')}, document queries ${after.route('dteStatus') - before.route('dteStatus')}, ` +
+        `429 answers ${after.tooMany() - before.tooMany()})`,
+    );
+    return per1000;
+  };
+
+  it('1,000 facturas are created, sent in batches and all confirmed with at most 10 provider calls per 1,000', async () => {
+    const ids = await createMany(api, tenantId, 33, 1000);
+    const before = await emulatorCalls(emu.url);
+    const r = await sendAndConfirm(api, tenantId, ids);
+    const after = await emulatorCalls(emu.url);
+    expect(r.pending).toBe(0);
+    expect(r.counts).toEqual({ accepted: 1000 });
+    expect(report('facturas', 1000, before, after, r.ms)).toBeLessThanOrEqual(10);
+  }, 300_000);
+
+  it('500 boletas are created, sent and all confirmed', async () => {
+    const ids = await createMany(api, tenantId, 39, 500);
+    const before = await emulatorCalls(emu.url);
+    const r = await sendAndConfirm(api, tenantId, ids);
+    const after = await emulatorCalls(emu.url);
+    expect(r.pending).toBe(0);
+    expect(r.counts).toEqual({ accepted: 500 });
+    expect(report('boletas', 500, before, after, r.ms)).toBeLessThanOrEqual(10);
+  }, 300_000);
+});
