@@ -47,6 +47,18 @@ async function main() {
     peakRssMb: '–',
   });
 
+  const { runPdfBench } = await import('./pdf.ts');
+  const pdf = await runPdfBench({ seconds: Math.min(seconds, 3) });
+  results.pdf = pdf;
+  rows.push({
+    benchmark: 'printed document: PDFs / s per core (XML read + PDF417 + layout)',
+    backend: '–',
+    figure: `${pdf.carta.pdfsPerSecond} carta (33 cedible), ${pdf.roll.pdfsPerSecond} 80 mm (39)`,
+    p50: `${pdf.carta.meanMs} / ${pdf.roll.meanMs} ms`,
+    p99: '–',
+    peakRssMb: '–',
+  });
+
   const { runReadsBench } = await import('./reads.ts');
   for (const backend of backends) {
     const r = await runReadsBench({ backend, seconds });
@@ -94,6 +106,18 @@ async function main() {
       });
     }
   }
+
+  const { runProviderBench } = await import('./provider.ts');
+  const prov = await runProviderBench();
+  results.provider = prov;
+  rows.push({
+    benchmark: `${prov.documents} facturas confirmed at SimpleAPI's limits (3/s, 40/min)`,
+    backend: 'pglite',
+    figure: `${prov.callsPer1000} provider calls per 1,000 docs (${prov.uploads} uploads, ${prov.envelopeQueries}+${prov.documentQueries} queries, ${prov.tooMany}×429); ${prov.confirmed} confirmed in ${prov.secondsToConfirm} s`,
+    p50: '–',
+    p99: '–',
+    peakRssMb: '–',
+  });
 
   const cols: (keyof Row)[] = ['benchmark', 'backend', 'figure', 'p50', 'p99', 'peakRssMb'];
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));

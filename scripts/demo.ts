@@ -4,7 +4,8 @@
  * It starts the service (PGlite + in-process SII emulator) in `.demo/`, creates an account and a
  * tenant, makes a test certificate, completes activation through the hosted page's HTTP flow,
  * requests folios, creates one document of each supported type, sends them, waits for the SII's
- * answers, and shows the webhook deliveries a local receiver got (each signature verified). It
+ * answers, writes each document's PDF to `.demo/pdf/`, and shows the webhook deliveries a local
+ * receiver got (each signature verified). It
  * ends by printing the dashboard URL and the credentials to log in, and keeps the service running
  * until Ctrl-C (`--exit` stops at the end instead; the tests use it).
  */
@@ -322,6 +323,22 @@ async function main() {
       `   ${mark} ${String(d.tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} ${f.status.padEnd(25)} ${dim(`${f.estado ?? ''} ${f.glosa ?? ''}`)}`,
     );
   }
+
+  step('Print them: one PDF per document (the timbre is the PDF417 barcode)');
+  const pdfDir = path.join(DEMO_DIR, 'pdf');
+  fs.mkdirSync(pdfDir, { recursive: true });
+  for (const d of dtes) {
+    // Boletas on the 80 mm roll of a point of sale, the rest on letter paper; 33 also as its cedible copy.
+    const variants = d.tipoDte === 39 || d.tipoDte === 41 ? ['?formato=80mm'] : d.tipoDte === 33 ? ['', '?cedible=true'] : [''];
+    for (const q of variants) {
+      const r = await fetch(`${base}/api/v1/tenants/${tenantId}/dte/${d.id}/pdf${q}`, { headers: { authorization: `Bearer ${apiKey}` } });
+      if (r.status !== 200) throw new Error(`GET …/dte/${d.id}/pdf${q} → ${r.status} ${await r.text()}`);
+      const name = /filename="([^"]+)"/.exec(r.headers.get('content-disposition') ?? '')?.[1] ?? `${d.id}.pdf`;
+      fs.writeFileSync(path.join(pdfDir, name), Buffer.from(await r.arrayBuffer()));
+      ok(`${String(d.tipoDte).padEnd(3)} ${NAMES[d.tipoDte]!.padEnd(20)} ${path.relative(process.cwd(), path.join(pdfDir, name))}`);
+    }
+  }
+  info(`Written to ${pdfDir}`);
 
   step('Webhook deliveries the local receiver got');
   const expected = 1 + dtes.length; // tenant.credentials.updated + one dte.status.changed per document

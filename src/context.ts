@@ -8,7 +8,7 @@ import type { Db } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
 import { createApiKeysService } from './modules/api-keys/index.ts';
-import { createTenantsService } from './modules/tenants/index.ts';
+import { createTenantLogos, createTenantsService } from './modules/tenants/index.ts';
 import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.service.ts';
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
@@ -56,6 +56,7 @@ export function createContext(deps: ContextDeps) {
   const apiKeys = createApiKeysService({ db, clock });
   const accounts = createAccountsService({ db, clock, apiKeys });
   const tenants = createTenantsService({ db, clock });
+  const tenantLogos = createTenantLogos({ db, clock });
   const dashboardAuth = createDashboardAuthService({
     db,
     clock,
@@ -118,7 +119,7 @@ export function createContext(deps: ContextDeps) {
     credentials,
     log: backgroundLog,
   });
-  const dte = createDteService({ db, clock, folios, signers, tenants, provider, credentials });
+  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
   const dteSend = createSendService({
     db,
     clock,
@@ -127,6 +128,7 @@ export function createContext(deps: ContextDeps) {
     credentials,
     getTenant: tenants.getRow,
     sendWaitMs: deps.config.dteSendWaitMs,
+    pollInitialMs: deps.config.dtePollInitialMs,
   });
   return {
     ...deps,
@@ -142,7 +144,20 @@ export function createContext(deps: ContextDeps) {
       ...foliosEncryptedColumns,
       ...idempotencyEncryptedColumns,
     ],
-    services: { apiKeys, accounts, tenants, dashboardAuth, credentials, activation, webhooks, folios, folioAnnulment, dte, dteSend },
+    services: {
+      apiKeys,
+      accounts,
+      tenants,
+      tenantLogos,
+      dashboardAuth,
+      credentials,
+      activation,
+      webhooks,
+      folios,
+      folioAnnulment,
+      dte,
+      dteSend,
+    },
   };
 }
 

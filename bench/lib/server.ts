@@ -13,6 +13,8 @@ export const UNLIMITED_RATES: Record<string, string> = {
   RATE_LIMIT_BURST: '1000000',
   ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
   ACCOUNT_RATE_LIMIT_BURST: '1000000',
+  // The provider's limits (5 folio requests a minute per key) have a benchmark of their own (provider.ts).
+  SIMPLEAPI_RATE_LIMITS: 'off',
 };
 
 export function readPeakRssMb(pid: number): number | undefined {

@@ -50,6 +50,9 @@ export {
 export type { Ted, TedInput } from './ted.ts';
 export { buildTed } from './ted.ts';
 
+export type { PrintableDte, PrintableLine, PrintableReferencia } from './printable.ts';
+export { readPrintable, tedBytesOf } from './printable.ts';
+
 export type { PreparedDte, StoredDocument } from './prepare.ts';
 export { prepareDte } from './prepare.ts';
 export type { DocumentInput, NormalizedDocument } from './normalize.ts';

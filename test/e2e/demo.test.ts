@@ -16,8 +16,15 @@ it('the demo runs the whole flow and ends with the dashboard credentials', async
       (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: stdout + stderr }),
     ),
   );
+  const pdfs = fs.existsSync(path.join(dir, 'pdf')) ? fs.readdirSync(path.join(dir, 'pdf')) : [];
   fs.rmSync(dir, { recursive: true, force: true });
   expect(r.code, r.out).toBe(0);
+  for (const t of [33, 34, 39, 41, 46, 52, 56, 61])
+    expect(
+      pdfs.some((f) => f.startsWith(`DTE-T${t}-`)),
+      `PDF of ${t}`,
+    ).toBe(true);
+  expect(pdfs).toContain('DTE-T39-F1-80mm.pdf');
   for (const t of [33, 34, 39, 41, 46, 52, 56, 61]) expect(r.out).toMatch(new RegExp(`✓ ${t}\\s+folio \\d+\\s+accepted`));
   expect(r.out).toMatch(/signature verified\s+tenant\.credentials\.updated/);
   expect(r.out).not.toContain('✗');

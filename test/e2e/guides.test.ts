@@ -78,6 +78,7 @@ it('runs every curl example in docs/guides against a live server', async () => {
   expect(result.out).toContain('"active"');
   expect(result.out).toContain('final status: accepted');
   expect(result.out).toMatch(/"code":"amount_mismatch"/);
+  expect(result.out).toContain('%PDF-'); // the printed document
   // The webhooks guide registers WEBHOOK_URL only after every document of the DTE guide is final and
   // deletes it at the end, so nothing is due to it: anything received would be a stray event.
   expect(receiver.deliveries.map((d) => d.payload?.event)).toEqual([]);

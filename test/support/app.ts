@@ -26,6 +26,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     DATA_DIR: '/tmp/dte-test-unused',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     EMULATOR_DELAY: '0',
+    DTE_POLL_INITIAL: '100ms',
+    // Production's provider rate limits (1 folio request/s, 5/min per key) would make every suite
+    // wait on them; they are on in the emulator's own tests and the end-to-end pacing test.
+    SIMPLEAPI_RATE_LIMITS: 'off',
     // The security suites send hundreds of bad keys from one address; the limit has its own test.
     AUTH_FAILURE_RATE_LIMIT_BURST: '100000',
     ...env,

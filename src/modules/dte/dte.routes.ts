@@ -12,6 +12,7 @@ import {
   EnvioSchema,
   HistorySchema,
   ListDteQuery,
+  PdfQuery,
   SendBody,
   SendResponse,
   TenantDteParams,
@@ -26,6 +27,12 @@ const xmlResponse = (description: string): FastifySchema['response'] => ({
   ...withErrors({}),
   200: { description, content: { [XML_TYPE]: { schema: { type: 'string' } } } },
 });
+
+/** The printed document: binary PDF bytes instead of JSON. */
+const pdfResponse: FastifySchema['response'] = {
+  ...withErrors({}),
+  200: { description: 'The PDF.', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+};
 
 const routes: RouteModule = async (app, { ctx }) => {
   const { dte, dteSend } = ctx.services;
@@ -129,6 +136,31 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => reply.type(XML_TYPE).send(await dte.xml(tenantOf(req), req.params.dteId)),
+  );
+
+  app.get<{ Params: Static<typeof TenantDteParams>; Querystring: Static<typeof PdfQuery> }>(
+    '/api/v1/tenants/:tenantId/dte/:dteId/pdf',
+    {
+      schema: {
+        tags: ['DTE'],
+        summary: 'The printed document (PDF) with the timbre',
+        description:
+          'The printed representation of the signed DTE, available from creation: issuer (with the tenant logo), the red box with ' +
+          'RUT, document name, number and SII unit, receptor, lines, references, totals, and the timbre (PDF417, security level 5, ' +
+          'the TED bytes as signed). formato=carta (default) or 80mm; cedible=true adds the acuse de recibo (33, 34, 43, 46, 52; ' +
+          'others: 422 not_cedible).',
+        params: TenantDteParams,
+        querystring: PdfQuery,
+        response: pdfResponse,
+      },
+    },
+    async (req, reply) => {
+      const r = await dte.pdf(tenantOf(req), req.params.dteId, {
+        formato: req.query.formato ?? 'carta',
+        cedible: req.query.cedible ?? false,
+      });
+      return reply.type('application/pdf').header('Content-Disposition', `inline; filename="${r.filename}"`).send(r.pdf);
+    },
   );
 
   app.get<{ Params: Static<typeof TenantDteParams> }>(

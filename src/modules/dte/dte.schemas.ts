@@ -200,4 +200,22 @@ export const TenantEnvioParams = Type.Object(
   { tenantId: Type.String({ maxLength: 64 }), envioId: Type.String({ maxLength: 64, description: 'Envío id' }) },
   { additionalProperties: false },
 );
+export const PdfQuery = Type.Object(
+  {
+    formato: Type.Optional(
+      Type.Union([Type.Literal('carta'), Type.Literal('80mm')], {
+        default: 'carta',
+        description: 'carta: letter paper; 80mm: the roll of receipt printers and points of sale.',
+      }),
+    ),
+    cedible: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'The cedible copy, with the acuse de recibo (Ley 19.983): only for 33, 34, 43, 46 and 52 (others: 422 not_cedible).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const DteParams = Type.Object({ dteId: Type.String({ maxLength: 64, description: 'DTE id' }) }, { additionalProperties: false });

@@ -5,6 +5,7 @@ import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
 import { toTenant } from './tenants.service.ts';
+import { logoRoutes } from './tenants.logo.routes.ts';
 
 const TenantParams = IdParams('tenantId', 'Tenant id');
 const ListQuery = Type.Composite(
@@ -61,6 +62,7 @@ const routes: RouteModule = async (app, { ctx }) => {
     },
     async (req) => tenants.update(tenantOf(req), req.body),
   );
+  await logoRoutes(app, { ctx });
 };
 
 export default routes;

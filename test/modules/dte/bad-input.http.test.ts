@@ -338,13 +338,21 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
     );
   });
 
-  it('a ready tenant without activity codes gets them from the provider once (taxpayer lookup)', async () => {
+  it('a tenant without activity codes issues boletas; a factura is 409 tenant_acteco_missing and spends no folio', async () => {
     const id = await readyTenant(t, key, { acteco: undefined });
     expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${id}` })).json().acteco).toEqual([]);
     await requestFolios(t, key, id, 33, 2);
+    await requestFolios(t, key, id, 39, 2);
     const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${id}/dte`, payload: dteBody(33) });
-    expect(r.statusCode, r.body).toBe(201);
-    expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${id}` })).json().acteco).toEqual([620200]);
+    expect(r.statusCode, r.body).toBe(409);
+    expect(r.json().error).toMatchObject({ code: 'tenant_acteco_missing', param: 'acteco' });
+    expect(r.json().error.message).toContain('PATCH /api/v1/tenants/{tenantId}');
+    const b = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${id}/dte`, payload: dteBody(39) });
+    expect(b.statusCode, b.body).toBe(201);
+    await t.call(key, { method: 'PATCH', url: `/api/v1/tenants/${id}`, payload: { acteco: [620200] } });
+    const f = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${id}/dte`, payload: dteBody(33) });
+    expect(f.statusCode, f.body).toBe(201);
+    expect(f.json().folio).toBe(1);
   });
 
   it('lists with filters and iterator pagination', async () => {

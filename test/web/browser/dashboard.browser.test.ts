@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
@@ -15,6 +16,16 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhoo
  * Every page is screenshotted (test-artifacts/dashboard/) and checked with axe-core.
  */
 const PASSWORD = 'una frase de paso bien larga';
+
+/** A small logo: a red disc on transparent ground. */
+function logoPng(): Buffer {
+  const w = 240;
+  const h = 120;
+  const p = new PNG({ width: w, height: h });
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < w; x++) if ((x - 60) ** 2 + (y - 60) ** 2 < 50 ** 2) p.data.set([200, 16, 46, 255], (y * w + x) * 4);
+  return PNG.sync.write(p);
+}
 const PFX_PASSWORD = 'Firma-Segura-2026';
 
 describe('dashboard in Chromium', () => {
@@ -280,6 +291,12 @@ describe('dashboard in Chromium', () => {
 
     await page.goto(tenantUrl);
     await expect(page.locator('#folios').textContent()).resolves.toContain('Stock bajo');
+    // The logo its printed documents show, uploaded from the company page.
+    await page.getByLabel('Archivo del logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: logoPng() });
+    await page.getByRole('button', { name: 'Subir logo' }).click();
+    await expect(page.locator('.success').textContent()).resolves.toContain('Logo actualizado');
+    await expect(page.locator('#logo img').getAttribute('alt')).resolves.toBe('Logo de Panadería La Espiga SpA');
+    await check('16a-empresa-logo');
     await page.getByRole('link', { name: 'Documentos' }).click();
     await page.getByLabel('Estado').selectOption('accepted');
     await page.getByRole('button', { name: 'Filtrar' }).click();
@@ -297,6 +314,10 @@ describe('dashboard in Chromium', () => {
     const file = await download.path();
     const xml = (await import('node:fs')).readFileSync(file!);
     expect(xml.toString('latin1')).toMatch(/^<\?xml version="1.0" encoding="ISO-8859-1"\?>/);
+    const [pdf] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'PDF cedible' }).click()]);
+    expect(pdf.suggestedFilename()).toMatch(/^DTE-T33-F\d+-cedible\.pdf$/);
+    const pdfBytes = (await import('node:fs')).readFileSync((await pdf.path())!);
+    expect(pdfBytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
 
     await page.getByRole('link', { name: 'Resumen' }).click();
     const overview = await page.locator('main').textContent();

@@ -72,6 +72,8 @@ describeEachDb('dashboard security', (backend) => {
         '/tenants/:tenantId/activation-link',
         '/tenants/:tenantId/certificates/:certificateId/primary',
         '/tenants/:tenantId/edit',
+        '/tenants/:tenantId/logo',
+        '/tenants/:tenantId/logo/delete',
         '/tenants/new',
         '/webhooks',
         '/webhooks/:endpointId',

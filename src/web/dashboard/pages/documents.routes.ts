@@ -1,3 +1,4 @@
+import { errors } from '../../../errors.ts';
 import { queryValue } from '../http/form.ts';
 import { accountId, pageContext, sendPage } from '../http/state.ts';
 import { documentsView, documentView } from '../views/documents.view.ts';
@@ -7,7 +8,7 @@ import { toTenant } from '../../../modules/tenants/index.ts';
 
 type Id = { Params: { tenantId: string; dteId: string } };
 
-/** Documents of a tenant: list with filters, one document (amounts, history, SII answer), its XML. */
+/** Documents of a tenant: list with filters, one document (amounts, history, SII answer), its XML and its PDF. */
 export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
   const { tenants, dte } = ctx.services;
 
@@ -50,5 +51,19 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
       .header('Content-Disposition', `attachment; filename="DTE-T${doc.tipoDte}-F${doc.folio}.xml"`)
       .type('application/xml; charset=ISO-8859-1')
       .send(xml);
+  });
+
+  // The printed document, as GET …/dte/{dteId}/pdf gives it: ?formato=carta|80mm&cedible=true.
+  // A download (attachment): the pages' strict CSP would stop some browsers' inline PDF viewers.
+  app.get<Id>('/tenants/:tenantId/documents/:dteId/pdf', async (req, reply) => {
+    const row = await tenants.getRow(accountId(req), req.params.tenantId);
+    const formato = queryValue(req.query, 'formato', 8) ?? 'carta';
+    const cedible = queryValue(req.query, 'cedible', 8) ?? 'false';
+    if (formato !== 'carta' && formato !== '80mm')
+      throw errors.invalid('invalid_parameter', 'formato must be carta or 80mm.', { param: 'formato' });
+    if (cedible !== 'true' && cedible !== 'false')
+      throw errors.invalid('invalid_parameter', 'cedible must be true or false.', { param: 'cedible' });
+    const r = await dte.pdf(row, req.params.dteId, { formato, cedible: cedible === 'true' });
+    return reply.header('Content-Disposition', `attachment; filename="${r.filename}"`).type('application/pdf').send(r.pdf);
   });
 };

@@ -8,3 +8,4 @@ export type DteHistoryEntry = Awaited<ReturnType<DteService['history']>>['data']
 
 export { DTE_STATUSES } from '../../../modules/dte/index.ts';
 export { SUPPORTED_TIPOS_DTE as TIPOS_DTE } from '../../../dte/index.ts';
+export { isCedibleType } from '../../../pdf/index.ts';

@@ -1,7 +1,7 @@
 import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
-import { DTE_STATUSES, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
+import { DTE_STATUSES, isCedibleType, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
 import { badge, dl, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
 import { formatClp, formatDate, formatDateTime, formatNumber } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
@@ -70,7 +70,9 @@ export function documentView(ctx: PageContext, o: { tenant: Tenant; dte: DteReco
     title: t.dte.viewTitle(t.dte.tipos[d.tipoDte] ?? String(d.tipoDte), d.folio),
     active: 'tenants',
     body: html`<p><a href="${base}">← ${t.dte.listTitle(o.tenant.razonSocial)}</a></p>
-<p class="row">${dteStatus(d.status, t)} ${linkButton(`${base}/${d.id}/xml`, t.dte.downloadXml, 'secondary')}</p>
+<p class="row">${dteStatus(d.status, t)} ${linkButton(`${base}/${d.id}/pdf`, t.dte.pdfCarta)} ${linkButton(`${base}/${d.id}/pdf?formato=80mm`, t.dte.pdfRoll, 'secondary')} ${
+      isCedibleType(d.tipoDte) ? linkButton(`${base}/${d.id}/pdf?cedible=true`, t.dte.pdfCedible, 'secondary') : ''
+    } ${linkButton(`${base}/${d.id}/xml`, t.dte.downloadXml, 'secondary')}</p>
 <div class="grid">
 ${section(
   t.dte.montoTotal,

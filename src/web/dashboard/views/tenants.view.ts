@@ -1,5 +1,6 @@
 import type { CredentialStatus } from '../../../modules/credentials/index.ts';
 import type { Tenant } from '../../../modules/tenants/index.ts';
+import { field as fileField } from '../../shared/forms.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import type { FolioStock } from '../pages/issuing.ts';
@@ -171,11 +172,30 @@ export function tenantView(
     folios: FolioStock[];
     now: Date;
     flash?: string | undefined;
+    /** The logo printed on the documents (its updatedAt busts the browser cache), and an upload's error. */
+    logo?: { updatedAt: string } | null;
+    logoError?: { message: string; param?: string | undefined } | undefined;
   },
 ): string {
   const t = ctx.t;
   const x = o.tenant;
   const c = o.credentials;
+  const logoBlock = html`${
+    o.logo
+      ? html`<p><img class="logo-preview" src="/tenants/${x.id}/logo?v=${encodeURIComponent(o.logo.updatedAt)}" alt="${t.tenant.logoAlt(x.razonSocial)}"></p>`
+      : html`<p class="muted">${t.tenant.logoNone}</p>`
+  }<form method="post" action="/tenants/${x.id}/logo" enctype="multipart/form-data">${csrfInput(ctx.csrf)}${fileField({
+    name: 'logo',
+    label: t.tenant.logoFile,
+    type: 'file',
+    accept: 'image/png,image/jpeg',
+    required: true,
+    hint: t.tenant.logoHelp,
+    ...(o.logoError ? { error: o.logoError.message } : {}),
+    errorPrefix: t.common.errorPrefix,
+  })}<p class="row">${submit(t.tenant.logoUpload, 'secondary')}</p></form>${
+    o.logo ? postButton({ action: `/tenants/${x.id}/logo/delete`, label: t.tenant.logoRemove, csrf: ctx.csrf, tone: 'danger' }) : ''
+  }`;
   const certs = table({
     caption: t.tenant.certificates,
     head: [t.tenant.holder, t.tenant.rutCertificado, t.tenant.expires, t.tenant.principal],
@@ -250,6 +270,7 @@ ${section(
   ]),
   { id: 'details' },
 )}
+${section(t.tenant.logo, logoBlock, { id: 'logo' })}
 ${section(t.folios.title, folioTable(o.folios, t), { id: 'folios' })}`,
   });
 }

@@ -1,0 +1,109 @@
+import type { Db, Sql } from '../../db/types.ts';
+import { errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { LogoError, prepareLogo } from '../../pdf/index.ts';
+import type { TenantRef } from './tenants.service.ts';
+
+/**
+ * A tenant's logo, printed on its documents (docs/dte.md, "The logo"). The upload is checked and
+ * re-encoded by src/pdf/logo.ts; what is stored and served is that canonical PNG. Every query is
+ * scoped by account and tenant, like the tenant itself.
+ */
+export interface LogoInfo {
+  contentType: 'image/png';
+  width: number;
+  height: number;
+  bytes: number;
+  source: { format: string; bytes: number };
+  updatedAt: string;
+}
+
+interface LogoRow {
+  png: Buffer;
+  width: number;
+  height: number;
+  source_format: string;
+  source_bytes: number;
+  updated_at: Date;
+}
+
+const toInfo = (r: Omit<LogoRow, 'png'> & { bytes: number }): LogoInfo => ({
+  contentType: 'image/png',
+  width: r.width,
+  height: r.height,
+  bytes: r.bytes,
+  source: { format: r.source_format, bytes: r.source_bytes },
+  updatedAt: r.updated_at.toISOString(),
+});
+
+const logoStore = {
+  async get(sql: Sql, t: TenantRef): Promise<LogoRow | undefined> {
+    const r = await sql.query<LogoRow>(
+      'select png, width, height, source_format, source_bytes, updated_at from tenant_logos where account_id = $1 and tenant_id = $2',
+      [t.account_id, t.id],
+    );
+    return r.rows[0];
+  },
+  async put(sql: Sql, t: TenantRef, l: { png: Buffer; width: number; height: number; format: string; bytes: number }, now: Date) {
+    await sql.query(
+      `insert into tenant_logos (tenant_id, account_id, png, width, height, source_format, source_bytes, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $8)
+       on conflict (tenant_id) do update set png = excluded.png, width = excluded.width, height = excluded.height,
+         source_format = excluded.source_format, source_bytes = excluded.source_bytes, updated_at = excluded.updated_at`,
+      [t.id, t.account_id, l.png, l.width, l.height, l.format, l.bytes, now],
+    );
+  },
+  async delete(sql: Sql, t: TenantRef): Promise<boolean> {
+    const r = await sql.query('delete from tenant_logos where account_id = $1 and tenant_id = $2', [t.account_id, t.id]);
+    return r.rowCount > 0;
+  },
+};
+
+export function createTenantLogos(deps: { db: Db; clock: Clock }) {
+  const { db, clock } = deps;
+  return {
+    /**
+     * Checks the upload (PNG or JPEG, real and decodable, sensible dimensions) and stores its
+     * canonical PNG; replaces any previous logo. A bad file is a 400 `invalid_logo` whose
+     * `details.reason` says what is wrong. `tenant` is the row the caller resolved.
+     */
+    async put(tenant: TenantRef, bytes: Buffer, contentType: string | undefined): Promise<LogoInfo> {
+      let prepared;
+      try {
+        prepared = prepareLogo(bytes, contentType);
+      } catch (e) {
+        if (!(e instanceof LogoError)) throw e;
+        const { message, ...details } = e.problem;
+        throw errors.invalid('invalid_logo', message, { details });
+      }
+      const now = clock.now();
+      const l = { png: prepared.png, width: prepared.width, height: prepared.height, format: prepared.source.format, bytes: bytes.length };
+      await logoStore.put(db, tenant, l, now);
+      return toInfo({
+        width: l.width,
+        height: l.height,
+        bytes: l.png.length,
+        source_format: l.format,
+        source_bytes: l.bytes,
+        updated_at: now,
+      });
+    },
+    async info(tenant: TenantRef): Promise<LogoInfo> {
+      const r = await logoStore.get(db, tenant);
+      if (!r) throw errors.notFound('logo');
+      return toInfo({ ...r, bytes: r.png.length });
+    },
+    /** The description, or null when the tenant has no logo. */
+    async find(tenant: TenantRef): Promise<LogoInfo | null> {
+      const r = await logoStore.get(db, tenant);
+      return r ? toInfo({ ...r, bytes: r.png.length }) : null;
+    },
+    /** For other modules (the printed document): the canonical PNG, or null when there is none. */
+    png: async (tenant: TenantRef): Promise<Buffer | null> => (await logoStore.get(db, tenant))?.png ?? null,
+    async remove(tenant: TenantRef): Promise<void> {
+      if (!(await logoStore.delete(db, tenant))) throw errors.notFound('logo');
+    },
+  };
+}
+
+export type TenantLogos = ReturnType<typeof createTenantLogos>;

@@ -1,0 +1,139 @@
+/**
+ * The words a printed document uses instead of the XML's codes (column "P" of the SII's format
+ * document: a code is printed as its name). Spanish, as the SII prints them.
+ */
+export const DOCUMENT_NAMES: Readonly<Record<number, string>> = {
+  33: 'FACTURA ELECTRÓNICA',
+  34: 'FACTURA NO AFECTA O EXENTA ELECTRÓNICA',
+  39: 'BOLETA ELECTRÓNICA',
+  41: 'BOLETA NO AFECTA O EXENTA ELECTRÓNICA',
+  43: 'LIQUIDACIÓN FACTURA ELECTRÓNICA',
+  46: 'FACTURA DE COMPRA ELECTRÓNICA',
+  52: 'GUÍA DE DESPACHO ELECTRÓNICA',
+  56: 'NOTA DE DÉBITO ELECTRÓNICA',
+  61: 'NOTA DE CRÉDITO ELECTRÓNICA',
+  110: 'FACTURA DE EXPORTACIÓN ELECTRÓNICA',
+  111: 'NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA',
+  112: 'NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA',
+};
+
+export const documentName = (tipo: number): string => DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`;
+
+/** Types with a cedible copy (decisions §12): the ones a factoring company can be assigned. */
+export const CEDIBLE_TYPES: readonly number[] = [33, 34, 43, 46, 52];
+export const isCedibleType = (tipo: number): boolean => CEDIBLE_TYPES.includes(tipo);
+
+/** Boletas (39, 41) print "boleta" wording and usually go to the anonymous consumer. */
+export const isBoletaType = (tipo: number): boolean => tipo === 39 || tipo === 41;
+
+/** TpoDocRef: the SII's document codes, paper ones and the non-tax references (SII-FORMATO §E). */
+const REFERENCE_NAMES: Readonly<Record<string, string>> = {
+  '30': 'Factura',
+  '32': 'Factura de venta no afecta o exenta',
+  '33': 'Factura electrónica',
+  '34': 'Factura no afecta o exenta electrónica',
+  '35': 'Boleta',
+  '38': 'Boleta exenta',
+  '39': 'Boleta electrónica',
+  '40': 'Liquidación factura',
+  '41': 'Boleta exenta electrónica',
+  '43': 'Liquidación factura electrónica',
+  '45': 'Factura de compra',
+  '46': 'Factura de compra electrónica',
+  '50': 'Guía de despacho',
+  '52': 'Guía de despacho electrónica',
+  '55': 'Nota de débito',
+  '56': 'Nota de débito electrónica',
+  '60': 'Nota de crédito',
+  '61': 'Nota de crédito electrónica',
+  '103': 'Liquidación',
+  '110': 'Factura de exportación electrónica',
+  '111': 'Nota de débito de exportación electrónica',
+  '112': 'Nota de crédito de exportación electrónica',
+  '801': 'Orden de compra',
+  '802': 'Nota de pedido',
+  '803': 'Contrato',
+  '804': 'Resolución',
+  '805': 'Proceso ChileCompra',
+  '806': 'Ficha ChileCompra',
+  '807': 'DUS',
+  '808': 'B/L (conocimiento de embarque)',
+  '809': 'AWB (guía aérea)',
+  '810': 'MIC/DTA',
+  '811': 'Carta de porte',
+  '812': 'Resolución del SNA',
+  '813': 'Pasaporte',
+  '814': 'Certificado de depósito Bolsa de Productos',
+  '815': 'Vale de prenda Bolsa de Productos',
+  '820': 'Registro de acuerdos con plazo de pago excepcional',
+  SET: 'Set de pruebas SII',
+  HES: 'Hoja de entrada de servicios',
+  HEM: 'Hoja de entrada de materiales',
+};
+export const referenceName = (tipo: string): string => REFERENCE_NAMES[tipo] ?? `Documento ${tipo}`;
+
+const COD_REF: Readonly<Record<string, string>> = {
+  '1': 'Anula documento de referencia',
+  '2': 'Corrige texto del documento de referencia',
+  '3': 'Corrige montos',
+};
+export const codRefName = (cod: string): string => COD_REF[cod] ?? cod;
+
+export const FORMA_PAGO: Readonly<Record<number, string>> = { 1: 'Contado', 2: 'Crédito', 3: 'Sin costo (entrega gratuita)' };
+
+export const MEDIO_PAGO: Readonly<Record<string, string>> = {
+  CH: 'Cheque',
+  CF: 'Cheque a fecha',
+  LT: 'Letra',
+  EF: 'Efectivo',
+  PE: 'Pago a cuenta corriente',
+  TC: 'Tarjeta de crédito',
+  OT: 'Otro',
+};
+
+/** IndTraslado of a guía de despacho. */
+export const IND_TRASLADO: Readonly<Record<number, string>> = {
+  1: 'Operación constituye venta',
+  2: 'Ventas por efectuar',
+  3: 'Consignaciones',
+  4: 'Entrega gratuita',
+  5: 'Traslados internos',
+  6: 'Otros traslados no venta',
+  7: 'Guía de devolución',
+  8: 'Traslado para exportación (no venta)',
+  9: 'Venta para exportación',
+};
+
+export const TIPO_DESPACHO: Readonly<Record<number, string>> = {
+  1: 'Despacho por cuenta del receptor',
+  2: 'Despacho por cuenta del emisor a instalaciones del cliente',
+  3: 'Despacho por cuenta del emisor a otras instalaciones',
+};
+
+/** CodImpAdic / TipoImp: additional taxes and withholdings (SII-FORMATO §4). */
+const IMPUESTOS: Readonly<Record<string, string>> = {
+  '14': 'IVA de margen de comercialización',
+  '15': 'IVA retenido total',
+  '17': 'IVA anticipado faenamiento carne',
+  '18': 'IVA anticipado carne',
+  '19': 'IVA anticipado harina',
+  '23': 'Impuesto adicional Art. 37 a, b, c',
+  '24': 'Licores, piscos, whisky (Art. 42 b)',
+  '25': 'Vinos (Art. 42 c)',
+  '26': 'Cervezas y bebidas alcohólicas (Art. 42 c)',
+  '27': 'Bebidas analcohólicas y minerales (Art. 42 a)',
+  '271': 'Bebidas analcohólicas con elevado azúcar (Art. 42 a)',
+  '28': 'Impuesto específico diésel',
+  '30': 'IVA retenido legumbres',
+  '31': 'IVA retenido silvestres',
+  '32': 'IVA retenido ganado',
+  '33': 'IVA retenido madera',
+  '34': 'IVA retenido trigo',
+  '35': 'Impuesto específico gasolina',
+  '36': 'IVA retenido arroz',
+  '37': 'IVA retenido hidrobiológicas',
+  '38': 'IVA retenido chatarra',
+  '39': 'IVA retenido PPA',
+  '41': 'IVA retenido construcción',
+};
+export const impuestoName = (code: string): string => IMPUESTOS[code] ?? `Impuesto código ${code}`;
