@@ -226,5 +226,10 @@ describe('SimpleAPI contract: folios (servicios host)', () => {
     const onlyRepeated = { ...r, body: JSON.stringify([entries[0]]) };
     const repeated = await replay(onlyRepeated).provider.annulFolios(creds, { ...base, tipoDte: 33, desde: 414, hasta: 415 });
     expect(repeated.ok).toBe(true);
+    // The same answer to a larger request (414–416, e.g. a run that grew after a timeout): the SII
+    // names 414–415 only, so 416 is not proven annulled and nothing is recorded.
+    const grown = await replay(onlyRepeated).provider.annulFolios(creds, { ...base, tipoDte: 33, desde: 414, hasta: 416 });
+    expect(grown.ok).toBe(false);
+    expect(grown.glosa).toContain('ya ha sido efectuado anteriormente');
   });
 });

@@ -176,6 +176,12 @@ describe('simpleapi adapter', () => {
     );
     expect(seen.length).toBe(3);
     expect(ok.value).toEqual({ quota: [{ servicio: 'dte', uso: 1, maximo: 10 }] });
+    // Only D9 gives the body's shape: any other JSON from a 2xx still proves the key.
+    const otherShape = await run(
+      () => provider({ retries: 0 }).verifyApiKey('k-123456789'),
+      () => ({ status: 200, body: '{"plan":"pyme","estado":"activa"}' }),
+    );
+    expect(otherShape.value).toEqual({ quota: [] });
     const down = await run(
       () => provider({ retries: 2 }).verifyApiKey('k-123456789'),
       () => ({ status: 502 }),

@@ -130,9 +130,11 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
 
     async verifyApiKey(apiKey) {
       const r = await paced({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
+      // A 2xx is what proves the key; the body's shape ([{servicio, uso, maximo}]) is known from D9
+      // only (the collection records no answer), so another shape still means a valid key, with the
+      // plan's figures unknown.
       const items = json<unknown>(r.body, 'the subscription status', [apiKey]);
-      if (!Array.isArray(items))
-        throw new ProviderError('unavailable', 'The billing provider answered the subscription status in an unknown shape.');
+      if (!Array.isArray(items)) return { quota: [] };
       return {
         quota: items.map((i: { servicio?: unknown; uso?: unknown; maximo?: unknown }) => ({
           servicio: String(i.servicio ?? ''),
@@ -213,7 +215,7 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
         idempotent: false,
         answerStatuses: [400],
       });
-      return parseAnnulment(r.body, [input.Password, creds.apiKey]);
+      return parseAnnulment(r.body, [input.Password, creds.apiKey], { desde: req.desde, hasta: req.hasta });
     },
   };
 }
@@ -295,11 +297,28 @@ export function parseDteStatus(a: DteStatusResponse): { estado: string; glosa: s
 }
 
 /**
- * folios/anulacion: one entry per CAF the range touches [C "Anulacion"]. Annulled when every entry
- * succeeded or says the range was annulled before ("ya ha sido efectuado anteriormente", which the
- * SII answers to a repeated request: success, not failure).
+ * The range an "ya ha sido efectuado anteriormente" answer names as annulled before [C "Error de
+ * anulación": "Folio Inicial Anulado\r\n414\r\nFolio Final Anulado\r\n415"]; undefined when absent.
  */
-export function parseAnnulment(body: Buffer, secrets: string[] = []): { ok: boolean; glosa: string } {
+export function earlierAnnulledRange(mensaje: string): { desde: number; hasta: number } | undefined {
+  const from = /Folio Inicial Anulado\s+(\d+)/i.exec(mensaje);
+  const to = /Folio Final Anulado\s+(\d+)/i.exec(mensaje);
+  return from && to ? { desde: Number(from[1]), hasta: Number(to[1]) } : undefined;
+}
+
+/**
+ * folios/anulacion: one entry per CAF the range touches [C "Anulacion"]. Annulled when every entry
+ * succeeded or says that its part of the requested range was annulled before ("ya ha sido efectuado
+ * anteriormente", which the SII answers to a repeated request: success, not failure). The earlier
+ * range the SII names must cover that part: an answer naming a smaller range (a run that grew after
+ * a timeout, a partial overlap) is not proof that the rest is annulled, so it counts as a refusal and
+ * nothing is recorded as annulled that the SII did not annul.
+ */
+export function parseAnnulment(
+  body: Buffer,
+  secrets: string[] = [],
+  requested?: { desde: number; hasta: number },
+): { ok: boolean; glosa: string } {
   let entries: AnnulEntry[];
   try {
     const v: unknown = JSON.parse(body.toString('utf8'));
@@ -308,7 +327,18 @@ export function parseAnnulment(body: Buffer, secrets: string[] = []): { ok: bool
   } catch {
     throw new ProviderError('rejected', `The billing provider answered the annulment with: ${excerpt(body, secrets)}`);
   }
-  const failed = entries.filter((e) => !e.exito && !ALREADY_ANNULLED.test(text(e.mensaje)));
+  const annulledBefore = (e: AnnulEntry): boolean => {
+    const mensaje = text(e.mensaje);
+    if (!ALREADY_ANNULLED.test(mensaje)) return false;
+    if (!requested) return true;
+    const earlier = earlierAnnulledRange(mensaje);
+    if (!earlier) return false;
+    // This entry's part of the request: the requested range within the CAF the entry answers for.
+    const from = Number.isFinite(Number(e.folioInicialCAF)) ? Math.max(requested.desde, Number(e.folioInicialCAF)) : requested.desde;
+    const to = Number.isFinite(Number(e.folioFinalCAF)) ? Math.min(requested.hasta, Number(e.folioFinalCAF)) : requested.hasta;
+    return earlier.desde <= from && earlier.hasta >= to;
+  };
+  const failed = entries.filter((e) => !e.exito && !annulledBefore(e));
   const clean = (m: string) =>
     m
       .replace(/^En esta página podrá solicitar la anulación de folios\.*\s*/i, '')
