@@ -56,6 +56,8 @@ export interface PrintableDte {
   indServicio: number | null;
   /** Line prices include IVA (MntBruto 1). */
   montoBruto: boolean;
+  /** IdDoc/IndMntNeto of a boleta: 2 = its line amounts are net of IVA (they include it otherwise). */
+  indMontoNeto: number | null;
   emisor: {
     rut: string;
     razonSocial: string;
@@ -189,6 +191,7 @@ export function readPrintable(xml: Buffer): PrintableDte {
     tipoDespacho: int(id, 'TipoDespacho'),
     indServicio: int(id, 'IndServicio'),
     montoBruto: text(id, 'MntBruto') === '1',
+    indMontoNeto: int(id, 'IndMntNeto'),
     emisor: {
       rut: rutEmisor,
       razonSocial: text(em, 'RznSoc') ?? text(em, 'RznSocEmisor') ?? '',

@@ -6,6 +6,7 @@ import {
   FORMA_PAGO,
   IND_TRASLADO,
   impuestoName,
+  isRetencion,
   isBoletaType,
   MEDIO_PAGO,
   referenceName,
@@ -153,8 +154,15 @@ export function totalRows(d: PrintableDte): TotalRow[] {
   if (t.montoNeto !== null) rows.push({ label: 'Monto neto', value: m(t.montoNeto) });
   if (t.montoExento !== null) rows.push({ label: 'Monto exento', value: m(t.montoExento) });
   if (t.iva !== null) rows.push({ label: `IVA ${formatPercent(t.tasaIva ?? '19')}`, value: m(t.iva) });
-  for (const x of t.impuestos)
-    rows.push({ label: `${impuestoName(x.tipo)}${x.tasa ? ` ${formatPercent(x.tasa)}` : ''}`, value: m(x.monto) });
+  for (const x of t.impuestos) {
+    // The title says whether it is a withholding (format document, note 6 to the totals); on a
+    // factura de compra the IVA withheld is subtracted from the total (MntTotal, field 124).
+    const retencion = isRetencion(x.tipo);
+    const name = impuestoName(x.tipo);
+    const title = retencion && !/retenido|retenci/i.test(name) ? `Retención ${name}` : name;
+    const value = retencion && d.tipoDte === 46 ? `-${m(x.monto)}` : m(x.monto);
+    rows.push({ label: `${title}${x.tasa ? ` ${formatPercent(x.tasa)}` : ''}`, value });
+  }
   if (t.ivaNoRetenido !== null) rows.push({ label: 'IVA no retenido', value: m(t.ivaNoRetenido) });
   if (t.creditoEmpresasConstructoras !== null)
     rows.push({ label: 'Crédito empresas constructoras', value: `-${m(t.creditoEmpresasConstructoras)}` });
@@ -212,5 +220,9 @@ export const ACUSE_LEGAL =
   'Art. 5° de la Ley 19.983, acredita que la entrega de mercaderías o servicio(s) prestado(s) ha(n) sido recibido(s).';
 export const cedibleMark = (d: PrintableDte) => (d.tipoDte === 52 ? 'CEDIBLE CON SU FACTURA' : 'CEDIBLE');
 
-/** A receipt (boleta) that includes IVA says so; boletas print the IVA they contain. */
-export const montoBrutoNote = (d: PrintableDte) => (d.montoBruto ? 'Los precios incluyen IVA.' : '');
+/**
+ * Prices that include IVA say so: a document with MntBruto = 1, and a boleta afecta (39) unless
+ * IndMntNeto = 2, since a boleta's line amounts include IVA by default (format document, IdDoc).
+ */
+export const montoBrutoNote = (d: PrintableDte) =>
+  d.montoBruto || (d.tipoDte === 39 && d.indMontoNeto !== 2) ? 'Los precios incluyen IVA.' : '';

@@ -18,20 +18,21 @@ import {
   type Row,
 } from './content.ts';
 import { fitSize, GREY, MM, Painter, RED, type TextStyle } from './painter.ts';
-import { drawPdf417 } from './timbre.ts';
+import { drawPdf417, PDF417_ROLL_BAR_REDUCTION_PT, pdf417Size, pdf417WidthPt } from './timbre.ts';
 import type { LayoutAssets } from './render.ts';
 
 /**
  * The 80 mm roll of receipt printers and points of sale: 72 mm printable, one column, and a page
- * exactly as long as its content (the layout runs once to measure, once to draw). The timbre
- * spans 68 mm with 14 data columns: modules of 0.22 mm (about two dots of a 203 dpi thermal head)
- * and a symbol about 3.3 cm high, so a receipt stays short (12 columns would make it 4.4 cm).
+ * exactly as long as its content (the layout runs once to measure, once to draw). The timbre has
+ * 12 data columns of 0.254 mm modules (two dots of a 203 dpi thermal head, timbre.ts): 69.3 mm
+ * across, the most that fits the 72 mm printable width (13 columns would be 73.7 mm), and 4–5 cm
+ * high.
  */
 export const ROLL_WIDTH = 80 * MM;
 const M = 4 * MM;
 const W = ROLL_WIDTH - 2 * M;
-export const ROLL_TIMBRE_WIDTH = 68 * MM;
-export const ROLL_TIMBRE_COLUMNS = 14;
+export const ROLL_TIMBRE_COLUMNS = 12;
+export const ROLL_TIMBRE_WIDTH = pdf417WidthPt(ROLL_TIMBRE_COLUMNS);
 
 function pairs(p: Painter, list: Row[], y: number, s: TextStyle = { size: 7.5 }): number {
   for (const [label, value] of list) {
@@ -119,8 +120,8 @@ function receipt(p: Painter, c: RenderContext, a: LayoutAssets, y: number): numb
 
   y += 4 * MM;
   const tx = M + (W - ROLL_TIMBRE_WIDTH) / 2;
-  const th = (a.symbol.height * ROLL_TIMBRE_WIDTH) / a.symbol.width;
-  if (!p.dry) drawPdf417(p.doc, a.symbol, tx, y, ROLL_TIMBRE_WIDTH);
+  const th = pdf417Size(a.symbol).height;
+  if (!p.dry) drawPdf417(p.doc, a.symbol, tx, y, PDF417_ROLL_BAR_REDUCTION_PT);
   y += th + 1.5 * MM;
   for (const [i, caption] of timbreCaptions(c).entries())
     y += p.text(caption, M, y, W, { size: i === 0 ? 8 : 7.5, bold: i === 0, align: 'center' }) + 0.2 * MM;

@@ -19,7 +19,7 @@ import {
 } from './content.ts';
 import { documentName } from './names.ts';
 import { fitSize, GREY, MM, Painter, RED, RULE, SHADE, type TextStyle } from './painter.ts';
-import { drawPdf417, type Pdf417Symbol } from './timbre.ts';
+import { drawPdf417, pdf417Size, pdf417WidthPt, type Pdf417Symbol } from './timbre.ts';
 import type { LayoutAssets } from './render.ts';
 
 /**
@@ -27,15 +27,18 @@ import type { LayoutAssets } from './render.ts';
  * logo) on the left, the red box with RUT, document name and number on the right and the SII unit
  * under it. Then the receptor and the terms, the lines (continued on further pages when they do
  * not fit, with the table head repeated), the references and the totals. At the foot of the last
- * page: the timbre on the left (75 mm wide, ~3 cm high: above the SII's 5 × 2 cm minimum) with its
+ * page: the timbre on the left, 2 cm from the edge (REFERENCE §3.3; 16 data columns of 0.254 mm
+ * modules: 8.7 cm wide, 3–4 cm high, above the SII's 5 × 2 cm minimum) with its
  * three captions and, on the cedible copy, the acuse de recibo on the right with "CEDIBLE".
  */
 const PAGE = { width: 612, height: 792 } as const;
 const M = 12 * MM;
 const W = PAGE.width - 2 * M;
 const BOTTOM = PAGE.height - M - 4 * MM; // room for the page number
-export const CARTA_TIMBRE_WIDTH = 75 * MM;
 export const CARTA_TIMBRE_COLUMNS = 16;
+export const CARTA_TIMBRE_WIDTH = pdf417WidthPt(CARTA_TIMBRE_COLUMNS);
+/** The timbre's distance from the left edge of the page: at least 2 cm (REFERENCE §3.3). */
+const TIMBRE_X = 20 * MM;
 
 function header(p: Painter, c: RenderContext, a: LayoutAssets, y0: number): number {
   const d = c.doc;
@@ -210,12 +213,12 @@ function totalsBlock(p: Painter, c: RenderContext, y0: number): number {
 
 /** Timbre (left) and, on the cedible copy, the acuse de recibo (right); returns the height. */
 function footer(p: Painter, c: RenderContext, a: LayoutAssets, y0: number): number {
-  const sym = drawTimbre(p, a.symbol, M + 2 * MM, y0);
+  const sym = drawTimbre(p, a.symbol, TIMBRE_X, y0);
   let ty = y0 + sym.height + 1.5 * MM;
   for (const [i, caption] of timbreCaptions(c).entries())
-    ty += p.text(caption, M, ty, CARTA_TIMBRE_WIDTH + 4 * MM, { size: i === 0 ? 8.5 : 8, bold: i === 0, align: 'center' }) + 0.3 * MM;
+    ty += p.text(caption, TIMBRE_X, ty, CARTA_TIMBRE_WIDTH, { size: i === 0 ? 8.5 : 8, bold: i === 0, align: 'center' }) + 0.3 * MM;
   if (!c.cedible) return ty - y0;
-  const x = M + CARTA_TIMBRE_WIDTH + 12 * MM;
+  const x = TIMBRE_X + CARTA_TIMBRE_WIDTH + 8 * MM;
   const w = PAGE.width - M - x;
   const pad = 2.5 * MM;
   let y = y0 + pad;
@@ -235,9 +238,8 @@ function footer(p: Painter, c: RenderContext, a: LayoutAssets, y0: number): numb
 }
 
 function drawTimbre(p: Painter, s: Pdf417Symbol, x: number, y: number): { width: number; height: number } {
-  const size = { width: CARTA_TIMBRE_WIDTH, height: (s.height * CARTA_TIMBRE_WIDTH) / s.width };
-  if (!p.dry) drawPdf417(p.doc, s, x, y, CARTA_TIMBRE_WIDTH);
-  return size;
+  if (!p.dry) drawPdf417(p.doc, s, x, y);
+  return pdf417Size(s);
 }
 
 export function layoutCarta(doc: PDFKit.PDFDocument, c: RenderContext, a: LayoutAssets): void {

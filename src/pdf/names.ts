@@ -137,3 +137,15 @@ const IMPUESTOS: Readonly<Record<string, string>> = {
   '41': 'IVA retenido construcción',
 };
 export const impuestoName = (code: string): string => IMPUESTOS[code] ?? `Impuesto código ${code}`;
+
+/**
+ * The codes of the format document's table of additional taxes and withholdings (its index 4) that
+ * are withholdings of IVA (total, by product, construction, gold, suplementeros), not taxes added to
+ * the price. 50 is IVA de margen, not a withholding.
+ */
+const RETENCIONES = new Set([
+  ...['15', '30', '31', '32', '33', '34', '36', '37', '38', '39', '41', '46', '47', '48', '49', '53'],
+  // their "cambio de sujeto" variants (retención total)
+  ...['301', '321', '331', '341', '361', '371', '481'],
+]);
+export const isRetencion = (code: string): boolean => RETENCIONES.has(code);

@@ -114,9 +114,25 @@ describe('printed document (PDF): timbre and text read back', () => {
       if (r.formato === 'carta') {
         expect(width, label(r)).toBeGreaterThanOrEqual(50);
         expect(height, label(r)).toBeGreaterThanOrEqual(20);
+        // At least 2 cm from the left edge of the page (REFERENCE §3.3).
+        expect(mm(symbol!.position.topLeft.x), label(r)).toBeGreaterThanOrEqual(19.5);
       } else {
         expect(width, label(r)).toBeGreaterThanOrEqual(60);
         expect(width, label(r)).toBeLessThanOrEqual(72);
+      }
+    }
+  });
+
+  it("the timbre survives a printer: rendered with black-or-white dots at the printers' resolutions, it still reads back", async () => {
+    // A printer paints every dot a bar touches; a module that is not a whole number of dots then
+    // closes the narrow spaces (0.22 mm modules failed at 203 and 300 dpi). Thermal receipt heads
+    // print at 180 or 203 dpi, office printers at 300 or 600.
+    const printerDpi: Record<PdfFormat, number[]> = { carta: [300, 600], '80mm': [180, 203, 300] };
+    for (const r of rendered.filter((x) => (x.tipo === 33 || x.tipo === 39) && !x.cedible)) {
+      for (const dpi of printerDpi[r.formato]) {
+        const found = await readPdf417(pdfPages(r.pdf, dpi, { printer: true }).at(-1)!);
+        expect(found.length, `${label(r)} at ${dpi} dpi`).toBe(1);
+        expect(found[0]!.bytes.equals(r.built.tedBytes), `${label(r)} at ${dpi} dpi`).toBe(true);
       }
     }
   });

@@ -31,10 +31,14 @@ function withPdfFile<T>(pdf: Buffer, fn: (file: string, dir: string) => T): T {
   }
 }
 
-/** Every page as PNG at `dpi` (pdftoppm). */
-export function pdfPages(pdf: Buffer, dpi = 200): Buffer[] {
+/**
+ * Every page as PNG at `dpi` (pdftoppm). `printer: true` renders as a printer does: black or white
+ * dots only, every dot a shape touches painted (no anti-aliasing).
+ */
+export function pdfPages(pdf: Buffer, dpi = 200, o: { printer?: boolean } = {}): Buffer[] {
   return withPdfFile(pdf, (file, dir) => {
-    run('pdftoppm', ['-r', String(dpi), '-png', file, path.join(dir, 'page')]);
+    const printer = o.printer ? ['-mono', '-aa', 'no', '-aaVector', 'no'] : [];
+    run('pdftoppm', ['-r', String(dpi), ...printer, '-png', file, path.join(dir, 'page')]);
     return fs
       .readdirSync(dir)
       .filter((f) => f.startsWith('page') && f.endsWith('.png'))
