@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_TIPOS_DTE, type TipoDte } from '../../src/dte/index.ts';
 import { runCheckSiiXml } from '../support/dte/check-sii-xml.ts';
-import { validTenant } from '../support/app.ts';
-import { CERT_PASSWORD, dteBody, SANDBOX_API_KEY, testCertificate } from '../support/issuing.ts';
-import { ymd } from '../support/pfx.ts';
+import { readyTenantOverHttp } from '../support/bulk.ts';
+import { dteBody, SANDBOX_API_KEY } from '../support/issuing.ts';
 import {
   apiClient,
   createAccountViaCli,
@@ -55,22 +54,7 @@ describe.skipIf(SKIP)(title, () => {
   });
 
   it('tenant → credentials → folios → one DTE of every type → send → final states; stored XML passes check-sii-xml', async () => {
-    const tenant = await api('POST', '/api/v1/tenants', validTenant({ acteco: [620200] }));
-    expect(tenant.status, tenant.body.toString()).toBe(201);
-    const tenantId = tenant.json.id as string;
-
-    const k = await api('POST', `/api/v1/tenants/${tenantId}/credentials/api-key`, { apiKey: SANDBOX_API_KEY });
-    expect(k.status, k.body.toString()).toBe(200);
-    const { cert, pfx } = testCertificate();
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(pfx)], { type: 'application/x-pkcs12' }), 'firma.pfx');
-    form.append('password', CERT_PASSWORD);
-    form.append('rutCertificado', '12.345.678-5');
-    form.append('nombreTitular', 'Firmante de Prueba');
-    form.append('fechaVencimiento', ymd(cert.notAfter));
-    form.append('esPrincipal', 'true');
-    const c = await api('POST', `/api/v1/tenants/${tenantId}/credentials/certificate`, form);
-    expect(c.status, c.body.toString()).toBe(201);
+    const tenantId = await readyTenantOverHttp(api, SANDBOX_API_KEY);
     expect((await api('GET', `/api/v1/tenants/${tenantId}/credentials/status`)).json.ready).toBe(true);
 
     for (const tipoDte of SUPPORTED_TIPOS_DTE) {
