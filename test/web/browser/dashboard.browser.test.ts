@@ -307,6 +307,7 @@ describe('dashboard in Chromium', () => {
     const text = await page.locator('main').textContent();
     expect(text).toContain('Cliente <Ejemplo> Ltda');
     expect(text).toContain('Aceptado');
+    expect(text).toContain('$12.990,5'); // a unit price keeps its decimals, as on the PDF
     await expect(page.locator('#history tbody tr').count()).resolves.toBeGreaterThanOrEqual(2);
     await check('17-documento');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Descargar XML' }).click()]);

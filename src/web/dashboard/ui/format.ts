@@ -24,6 +24,14 @@ export function formatDate(ymd: string | null | undefined, t: Messages): string 
 
 const clp = new Intl.NumberFormat('es-CL', { style: 'currency', currency: 'CLP', maximumFractionDigits: 0 });
 export const formatClp = (n: number | null | undefined): string => (typeof n === 'number' ? clp.format(n) : '—');
+/** A unit price keeps the decimals the document carries (PrcItem has up to 6), as the PDF prints it. */
+const unitPrice = new Intl.NumberFormat('es-CL', {
+  style: 'currency',
+  currency: 'CLP',
+  minimumFractionDigits: 0,
+  maximumFractionDigits: 6,
+});
+export const formatUnitPrice = (n: number | null | undefined): string => (typeof n === 'number' ? unitPrice.format(n) : '—');
 
 export const formatNumber = (n: number | null | undefined, t: Messages): string =>
   typeof n === 'number' ? new Intl.NumberFormat(t.locale).format(n) : '—';

@@ -3,7 +3,7 @@ import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import { DTE_STATUSES, isCedibleType, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
 import { badge, dl, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
-import { formatClp, formatDate, formatDateTime, formatNumber } from '../ui/format.ts';
+import { formatClp, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 
 const STATUS_TONE: Record<string, Tone> = {
@@ -115,7 +115,7 @@ ${section(
     head: [t.dte.item, t.dte.cantidad, t.dte.precio, t.dte.monto],
     numeric: [1, 2, 3],
     empty: '—',
-    rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), formatClp(l.precioUnitario), formatClp(l.montoItem)]),
+    rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), formatUnitPrice(l.precioUnitario), formatClp(l.montoItem)]),
   }),
   { id: 'items' },
 )}
