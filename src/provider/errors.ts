@@ -33,7 +33,7 @@ export function providerErrorToAppError(e: ProviderError): AppError {
         'unavailable',
         'provider_rate_limited',
         "The billing provider's rate limit for this tenant's API key is reached (SimpleAPI allows 3 calls/s and 40/min for documents, 1/s, 5/min and 100/h for folios). Retry after the indicated time.",
-        { retryAfterSeconds: Math.max(1, Math.ceil((e.retryAfterMs ?? 1000) / 1000)) },
+        { retryAfterSeconds: Math.max(1, Math.ceil(rateLimitWaitMs(e)! / 1000)) },
       );
     case 'certificate_rejected':
       return new AppError(
@@ -56,3 +56,10 @@ export function providerErrorToAppError(e: ProviderError): AppError {
 }
 
 export const isProviderError = (e: unknown): e is ProviderError => e instanceof ProviderError;
+
+/**
+ * How long to wait when `e` is the provider's rate limit (its Retry-After, or 1 s when it gave
+ * none); undefined for anything else. Background work reschedules itself by it, never fails.
+ */
+export const rateLimitWaitMs = (e: unknown): number | undefined =>
+  e instanceof ProviderError && e.kind === 'rate_limited' ? (e.retryAfterMs ?? 1000) : undefined;

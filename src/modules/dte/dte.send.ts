@@ -5,7 +5,7 @@ import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { waitFor } from '../../lib/wait.ts';
-import { providerErrorToAppError } from '../../provider/errors.ts';
+import { providerErrorToAppError, rateLimitWaitMs } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials, type UploadStatus } from '../../provider/port.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
@@ -205,7 +205,8 @@ export function createSendService(deps: SendDeps) {
         });
       } catch (e) {
         // The provider's rate limit is a wait, never a failure: the upload is made again after it.
-        if (e instanceof ProviderError && e.kind === 'rate_limited') return { rescheduleInMs: e.retryAfterMs ?? 1000 };
+        const waitMs = rateLimitWaitMs(e);
+        if (waitMs !== undefined) return { rescheduleInMs: waitMs };
         // Transient provider trouble (and unexpected errors) are retried by the queue; a refusal,
         // or the last attempt, fails the envío and its DTEs become send_failed (they can be sent again).
         const final = (e instanceof ProviderError && !e.transient) || e instanceof AppError || isDteEngineError(e);
@@ -272,11 +273,12 @@ export function createSendService(deps: SendDeps) {
             pollsIncrement: 1,
             now: clock.now(),
           });
-          return e instanceof ProviderError && e.kind === 'rate_limited' ? { rescheduleInMs: e.retryAfterMs ?? 1000 } : later;
+          const waitMs = rateLimitWaitMs(e);
+          return waitMs !== undefined ? { rescheduleInMs: waitMs } : later;
         }
         throw e;
       }
-      const undecided = rows.filter((r) => r.status === 'sent' && !found.decided.has(r.id)).length;
+      const { undecided } = found;
       const now = clock.now();
       await db.transaction(async (tx) => {
         const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);

@@ -257,7 +257,7 @@ export const dteStore = {
    */
   async sentBefore(sql: Sql, accountId: string, ids: string[]): Promise<Set<string>> {
     const r = await sql.query<{ dte_id: string }>(
-      `select distinct dte_id from dte_status_history where account_id = $1 and dte_id::text = any($2::text[]) and status = 'send_failed'`,
+      `select distinct dte_id from dte_status_history where account_id = $1 and dte_id = any($2::uuid[]) and status = 'send_failed'`,
       [accountId, ids],
     );
     return new Set(r.rows.map((x) => String(x.dte_id)));

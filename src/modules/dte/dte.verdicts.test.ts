@@ -56,6 +56,15 @@ describe('judgeEnvelope', () => {
     expect(whole.decided.get('d33-1')).toEqual({ status: 'rejected', estado: 'RSC', glosa: 'Rechazado por Error en Schema' });
   });
 
+  it('takes the DOK answers of a type the counts leave out, and leaves its other answers open', async () => {
+    const { asked, ask } = asker({ 2: 'FAU' });
+    const v = await judgeEnvelope(processed([]), [row(1), row(2)], ask);
+    expect(asked).toEqual([1, 2]);
+    expect(v.decided.get('d33-1')).toMatchObject({ status: 'accepted', estado: 'DOK' });
+    expect(v.decided.has('d33-2')).toBe(false);
+    expect(v.undecided).toBe(1);
+  });
+
   it('asks only the documents of a type with some rejections; FAU is a rejection once it accounts for all of them', async () => {
     const rows = [row(1), row(2), row(3), row(9, 34)];
     const { asked, ask } = asker({ 2: 'FAU' });

@@ -1,3 +1,4 @@
+import { rateLimitWaitMs } from '../../provider/errors.ts';
 import { ProviderError, type DocumentState, type UploadStatus } from '../../provider/port.ts';
 import type { DteRow, DteStatus } from './dte.store.ts';
 
@@ -14,7 +15,7 @@ import type { DteRow, DteStatus } from './dte.store.ts';
  * accounted for (until then the SII may not have registered every accepted one); DNK and the rest
  * stay undecided, asked again at the next poll.
  */
-export interface Outcome {
+interface Outcome {
   status: DteStatus;
   estado: string;
   glosa: string;
@@ -22,6 +23,8 @@ export interface Outcome {
 
 export interface Verdicts {
   decided: Map<string, Outcome>;
+  /** Documents still in `sent` that got no verdict this time (asked again at the next poll). */
+  undecided: number;
   /** Set when documents are left to ask about: when to ask again (0 = at once, the run's budget is spent). */
   retryInMs?: number;
 }
@@ -30,7 +33,7 @@ export interface Verdicts {
 export const MAX_DOCUMENT_QUERIES_PER_RUN = 40;
 
 /** An EnvioDTE's rejection as the SII reports it: counts only; the reasons reach the company in the SII's validation e-mail. */
-export const rejectedGlosa = (s: { tipoDte: number; informados: number; rechazados: number }) =>
+const rejectedGlosa = (s: { tipoDte: number; informados: number; rechazados: number }) =>
   `DTE Rechazado por el SII (${s.rechazados} de ${s.informados} documentos tipo ${s.tipoDte} del envío); ` +
   'el SII informa el motivo en su correo de validación';
 
@@ -49,7 +52,7 @@ export async function judgeEnvelope(
   const open = rows.filter((r) => r.status === 'sent');
   if (st.estado !== 'EPR') {
     for (const r of open) decided.set(r.id, { status: 'rejected', estado: st.estado, glosa: st.glosa });
-    return { decided };
+    return { decided, undecided: 0 };
   }
   const listed = new Map(st.documents.map((d) => [`${d.tipoDte}:${d.folio}`, d]));
   const repeated = st.estadistica.some((x) => x.rechazados > 0) ? await sentBefore() : new Set<string>();
@@ -76,18 +79,20 @@ export async function judgeEnvelope(
     } catch (e) {
       if (!(e instanceof ProviderError)) throw e;
       // Asked again at the next poll; a rate limit says when.
-      if (e.kind === 'rate_limited') retryInMs = e.retryAfterMs ?? 1000;
+      retryInMs = rateLimitWaitMs(e);
       break;
     }
   }
   if (toAsk.length > answers.size && retryInMs === undefined && answers.size === MAX_DOCUMENT_QUERIES_PER_RUN) retryInMs = 0;
 
-  for (const s of st.estadistica) {
-    const ofType = toAsk.filter((r) => r.tipo_dte === s.tipoDte);
+  // By type of the documents asked about: a type the counts leave out still takes its DOK answers.
+  for (const tipo of new Set(toAsk.map((r) => r.tipo_dte))) {
+    const s = st.estadistica.find((x) => x.tipoDte === tipo);
+    const ofType = toAsk.filter((r) => r.tipo_dte === tipo);
     const asked = ofType.filter((r) => answers.has(r.id));
     if (asked.length === 0) continue;
     // Every accepted document has reparos when the reparos are all that is not rejected.
-    const allRepaired = s.reparos > 0 && s.reparos === s.informados - s.rechazados;
+    const allRepaired = !!s && s.reparos > 0 && s.reparos === s.informados - s.rechazados;
     for (const r of asked) {
       const a = answers.get(r.id)!;
       if (a.estado === 'DOK')
@@ -96,9 +101,10 @@ export async function judgeEnvelope(
           allRepaired ? { status: 'accepted_with_objections', estado: 'RPR', glosa: a.glosa } : { status: 'accepted', ...a },
         );
     }
+    if (!s) continue; // FAU is a rejection only against the type's count of rejections
     // Rejections accounted for already: earlier polls, and this one's by the counts or the list.
     const alreadyRejected = rows.filter(
-      (r) => r.tipo_dte === s.tipoDte && (r.status === 'rejected' || (!asked.includes(r) && decided.get(r.id)?.status === 'rejected')),
+      (r) => r.tipo_dte === tipo && (r.status === 'rejected' || (!asked.includes(r) && decided.get(r.id)?.status === 'rejected')),
     ).length;
     // A repeated document the SII holds (DOK) is one of the counted rejections: "DTE Repetido".
     const repeats = asked.filter((r) => repeated.has(r.id) && answers.get(r.id)!.estado === 'DOK').length;
@@ -107,5 +113,5 @@ export async function judgeEnvelope(
       for (const r of fau) decided.set(r.id, { status: 'rejected', estado: 'RCH', glosa: rejectedGlosa(s) });
     }
   }
-  return { decided, ...(retryInMs !== undefined ? { retryInMs } : {}) };
+  return { decided, undecided: open.length - decided.size, ...(retryInMs !== undefined ? { retryInMs } : {}) };
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { parseTipoDte } from '../../lib/validate.ts';
 import { waitFor } from '../../lib/wait.ts';
-import { providerErrorToAppError } from '../../provider/errors.ts';
+import { providerErrorToAppError, rateLimitWaitMs } from '../../provider/errors.ts';
 import { ProviderError, type Provider, type ProviderCredentials } from '../../provider/port.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
@@ -204,7 +204,8 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;
         // SimpleAPI allows 1 folio request/s, 5/min and 100/h per key: a wait, never a failure.
-        if (e.kind === 'rate_limited') return { rescheduleInMs: e.retryAfterMs ?? 1000 };
+        const waitMs = rateLimitWaitMs(e);
+        if (waitMs !== undefined) return { rescheduleInMs: waitMs };
         if (e.transient && job.attempts < job.max_attempts) throw e; // the queue retries with backoff
         return failWith(accountId, requestId, providerErrorToAppError(e));
       }

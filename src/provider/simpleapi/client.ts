@@ -1,4 +1,6 @@
+import { rateLimitWaitMs } from '../errors.ts';
 import { ProviderError } from '../port.ts';
+import type { Pacer } from './pacing.ts';
 import { FILE_PART, INPUT_PART } from './protocol.ts';
 
 /**
@@ -51,6 +53,11 @@ export interface SimpleApiClientOptions {
   maxResponseBytes?: number;
   fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Paces every attempt to the provider's rate limits (pacing.ts); a 429 blocks the key and host
+   * for its Retry-After and the attempt is made again, not counted as a retry.
+   */
+  pacer?: Pacer | undefined;
 }
 
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -206,10 +213,17 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
     async request(req: SimpleApiRequest): Promise<SimpleApiResponse> {
       for (let attempt = 0; ; attempt++) {
         try {
+          await opts.pacer?.acquire(req.apiKey, req.host);
           return await once(req);
         } catch (e) {
           const pe = e as ProviderError & { sent?: boolean };
-          // A 429 is waited out by the adapter's pacing (simpleapi.ts), not by this backoff.
+          // A 429 is waited out through the pacer, every process's calls with it, not by this backoff.
+          const waitMs = rateLimitWaitMs(e);
+          if (waitMs !== undefined && opts.pacer && pe.status === 429) {
+            await opts.pacer.block(req.apiKey, req.host, waitMs);
+            attempt--;
+            continue;
+          }
           const retryable =
             pe instanceof ProviderError && pe.transient && pe.kind !== 'rate_limited' && (req.idempotent || pe.sent === false);
           if (!retryable || attempt >= opts.retries) throw e;

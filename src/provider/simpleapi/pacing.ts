@@ -23,8 +23,8 @@ export interface Pacer {
    * rescheduled instead of holding a worker.
    */
   acquire(apiKey: string, host: Host): Promise<void>;
-  /** The provider answered 429: no call with this key to this host before `untilMs` (epoch ms). */
-  block(apiKey: string, host: Host, untilMs: number): Promise<void>;
+  /** The provider answered 429: no call with this key to this host for `waitMs` (its Retry-After). */
+  block(apiKey: string, host: Host, waitMs: number): Promise<void>;
 }
 
 export const marginMs = (r: RateRule): number => Math.max(50, Math.round(r.periodMs * 0.02));
@@ -93,7 +93,8 @@ export function createDbPacer(db: Db, limits: RateLimits, opts: DbPacerOptions):
       if (wait > 0) await sleep(wait);
     },
 
-    async block(apiKey, host, untilMs) {
+    async block(apiKey, host, waitMs) {
+      const untilMs = now() + waitMs;
       await db.query(
         `insert into provider_pacing (key_hash, host, blocked_until) values ($1, $2, $3)
          on conflict (key_hash, host) do update set blocked_until = greatest(coalesce(provider_pacing.blocked_until, 0), excluded.blocked_until)`,

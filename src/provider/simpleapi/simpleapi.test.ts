@@ -146,7 +146,7 @@ describe('simpleapi adapter', () => {
     const acquired: string[] = [];
     const pacer: Pacer = {
       acquire: async (_k, host) => void acquired.push(host),
-      block: async (_k, _h, until) => void blocks.push(until - Date.now()),
+      block: async (_k, _h, waitMs) => void blocks.push(waitMs),
     };
     const p = createSimpleApiProvider({ apiBaseUrl: base, serviciosBaseUrl: `${base}/servicios`, timeoutMs: 2000, retries: 0, pacer });
     const r = await run(
@@ -167,6 +167,19 @@ describe('simpleapi adapter', () => {
     expect(blocks.length).toBe(1);
     expect(blocks[0]).toBeGreaterThan(1500);
     expect(blocks[0]).toBeLessThanOrEqual(2000);
+  });
+
+  it('takes a pacing slot for every attempt, retries included', async () => {
+    const acquired: string[] = [];
+    const pacer: Pacer = { acquire: async (_k, host) => void acquired.push(host), block: async () => {} };
+    const p = createSimpleApiProvider({ apiBaseUrl: base, serviciosBaseUrl: `${base}/servicios`, timeoutMs: 2000, retries: 2, pacer });
+    const r = await run(
+      () => p.verifyApiKey('k-123456789'),
+      (_r, n) => (n < 3 ? { status: 503 } : { status: 200, body: '[]' }),
+    );
+    expect(r.error).toBeUndefined();
+    expect(seen.length).toBe(3);
+    expect(acquired).toEqual(['api', 'api', 'api']);
   });
 
   it('retries transient failures of queries with backoff, and gives up after the configured retries', async () => {

@@ -1,7 +1,7 @@
 import type { DocumentOutcome, Provider, ProviderCredentials, UploadStatus } from '../port.ts';
 import { ProviderError } from '../port.ts';
-import { createSimpleApiClient, excerpt, type FilePart, type SimpleApiClientOptions, type SimpleApiRequest } from './client.ts';
-import type { Pacer } from './pacing.ts';
+import { isBoleta } from '../../dte/index.ts';
+import { createSimpleApiClient, excerpt, type FilePart, type SimpleApiClientOptions } from './client.ts';
 import {
   ambienteCode,
   FAILED_TRACK_ID,
@@ -26,14 +26,7 @@ import {
  * the call is made again. A wait longer than the pacer allows surfaces as `rate_limited` with the
  * time to wait: jobs reschedule on it, the API answers 503 with Retry-After. Never a failure.
  */
-export interface SimpleApiProviderOptions extends SimpleApiClientOptions {
-  pacer?: Pacer | undefined;
-  /** Counts each HTTP call made (bench, tests). */
-  onCall?: (route: string) => void;
-}
-
-/** Boletas are asked on the SII's boleta REST server (protocol.ts, DteStatusInput). */
-const isBoleta = (tipoDte: number) => tipoDte === 39 || tipoDte === 41;
+export type SimpleApiProviderOptions = SimpleApiClientOptions;
 
 const ANNUL_REASON = 'Folios no utilizados';
 
@@ -62,20 +55,6 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
     }
   };
 
-  /** One paced call; a 429 blocks the key for its Retry-After and the call is made again. */
-  const paced = async (req: SimpleApiRequest & { host: Host }) => {
-    for (;;) {
-      await opts.pacer?.acquire(req.apiKey, req.host);
-      opts.onCall?.(req.path);
-      try {
-        return await client.request(req);
-      } catch (e) {
-        if (!(e instanceof ProviderError) || e.kind !== 'rate_limited' || !opts.pacer) throw e;
-        await opts.pacer.block(req.apiKey, req.host, Date.now() + (e.retryAfterMs ?? 1000));
-      }
-    }
-  };
-
   /**
    * An empty 401 means a bad key *or* a certificate the SII refused (D9). The subscription status
    * costs no quota and needs only the key: if it answers, the key is fine and the certificate is
@@ -84,8 +63,11 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
   const disambiguate = async (e: unknown, apiKey: string): Promise<never> => {
     if (!(e instanceof ProviderError) || !(e as { emptyUnauthorized?: boolean }).emptyUnauthorized) throw e;
     try {
-      await paced({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
-    } catch {
+      await client.request({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
+    } catch (check) {
+      // The check itself could not run (rate limit, outage, timeout): that is the answer for now,
+      // not a verdict on the key.
+      if (check instanceof ProviderError && check.transient) throw check;
       throw e;
     }
     throw new ProviderError('certificate_rejected', 'The billing provider accepted the API key but refused the certificate.', 401);
@@ -100,7 +82,7 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
   ) => {
     const c = cert(creds);
     try {
-      return await paced({
+      return await client.request({
         host,
         method: 'POST',
         path,
@@ -129,7 +111,7 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
     name: 'simpleapi',
 
     async verifyApiKey(apiKey) {
-      const r = await paced({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
+      const r = await client.request({ host: 'api', method: 'GET', path: ROUTES.subscription, apiKey, idempotent: true });
       // A 2xx is what proves the key; the body's shape ([{servicio, uso, maximo}]) is known from D9
       // only (the collection records no answer), so another shape still means a valid key, with the
       // plan's figures unknown.
@@ -203,7 +185,7 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
         FechaDTE: req.fechaEmision,
         Tipo: req.tipoDte,
         Ambiente: ambienteCode(req.ambiente),
-        ServidorBoletaREST: isBoleta(req.tipoDte),
+        ServidorBoletaREST: isBoleta(req.tipoDte), // boletas are asked on the SII's boleta REST server (protocol.ts, DteStatusInput)
       };
       const r = await post(creds, 'api', ROUTES.dteStatus, input, { idempotent: true });
       return parseDteStatus(json<DteStatusResponse>(r.body, 'the document status', [input.Certificado.Password, creds.apiKey]));
