@@ -8,7 +8,7 @@
  */
 import crypto from 'node:crypto';
 import { createMany, readyTenantOverHttp, sendAndConfirm } from '../test/support/bulk.ts';
-import { emulatorCalls } from '../test/support/emulator-stats.ts';
+import { callDeltas, emulatorCalls } from '../test/support/emulator-stats.ts';
 import { apiClient, startEmulatorProcess } from '../test/support/processes.ts';
 import { createAccount, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
@@ -26,9 +26,8 @@ export interface ProviderBenchResult {
 export async function runProviderBench(opts: { documents?: number } = {}): Promise<ProviderBenchResult> {
   const n = opts.documents ?? 1000;
   const emu = await startEmulatorProcess({ delay: '1000' });
-  const { SIMPLEAPI_RATE_LIMITS: _off, ...rates } = UNLIMITED_RATES;
   const server = await startServer({
-    ...rates,
+    ...UNLIMITED_RATES,
     PROVIDER: 'simpleapi',
     SIMPLEAPI_BASE_URL: emu.url,
     SIMPLEAPI_SERVICIOS_URL: emu.url,
@@ -46,15 +45,12 @@ export async function runProviderBench(opts: { documents?: number } = {}): Promi
     const before = await emulatorCalls(emu.url);
     const r = await sendAndConfirm(api, tenantId, ids);
     const after = await emulatorCalls(emu.url);
-    const calls = after.dteHost() - before.dteHost();
+    const { calls, ...byRoute } = callDeltas(before, after);
     return {
       documents: n,
       confirmed: r.counts.accepted ?? 0,
       callsPer1000: Math.round((calls / n) * 1000 * 10) / 10,
-      uploads: after.route('send') - before.route('send'),
-      envelopeQueries: after.route('envioStatus') - before.route('envioStatus'),
-      documentQueries: after.route('dteStatus') - before.route('dteStatus'),
-      tooMany: after.tooMany() - before.tooMany(),
+      ...byRoute,
       secondsToConfirm: Math.round(r.ms / 100) / 10,
     };
   } finally {

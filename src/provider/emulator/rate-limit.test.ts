@@ -1,21 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { manualClock } from '../../lib/clock.ts';
 import { describeEachDb, openSecondConnection, openTestDb, type TestDb } from '../../../test/support/db.ts';
-import { PRODUCTION_RATE_LIMITS, type RateLimits } from '../simpleapi/protocol.ts';
+import { parseRateLimits, PRODUCTION_RATE_LIMITS, type RateLimits } from '../simpleapi/protocol.ts';
 import { emulatorHarness, issuer, type Harness } from './http.test-support.ts';
 import { ephemeralSiiKey } from './sii-key.ts';
 
 /** Small limits so the windows are easy to walk: 3/1s and 5/1m on the DTE host, 1/1s and 2/1m on servicios. */
-const LIMITS: RateLimits = {
-  api: [
-    { limit: 3, periodMs: 1_000, label: '1s' },
-    { limit: 5, periodMs: 60_000, label: '1m' },
-  ],
-  servicios: [
-    { limit: 1, periodMs: 1_000, label: '1s' },
-    { limit: 2, periodMs: 60_000, label: '1m' },
-  ],
-};
+const LIMITS: RateLimits = parseRateLimits('api=3/1s,5/1m;servicios=1/1s,2/1m')!;
 const T = Date.parse('2026-03-02T12:30:00.000Z');
 
 describeEachDb('emulator rate limits (AspNetCoreRateLimit style)', (backend) => {

@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import { sha256Hex } from '../../lib/tokens.ts';
 import type { Sql } from '../../db/types.ts';
 import { quotaExceededText, type Host, type RateLimits, type RateRule } from '../simpleapi/protocol.ts';
 import { dotnetRoundTrip } from './sii-format.ts';
@@ -29,7 +29,7 @@ export interface RateLimiter {
   take(apiKey: string, host: Host): Promise<RateVerdict>;
 }
 
-const keyHash = (apiKey: string) => crypto.createHash('sha256').update(`emulator-rate:${apiKey}`).digest('hex');
+const keyHash = (apiKey: string) => sha256Hex(`emulator-rate:${apiKey}`);
 
 export function createRateLimiter(db: Sql, limits: RateLimits, now: () => number = Date.now): RateLimiter {
   const sorted: Record<Host, RateRule[]> = {

@@ -153,12 +153,7 @@ export const emulatorStore = {
     );
   },
   async isAnnulled(db: Sql, rut: string, tipoDte: number, folio: number): Promise<boolean> {
-    const r = await db.query('select 1 from emu_annulled where rut_emisor = $1 and tipo_dte = $2 and desde <= $3 and hasta >= $3 limit 1', [
-      rut,
-      tipoDte,
-      folio,
-    ]);
-    return r.rowCount > 0;
+    return (await emulatorStore.annulledOverlapping(db, rut, tipoDte, folio, folio)) !== undefined;
   },
   async nextTrackId(db: Sql): Promise<number> {
     const r = await db.query<{ id: number }>(`select nextval('emu_envios_track_id_seq') as id`);

@@ -1,4 +1,4 @@
-import crypto from 'node:crypto';
+import { sha256Hex } from '../../lib/tokens.ts';
 import type { Db } from '../../db/types.ts';
 import { ProviderError } from '../port.ts';
 import type { Host, RateLimits, RateRule } from './protocol.ts';
@@ -49,7 +49,7 @@ export function trimCalls(calls: readonly number[], rules: readonly RateRule[], 
   return calls.filter((t) => t > now - longest).slice(-keep);
 }
 
-export const pacingKey = (apiKey: string): string => crypto.createHash('sha256').update(`simpleapi-pacing:${apiKey}`).digest('hex');
+export const pacingKey = (apiKey: string): string => sha256Hex(`simpleapi-pacing:${apiKey}`);
 
 export interface DbPacerOptions {
   maxWaitMs: number;

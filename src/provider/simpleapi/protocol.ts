@@ -195,12 +195,6 @@ export interface MensajeBody {
 export const FINAL_ENVELOPE_STATES = new Set(['EPR', 'RSC', 'RFR', 'RCT']);
 
 /**
- * The SII's answers that reject a whole envelope [C]: every document in it is rejected (they can be
- * fixed and sent again).
- */
-export const REJECTED_ENVELOPE_STATES = new Set(['RSC', 'RFR', 'RCT']);
-
-/**
  * Rate limits [C, collection description "Limites de uso (RateLimit)"; D9]: per API key, 3/s and
  * 40/min on the DTE host; 1/s, 5/min and 100/h on servicios. Excess → 429 `text/plain`
  * "API calls quota exceeded! maximum admitted {n} per {period}" with `Retry-After` (seconds) [D9].
