@@ -1,5 +1,5 @@
-import type { PrintableDte, PrintableLine } from '../dte/index.ts';
-import { formatAmount, formatDate, formatNumber, formatPercent, formatQuantity, formatRut, yearOf } from './format.ts';
+import { IVA_RATE_PERCENT, isBoleta, RUT_ANONYMOUS, type PrintableDte, type PrintableLine } from '../dte/index.ts';
+import { formatAmount, formatDate, formatNumber, formatPercent, formatQuantity, formatRut, trimZeros, yearOf } from './format.ts';
 import {
   codRefName,
   documentName,
@@ -7,7 +7,6 @@ import {
   IND_TRASLADO,
   impuestoName,
   isRetencion,
-  isBoletaType,
   MEDIO_PAGO,
   referenceName,
   TIPO_DESPACHO,
@@ -26,8 +25,6 @@ export interface RenderContext {
 }
 
 export type Row = [label: string, value: string];
-
-const RUT_ANONYMOUS = '66666666-6';
 
 export const boxLines = (d: PrintableDte) => ({
   rut: `R.U.T.: ${formatRut(d.emisor.rut)}`,
@@ -51,7 +48,7 @@ export function issuerLines(d: PrintableDte): string[] {
 }
 
 /** A boleta to the anonymous consumer has no receptor to print. */
-export const hasReceptor = (d: PrintableDte) => !(isBoletaType(d.tipoDte) && (d.receptor.rut === RUT_ANONYMOUS || !d.receptor.rut));
+const hasReceptor = (d: PrintableDte) => !(isBoleta(d.tipoDte) && (d.receptor.rut === RUT_ANONYMOUS || !d.receptor.rut));
 
 export function receptorRows(d: PrintableDte): Row[] {
   const r = d.receptor;
@@ -98,7 +95,7 @@ export function transporteRows(d: PrintableDte): Row[] {
 }
 
 /** The figures of a currency other than the peso print without "$". */
-export const money = (d: PrintableDte) => (d.totales.moneda && d.totales.moneda !== 'PESO CL' ? formatNumber : formatAmount);
+const money = (d: PrintableDte) => (d.totales.moneda && d.totales.moneda !== 'PESO CL' ? formatNumber : formatAmount);
 
 export interface LineCells {
   codigo: string;
@@ -128,14 +125,11 @@ export function lineCells(d: PrintableDte, l: PrintableLine): LineCells {
     nota: notes.join(' · '),
     cantidad: l.cantidad ? formatQuantity(l.cantidad) : '',
     unidad: l.unidad ?? '',
-    precio: l.precio ? m(formatQuantityRaw(l.precio)) : '',
+    precio: l.precio ? m(trimZeros(l.precio)) : '',
     ajuste: adj.join(' '),
     monto: m(l.montoItem),
   };
 }
-
-// Unit prices keep up to 6 decimals but lose trailing zeros, then get thousands separators.
-const formatQuantityRaw = (v: string) => (v.includes('.') ? v.replace(/0+$/, '').replace(/\.$/, '') : v);
 
 export interface TotalRow {
   label: string;
@@ -153,7 +147,7 @@ export function totalRows(d: PrintableDte): TotalRow[] {
   }
   if (t.montoNeto !== null) rows.push({ label: 'Monto neto', value: m(t.montoNeto) });
   if (t.montoExento !== null) rows.push({ label: 'Monto exento', value: m(t.montoExento) });
-  if (t.iva !== null) rows.push({ label: `IVA ${formatPercent(t.tasaIva ?? '19')}`, value: m(t.iva) });
+  if (t.iva !== null) rows.push({ label: `IVA ${formatPercent(t.tasaIva ?? String(IVA_RATE_PERCENT))}`, value: m(t.iva) });
   for (const x of t.impuestos) {
     // The title says whether it is a withholding (format document, note 6 to the totals); on a
     // factura de compra the IVA withheld is subtracted from the total (MntTotal, field 124).

@@ -20,11 +20,11 @@ export function formatNumber(value: string | number): string {
 /** A CLP amount: "$ 1.234.567". */
 export const formatAmount = (value: string | number): string => `$ ${formatNumber(value)}`;
 
+/** A decimal as the XML writes it, without trailing zeros: "1.50" → "1.5", "2.0" → "2". */
+export const trimZeros = (value: string): string => (value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value);
+
 /** Quantities and unit prices keep their decimals but drop trailing zeros: "1.50" → "1,5". */
-export function formatQuantity(value: string): string {
-  const s = value.includes('.') ? value.replace(/0+$/, '').replace(/\.$/, '') : value;
-  return formatNumber(s);
-}
+export const formatQuantity = (value: string): string => formatNumber(trimZeros(value));
 
 /** A percentage with its decimals: "19" → "19 %", "10.5" → "10,5 %". */
 export const formatPercent = (value: string): string => `${formatQuantity(value)} %`;
@@ -33,12 +33,6 @@ export const formatPercent = (value: string): string => `${formatQuantity(value)
 export function formatDate(ymd: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(ymd);
   return m ? `${m[3]}-${m[2]}-${m[1]}` : ymd;
-}
-
-/** "2026-03-02T09:30:00" → "02-03-2026 09:30:00". */
-export function formatTimestamp(ts: string): string {
-  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(ts);
-  return m ? `${formatDate(m[1]!)} ${m[2]}` : ts;
 }
 
 /** "76192083-9" → "76.192.083-9"; an unreadable value is printed as it is. */

@@ -18,7 +18,7 @@ import {
   type Row,
 } from './content.ts';
 import { fitSize, GREY, MM, Painter, RED, type TextStyle } from './painter.ts';
-import { drawPdf417, PDF417_ROLL_BAR_REDUCTION_PT, pdf417Size, pdf417WidthPt } from './timbre.ts';
+import { PDF417_ROLL_BAR_REDUCTION_PT, pdf417WidthPt } from './timbre.ts';
 import type { LayoutAssets } from './render.ts';
 
 /**
@@ -28,11 +28,11 @@ import type { LayoutAssets } from './render.ts';
  * across, the most that fits the 72 mm printable width (13 columns would be 73.7 mm), and 4–5 cm
  * high.
  */
-export const ROLL_WIDTH = 80 * MM;
+const ROLL_WIDTH = 80 * MM;
 const M = 4 * MM;
 const W = ROLL_WIDTH - 2 * M;
 export const ROLL_TIMBRE_COLUMNS = 12;
-export const ROLL_TIMBRE_WIDTH = pdf417WidthPt(ROLL_TIMBRE_COLUMNS);
+const ROLL_TIMBRE_WIDTH = pdf417WidthPt(ROLL_TIMBRE_COLUMNS);
 
 function pairs(p: Painter, list: Row[], y: number, s: TextStyle = { size: 7.5 }): number {
   for (const [label, value] of list) {
@@ -120,9 +120,7 @@ function receipt(p: Painter, c: RenderContext, a: LayoutAssets, y: number): numb
 
   y += 4 * MM;
   const tx = M + (W - ROLL_TIMBRE_WIDTH) / 2;
-  const th = pdf417Size(a.symbol).height;
-  if (!p.dry) drawPdf417(p.doc, a.symbol, tx, y, PDF417_ROLL_BAR_REDUCTION_PT);
-  y += th + 1.5 * MM;
+  y += p.pdf417(a.symbol, tx, y, PDF417_ROLL_BAR_REDUCTION_PT).height + 1.5 * MM;
   for (const [i, caption] of timbreCaptions(c).entries())
     y += p.text(caption, M, y, W, { size: i === 0 ? 8 : 7.5, bold: i === 0, align: 'center' }) + 0.2 * MM;
 

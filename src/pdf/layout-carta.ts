@@ -19,7 +19,7 @@ import {
 } from './content.ts';
 import { documentName } from './names.ts';
 import { fitSize, GREY, MM, Painter, RED, RULE, SHADE, type TextStyle } from './painter.ts';
-import { drawPdf417, pdf417Size, pdf417WidthPt, type Pdf417Symbol } from './timbre.ts';
+import { pdf417WidthPt } from './timbre.ts';
 import type { LayoutAssets } from './render.ts';
 
 /**
@@ -36,7 +36,7 @@ const M = 12 * MM;
 const W = PAGE.width - 2 * M;
 const BOTTOM = PAGE.height - M - 4 * MM; // room for the page number
 export const CARTA_TIMBRE_COLUMNS = 16;
-export const CARTA_TIMBRE_WIDTH = pdf417WidthPt(CARTA_TIMBRE_COLUMNS);
+const CARTA_TIMBRE_WIDTH = pdf417WidthPt(CARTA_TIMBRE_COLUMNS);
 /** The timbre's distance from the left edge of the page: at least 2 cm (REFERENCE §3.3). */
 const TIMBRE_X = 20 * MM;
 
@@ -213,7 +213,7 @@ function totalsBlock(p: Painter, c: RenderContext, y0: number): number {
 
 /** Timbre (left) and, on the cedible copy, the acuse de recibo (right); returns the height. */
 function footer(p: Painter, c: RenderContext, a: LayoutAssets, y0: number): number {
-  const sym = drawTimbre(p, a.symbol, TIMBRE_X, y0);
+  const sym = p.pdf417(a.symbol, TIMBRE_X, y0);
   let ty = y0 + sym.height + 1.5 * MM;
   for (const [i, caption] of timbreCaptions(c).entries())
     ty += p.text(caption, TIMBRE_X, ty, CARTA_TIMBRE_WIDTH, { size: i === 0 ? 8.5 : 8, bold: i === 0, align: 'center' }) + 0.3 * MM;
@@ -235,11 +235,6 @@ function footer(p: Painter, c: RenderContext, a: LayoutAssets, y0: number): numb
   const mark = cedibleMark(c.doc);
   y += 1.5 * MM + p.text(mark, x, y + 1.5 * MM, w, { size: 13, bold: true, align: 'right' });
   return Math.max(ty, y) - y0;
-}
-
-function drawTimbre(p: Painter, s: Pdf417Symbol, x: number, y: number): { width: number; height: number } {
-  if (!p.dry) drawPdf417(p.doc, s, x, y);
-  return pdf417Size(s);
 }
 
 export function layoutCarta(doc: PDFKit.PDFDocument, c: RenderContext, a: LayoutAssets): void {

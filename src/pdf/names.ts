@@ -23,9 +23,6 @@ export const documentName = (tipo: number): string => DOCUMENT_NAMES[tipo] ?? `D
 export const CEDIBLE_TYPES: readonly number[] = [33, 34, 43, 46, 52];
 export const isCedibleType = (tipo: number): boolean => CEDIBLE_TYPES.includes(tipo);
 
-/** Boletas (39, 41) print "boleta" wording and usually go to the anonymous consumer. */
-export const isBoletaType = (tipo: number): boolean => tipo === 39 || tipo === 41;
-
 /** TpoDocRef: the SII's document codes, paper ones and the non-tax references (SII-FORMATO §E). */
 const REFERENCE_NAMES: Readonly<Record<string, string>> = {
   '30': 'Factura',

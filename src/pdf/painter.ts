@@ -4,6 +4,8 @@
  * layout can run once to learn its height (the 80 mm roll's page is exactly as long as its
  * content) and once more to draw.
  */
+import { drawPdf417, pdf417Size, type Pdf417Symbol } from './timbre.ts';
+
 export const MM = 72 / 25.4;
 export const RED = '#c8102e';
 export const INK = '#000000';
@@ -79,6 +81,11 @@ export class Painter {
   }
 
   /** Draws an image scaled into `size` (computed with fitSize, so the layout knows it ahead). */
+  /** The timbre at (x, y), drawn unless measuring; its printed size either way. */
+  pdf417(s: Pdf417Symbol, x: number, y: number, barReductionPt = 0): { width: number; height: number } {
+    return this.dry ? pdf417Size(s) : drawPdf417(this.doc, s, x, y, barReductionPt);
+  }
+
   image(png: Buffer, x: number, y: number, size: [number, number]): void {
     if (this.dry) return;
     this.doc.image(png, x, y, { width: size[0], height: size[1] });

@@ -3,7 +3,6 @@ import { assertSignerValidAt, isDteEngineError, issueDte } from '../../dte/index
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
-import { parseTipoDte } from '../../lib/validate.ts';
 import type { FoliosService } from '../folios/index.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
@@ -31,21 +30,19 @@ export function createDteCreate(deps: CreateDeps) {
   const { db, clock } = deps;
 
   /**
-   * `resolved` is the tenant the caller resolved within its account (the tenant-scope plugin).
+   * `tenant` is the one the caller resolved within its account (the tenant-scope plugin).
    * `bindResult`, when given, runs in the transaction that stores the DTE: the API binds the
    * request's Idempotency-Key to the new DTE there, so a retry after a lost response returns this
    * DTE instead of issuing another (src/http/plugins/idempotency.ts).
    */
   return async function create(
-    resolved: TenantRow,
+    tenant: TenantRow,
     body: CreateDte,
     opts: { bindResult?: ((tx: Sql, dteId: string) => Promise<void>) | undefined } = {},
   ): Promise<Dte> {
-    const { account_id: accountId, id: tenantId } = resolved;
-    parseTipoDte(body.tipoDte);
+    const { account_id: accountId, id: tenantId } = tenant;
     // A tenant without activity codes cannot issue the types that carry them (facturas): the
-    // 409 tenant_acteco_missing says how to set them (docs/dte.md; the provider has no lookup).
-    const tenant = resolved;
+    // 409 tenant_acteco_missing says how to set them (docs/dte.md; the service does not look them up).
     const { prepared, tenantProblem } = prepareCreate(body, tenant, clock.now());
     requireReady(tenant);
     if (tenantProblem) throw tenantProblem;

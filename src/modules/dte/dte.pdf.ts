@@ -1,10 +1,7 @@
-import type { Db } from '../../db/types.ts';
 import { readPrintable, type PrintableDte } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
-import { UUID_RE } from '../../lib/tokens.ts';
 import { CEDIBLE_TYPES, isCedibleType, renderDtePdf, type PdfFormat } from '../../pdf/index.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
-import { dteStore } from './dte.store.ts';
 
 /**
  * The printed document (decisions §12, docs/dte.md "The printed document"): read from the signed
@@ -13,7 +10,6 @@ import { dteStore } from './dte.store.ts';
  * SII unit and its resolution. Available from creation, whatever the document's state.
  */
 export interface PdfDeps {
-  db: Db;
   /** The tenant's stored logo (a canonical PNG), or null: the tenants module's port. */
   tenantLogo: (tenant: TenantRef) => Promise<Buffer | null>;
 }
@@ -24,20 +20,20 @@ export interface DtePdf {
 }
 
 /**
- * "S.I.I. - {unidad}": the SII office of the issuer's domicile. The tenant's `unidadSii` when it
- * has one; until then the issuer's city as signed in the document (CiudadOrigen), else the
- * tenant's city — the office is named after the city or commune in most of the country.
+ * "S.I.I. - {unidad}": the SII office of the issuer's domicile. Tenants carry no `unidadSii` yet
+ * (the document-model work adds it): until then the issuer's city as signed in the document
+ * (CiudadOrigen), else its comuna, else the tenant's city — the office is named after the city or
+ * commune in most of the country.
  */
-export function unidadSiiFor(tenant: TenantRow, doc: PrintableDte): string {
-  const own = (tenant as TenantRow & { unidad_sii?: string | null }).unidad_sii;
-  return own?.trim() || doc.emisor.ciudad || doc.emisor.comuna || tenant.ciudad;
+function unidadSiiFor(tenant: TenantRow, doc: PrintableDte): string {
+  return doc.emisor.ciudad || doc.emisor.comuna || tenant.ciudad;
 }
 
-export function createDtePdf(deps: PdfDeps) {
+/** `xml`: the signed bytes of one of the tenant's documents, or 404 (dte.read.ts). */
+export function createDtePdf(deps: PdfDeps & { xml: (tenant: TenantRef, id: string) => Promise<Buffer> }) {
   return {
     async pdf(tenant: TenantRow, id: string, opts: { formato: PdfFormat; cedible: boolean }): Promise<DtePdf> {
-      const xml = UUID_RE.test(id) ? await dteStore.getXml(deps.db, tenant.account_id, tenant.id, id) : undefined;
-      if (!xml) throw errors.notFound('dte', id);
+      const [xml, logo] = await Promise.all([deps.xml(tenant, id), deps.tenantLogo(tenant)]);
       const doc = readPrintable(xml);
       if (opts.cedible && !isCedibleType(doc.tipoDte))
         throw errors.unprocessable(
@@ -50,7 +46,7 @@ export function createDtePdf(deps: PdfDeps) {
         cedible: opts.cedible,
         unidadSii: unidadSiiFor(tenant, doc),
         resolucion: { numero: tenant.numero_resolucion, fecha: tenant.fecha_resolucion },
-        logo: await deps.tenantLogo(tenant),
+        logo,
       });
       const suffix = `${opts.formato === '80mm' ? '-80mm' : ''}${opts.cedible ? '-cedible' : ''}`;
       return { pdf, filename: `DTE-T${doc.tipoDte}-F${doc.folio}${suffix}.pdf` };

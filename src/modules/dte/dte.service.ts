@@ -10,7 +10,8 @@ import { createDteReads } from './dte.read.ts';
 export type DteDeps = CreateDeps & PdfDeps;
 
 export function createDteService(deps: DteDeps) {
-  return { create: createDteCreate(deps), ...createDteReads(deps), ...createDtePdf(deps) };
+  const reads = createDteReads(deps);
+  return { create: createDteCreate(deps), ...reads, ...createDtePdf({ ...deps, xml: reads.xml }) };
 }
 
 export type DteService = ReturnType<typeof createDteService>;

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { AppContext } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, errors } from '../../errors.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { IdParams, withErrors } from '../../http/schemas.ts';
 import { LOGO_BOX, LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE } from '../../pdf/index.ts';
@@ -83,7 +83,7 @@ export async function logoRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       const tenant = tenantOf(req);
       if ((req.query as { info?: boolean }).info) return reply.type('application/json; charset=utf-8').send(await tenantLogos.info(tenant));
       const png = await tenantLogos.png(tenant);
-      if (!png) return tenantLogos.info(tenant); // throws logo_not_found
+      if (!png) throw errors.notFound('logo');
       return reply.type('image/png').header('Cache-Control', 'private, no-cache').send(png);
     },
   );

@@ -37,12 +37,22 @@ const toInfo = (r: Omit<LogoRow, 'png'> & { bytes: number }): LogoInfo => ({
 });
 
 const logoStore = {
-  async get(sql: Sql, t: TenantRef): Promise<LogoRow | undefined> {
-    const r = await sql.query<LogoRow>(
-      'select png, width, height, source_format, source_bytes, updated_at from tenant_logos where account_id = $1 and tenant_id = $2',
+  async png(sql: Sql, t: TenantRef): Promise<Buffer | undefined> {
+    const r = await sql.query<{ png: Buffer }>('select png from tenant_logos where account_id = $1 and tenant_id = $2', [
+      t.account_id,
+      t.id,
+    ]);
+    return r.rows[0]?.png;
+  },
+  /** The description only: the image's size is counted by the database, the image not read. */
+  async info(sql: Sql, t: TenantRef): Promise<(Omit<LogoRow, 'png'> & { bytes: number }) | undefined> {
+    const r = await sql.query<Omit<LogoRow, 'png'> & { bytes: number }>(
+      `select octet_length(png) as bytes, width, height, source_format, source_bytes, updated_at
+       from tenant_logos where account_id = $1 and tenant_id = $2`,
       [t.account_id, t.id],
     );
-    return r.rows[0];
+    const row = r.rows[0];
+    return row ? { ...row, bytes: Number(row.bytes), updated_at: new Date(row.updated_at) } : undefined;
   },
   async put(sql: Sql, t: TenantRef, l: { png: Buffer; width: number; height: number; format: string; bytes: number }, now: Date) {
     await sql.query(
@@ -61,6 +71,10 @@ const logoStore = {
 
 export function createTenantLogos(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
+  const find = async (tenant: TenantRef): Promise<LogoInfo | null> => {
+    const r = await logoStore.info(db, tenant);
+    return r ? toInfo(r) : null;
+  };
   return {
     /**
      * Checks the upload (PNG or JPEG, real and decodable, sensible dimensions) and stores its
@@ -88,18 +102,15 @@ export function createTenantLogos(deps: { db: Db; clock: Clock }) {
         updated_at: now,
       });
     },
-    async info(tenant: TenantRef): Promise<LogoInfo> {
-      const r = await logoStore.get(db, tenant);
-      if (!r) throw errors.notFound('logo');
-      return toInfo({ ...r, bytes: r.png.length });
-    },
     /** The description, or null when the tenant has no logo. */
-    async find(tenant: TenantRef): Promise<LogoInfo | null> {
-      const r = await logoStore.get(db, tenant);
-      return r ? toInfo({ ...r, bytes: r.png.length }) : null;
+    find,
+    async info(tenant: TenantRef): Promise<LogoInfo> {
+      const info = await find(tenant);
+      if (!info) throw errors.notFound('logo');
+      return info;
     },
     /** For other modules (the printed document): the canonical PNG, or null when there is none. */
-    png: async (tenant: TenantRef): Promise<Buffer | null> => (await logoStore.get(db, tenant))?.png ?? null,
+    png: async (tenant: TenantRef): Promise<Buffer | null> => (await logoStore.png(db, tenant)) ?? null,
     async remove(tenant: TenantRef): Promise<void> {
       if (!(await logoStore.delete(db, tenant))) throw errors.notFound('logo');
     },
