@@ -4,15 +4,7 @@ import { SUPPORTED_TIPOS_DTE, type TipoDte } from '../../src/dte/index.ts';
 import { runCheckSiiXml } from '../support/dte/check-sii-xml.ts';
 import { readyTenantOverHttp } from '../support/bulk.ts';
 import { dteBody, SANDBOX_API_KEY } from '../support/issuing.ts';
-import {
-  apiClient,
-  createAccountViaCli,
-  scratchDatabase,
-  startEmulatorProcess,
-  startServer,
-  type EmulatorProc,
-  type ServerProc,
-} from '../support/processes.ts';
+import { startE2eStack, type E2eStack, type EmulatorProc } from '../support/processes.ts';
 
 /**
  * The typical flow across processes, as deployed: the service (`node src/main.ts`) on PostgreSQL
@@ -25,33 +17,22 @@ const title = SKIP
   : 'issuing across processes: service on PostgreSQL + standalone emulator over HTTP';
 
 describe.skipIf(SKIP)(title, () => {
+  let stack: E2eStack;
   let emu: EmulatorProc;
-  let server: ServerProc;
-  let db: Awaited<ReturnType<typeof scratchDatabase>>;
-  let api: ReturnType<typeof apiClient>;
+  let api: E2eStack['api'];
 
   beforeAll(async () => {
-    db = await scratchDatabase();
-    emu = await startEmulatorProcess({ delay: '300' });
-    const env = {
-      ...db.env,
-      PROVIDER: 'simpleapi',
-      SIMPLEAPI_BASE_URL: emu.url,
-      SIMPLEAPI_SERVICIOS_URL: emu.url,
-      EMULATOR_SII_PUBLIC_KEY: emu.siiPublicKey,
-      SIMPLEAPI_RETRIES: '2',
-      // At SimpleAPI's limits (1 folio request/s, 5/min per key) the 6th type waits for the minute.
-      FOLIO_REQUEST_WAIT: '90s',
-    };
-    server = await startServer(env);
-    api = apiClient(server.url, await createAccountViaCli(env));
+    stack = await startE2eStack({
+      env: {
+        SIMPLEAPI_RETRIES: '2',
+        // At SimpleAPI's limits (1 folio request/s, 5/min per key) the 6th type waits for the minute.
+        FOLIO_REQUEST_WAIT: '90s',
+      },
+    });
+    ({ emu, api } = stack);
   }, 120_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await emu?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('tenant → credentials → folios → one DTE of every type → send → final states; stored XML passes check-sii-xml', async () => {
     const tenantId = await readyTenantOverHttp(api, SANDBOX_API_KEY);

@@ -1,15 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMany, readyTenantOverHttp, sendAndConfirm } from '../support/bulk.ts';
-import {
-  apiClient,
-  createAccountViaCli,
-  scratchDatabase,
-  startEmulatorProcess,
-  startServer,
-  type EmulatorProc,
-  type ServerProc,
-} from '../support/processes.ts';
+import { startE2eStack, type E2eStack, type EmulatorProc } from '../support/processes.ts';
 import { callDeltas, emulatorCalls, type CallDeltas } from '../support/emulator-stats.ts';
 
 /**
@@ -25,39 +17,29 @@ const title = SKIP
   : 'issuing at production rate limits: service on PostgreSQL + standalone emulator';
 
 describe.skipIf(SKIP)(title, () => {
+  let stack: E2eStack;
   let emu: EmulatorProc;
-  let server: ServerProc;
-  let db: Awaited<ReturnType<typeof scratchDatabase>>;
-  let api: ReturnType<typeof apiClient>;
+  let api: E2eStack['api'];
   let tenantId: string;
 
   beforeAll(async () => {
-    db = await scratchDatabase();
-    emu = await startEmulatorProcess({ delay: '1000' });
-    const env = {
-      ...db.env,
-      PROVIDER: 'simpleapi',
-      SIMPLEAPI_BASE_URL: emu.url,
-      SIMPLEAPI_SERVICIOS_URL: emu.url,
-      EMULATOR_SII_PUBLIC_KEY: emu.siiPublicKey,
-      SIMPLEAPI_RATE_LIMITS: 'production',
-      FOLIO_REQUEST_WAIT: '30s',
-      // Our own per-key limit is not what this test is about.
-      RATE_LIMIT_PER_SECOND: '100000',
-      RATE_LIMIT_BURST: '100000',
-      ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
-      ACCOUNT_RATE_LIMIT_BURST: '100000',
-    };
-    server = await startServer(env);
-    api = apiClient(server.url, await createAccountViaCli(env));
+    stack = await startE2eStack({
+      emulatorDelay: '1000',
+      env: {
+        SIMPLEAPI_RATE_LIMITS: 'production',
+        FOLIO_REQUEST_WAIT: '30s',
+        // Our own per-key limit is not what this test is about.
+        RATE_LIMIT_PER_SECOND: '100000',
+        RATE_LIMIT_BURST: '100000',
+        ACCOUNT_RATE_LIMIT_PER_SECOND: '100000',
+        ACCOUNT_RATE_LIMIT_BURST: '100000',
+      },
+    });
+    ({ emu, api } = stack);
     tenantId = await readyTenantOverHttp(api, `sandbox-ok-limits-${crypto.randomUUID()}`);
   }, 120_000);
 
-  afterAll(async () => {
-    await server?.stop();
-    await emu?.stop();
-    await db?.drop();
-  });
+  afterAll(() => stack?.stop());
 
   it('five folio requests back to back all succeed (servicios allows 1/s and 5/min)', async () => {
     const before = await emulatorCalls(emu.url);

@@ -203,3 +203,42 @@ export function apiClient(baseUrl: string, apiKey: string) {
     return { status: r.status, json: json as Record<string, unknown> & { [k: string]: unknown }, body: buf, headers: r.headers };
   };
 }
+
+/** The deployed shape, for end-to-end tests: a scratch PostgreSQL database, the standalone emulator, the service and an account. */
+export interface E2eStack {
+  db: Awaited<ReturnType<typeof scratchDatabase>>;
+  emu: EmulatorProc;
+  server: ServerProc;
+  /** The service's settings (PROVIDER=simpleapi pointing at the emulator, plus `env`). */
+  env: Record<string, string>;
+  api: ReturnType<typeof apiClient>;
+  stop(): Promise<void>;
+}
+
+/** Starts the service on PostgreSQL with PROVIDER=simpleapi against a standalone emulator; `env` adds or overrides settings. */
+export async function startE2eStack(opts: { emulatorDelay?: string; env?: Record<string, string> } = {}): Promise<E2eStack> {
+  const db = await scratchDatabase();
+  const emu = await startEmulatorProcess({ delay: opts.emulatorDelay ?? '300' });
+  const env = {
+    ...db.env,
+    PROVIDER: 'simpleapi',
+    SIMPLEAPI_BASE_URL: emu.url,
+    SIMPLEAPI_SERVICIOS_URL: emu.url,
+    EMULATOR_SII_PUBLIC_KEY: emu.siiPublicKey,
+    ...opts.env,
+  };
+  const server = await startServer(env);
+  const api = apiClient(server.url, await createAccountViaCli(env));
+  return {
+    db,
+    emu,
+    server,
+    env,
+    api,
+    async stop() {
+      await server.stop();
+      await emu.stop();
+      await db.drop();
+    },
+  };
+}
