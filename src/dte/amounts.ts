@@ -1,20 +1,28 @@
-import { decimalFromNumber, divideRoundHalfUp, multiply, roundHalfUp } from './decimal.ts';
+import { decimalFromNumber, divideRoundHalfUp, multiply, roundHalfUp, type Decimal } from './decimal.ts';
 import { DteEngineError } from './errors.ts';
-import type { TipoDte } from './types.ts';
+import { TAX_CODES } from './tax-codes.ts';
+import type { DescuentoGlobalInput, TipoDte } from './types.ts';
 
 /**
- * Amount rules of the API (docs/dte.md, "Amounts"), CLP integers, half-up:
- *  - line: montoItem = round(cantidad × precioUnitario), exact decimal product (see decimal.ts);
- *  - facturas, notes, 46, 52 ("afecto" family): neto = Σ taxed lines, exento = Σ `exento` lines,
- *    IVA = round(neto × 0.19), total = neto + IVA + exento;
- *  - exempt types 34/41: every line is exempt, total = exento = Σ montoItem;
- *  - boleta 39: prices include IVA; total = Σ montoItem, exento = Σ exempt lines,
- *    neto = round((total − exento) / 1.19), IVA = (total − exento) − neto (so neto + IVA is exactly
- *    the gross amount: computing IVA as neto × 0.19 loses a peso in cases like 680 or 86710).
+ * Amount rules (docs/dte.md, "Amounts"; the SII's format document, Totales fields 107–126), exact
+ * decimals, half-up:
+ *  - line: montoItem = round(cantidad × precioUnitario) − descuento + recargo, where a percentage
+ *    is round(round(cantidad × precioUnitario) × pct / 100);
+ *  - global discounts/surcharges (DscRcgGlobal) on the taxed or the exempt sum: % of that sum
+ *    (rounded), or an amount;
+ *  - taxed family (33, 43, 46, 52, 56, 61): neto = Σ taxed lines ± globals, IVA = round(neto × 19 %);
+ *    with `montoBruto` (and boletas 39 unless `indMontoNeto`) the taxed sum includes IVA:
+ *    neto = round(gross / 1.19), IVA = gross − neto (so neto + IVA is the gross amount exactly);
+ *  - additional taxes and retentions (tax-codes.ts): per code, round(base × tasa / 100), the base
+ *    being the lines that carry the code, scaled by the taxed sum's % globals;
+ *  - MntTotal = neto + exento + IVA + additional − retained + GrntDep − commissions (43);
+ *    MontoNF = Σ IndExe 2 − Σ IndExe 6 (not in the total); IndExe 4 and 5 count nowhere;
+ *  - exports (110, 111, 112): everything exempt, in the document's currency with up to 4 decimals
+ *    (format document: "14 enteros, 4 decimales"), integers when the currency is PESO CL.
  */
 export const IVA_RATE_PERCENT = 19;
 
-export type AmountFamily = 'afecto' | 'exento' | 'boleta' | 'boleta_exenta';
+export type AmountFamily = 'afecto' | 'exento' | 'boleta' | 'boleta_exenta' | 'exportacion';
 
 export function amountFamily(tipoDte: TipoDte): AmountFamily {
   switch (tipoDte) {
@@ -24,16 +32,51 @@ export function amountFamily(tipoDte: TipoDte): AmountFamily {
       return 'boleta_exenta';
     case 39:
       return 'boleta';
+    case 110:
+    case 111:
+    case 112:
+      return 'exportacion';
     default:
       return 'afecto';
   }
 }
 
 export interface AmountLine {
-  cantidad: number;
-  precioUnitario: number;
+  cantidad?: number | undefined;
+  precioUnitario?: number | undefined;
   exento?: boolean | undefined;
+  indExe?: number | undefined;
   montoItem?: number | undefined;
+  descuentoPct?: number | undefined;
+  descuentoMonto?: number | undefined;
+  recargoPct?: number | undefined;
+  recargoMonto?: number | undefined;
+  impuestoAdicional?: number | string | readonly (number | string)[] | undefined;
+}
+
+/** Document-level inputs that change the totals. */
+export interface AmountOptions {
+  descuentosGlobales?: readonly DescuentoGlobalInput[] | undefined;
+  montoBruto?: boolean | undefined;
+  indMontoNeto?: boolean | undefined;
+  /** Exports: the document's currency; PESO CL keeps integers. */
+  moneda?: string | undefined;
+  /** Exports: the totals again in another currency. */
+  otraMoneda?: { moneda: string; tipoCambio: number } | undefined;
+  comisiones?: readonly { montoNeto: number; montoExento?: number | undefined }[] | undefined;
+}
+
+export interface LineAmounts {
+  montoItem: number;
+  descuentoMonto: number | undefined;
+  recargoMonto: number | undefined;
+}
+
+export interface TaxTotal {
+  tipo: number;
+  tasa: number;
+  monto: number;
+  kind: 'adicional' | 'retencion';
 }
 
 export interface Totals {
@@ -45,6 +88,26 @@ export interface Totals {
   tasaIva: number | null;
   /** Expected montoItem of each line, in order. */
   lineas: number[];
+  /** Each line's discount and surcharge amounts (computed from a percentage when so given). */
+  lineAmounts: LineAmounts[];
+  /** Each global discount/surcharge as an amount, in order. */
+  globales: number[];
+  /** Additional taxes and retentions (ImptoReten), by code in first-use order. */
+  impuestos: TaxTotal[];
+  /** IVA withheld by the buyer (Σ retentions). */
+  ivaRetenido: number;
+  /** IVANoRet: IVA − withheld, when something was withheld. */
+  ivaNoRetenido: number;
+  /** MontoNF. */
+  montoNoFacturable: number;
+  /** GrntDep: deposits on containers (IndExe 3). */
+  garantiaDeposito: number;
+  /** 43: Σ commissions (ValComNeto, ValComExe, ValComIVA). */
+  comisiones: { neto: number; exento: number; iva: number } | null;
+  /** Exports: OtraMoneda totals. */
+  otraMoneda: { moneda: string; tipoCambio: number; montoExento: number; montoTotal: number } | null;
+  /** Decimals the amounts may carry (0, or 4 for exports in a foreign currency). */
+  scale: number;
 }
 
 export interface AmountMismatch {
@@ -56,61 +119,248 @@ export interface AmountMismatch {
 
 const MAX_AMOUNT = 10n ** 18n - 1n; // MontoType: totalDigits 18
 
-function toSafeNumber(v: bigint, param: string): number {
-  if (v > MAX_AMOUNT || v > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new DteEngineError('amount_too_large', `${param} is too large (${v}); amounts must stay below 2^53`, param);
+/** Scaled integer (units of 10^-scale) → number; exact for the amounts the schema allows. */
+function toNumber(v: bigint, scale: number, param: string): number {
+  const abs = v < 0n ? -v : v;
+  if (abs > MAX_AMOUNT || abs > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new DteEngineError('amount_too_large', `${param} is too large; amounts must stay below 2^53`, param);
   }
-  return Number(v);
+  return scale === 0 ? Number(v) : Number(v) / 10 ** scale;
+}
+
+/** round(d) to `scale` decimals, as scaled units. */
+function roundTo(d: Decimal, scale: number): bigint {
+  return roundHalfUp(multiply(d, { units: 10n ** BigInt(scale), scale: 0 }));
+}
+
+function dec(n: number, param: string): Decimal {
+  return decimalFromNumber(n, param);
+}
+
+/** round(units × pct / 100), units scaled, pct a decimal. */
+function percentOf(units: bigint, pct: Decimal): bigint {
+  const num = units * pct.units;
+  const den = 100n * 10n ** BigInt(pct.scale);
+  return num >= 0n ? divideRoundHalfUp(num, den) : -divideRoundHalfUp(-num, den);
 }
 
 export function computeLineAmount(cantidad: number, precioUnitario: number, param = 'detalle'): number {
-  const q = decimalFromNumber(cantidad, `${param}.cantidad`);
-  const p = decimalFromNumber(precioUnitario, `${param}.precioUnitario`);
-  return toSafeNumber(roundHalfUp(multiply(q, p)), `${param}.montoItem`);
+  const q = dec(cantidad, `${param}.cantidad`);
+  const p = dec(precioUnitario, `${param}.precioUnitario`);
+  return toNumber(roundHalfUp(multiply(q, p)), 0, `${param}.montoItem`);
 }
 
-/** Whether a line counts as exempt for this document type. */
-export function lineIsExempt(tipoDte: TipoDte, line: { exento?: boolean | undefined }): boolean {
+/** Whether a line counts as exempt (IndExe 1) for this document type. */
+export function lineIsExempt(tipoDte: TipoDte, line: { exento?: boolean | undefined; indExe?: number | undefined }): boolean {
   const family = amountFamily(tipoDte);
-  return family === 'exento' || family === 'boleta_exenta' || line.exento === true;
+  return family === 'exento' || family === 'boleta_exenta' || family === 'exportacion' || line.exento === true || line.indExe === 1;
 }
 
-export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[]): Totals {
-  const lineas = detalle.map((l, i) => computeLineAmount(l.cantidad, l.precioUnitario, `detalle[${i}]`));
-  let afecto = 0n;
-  let exento = 0n;
-  lineas.forEach((m, i) => {
-    const line = detalle[i];
-    if (line && lineIsExempt(tipoDte, line)) exento += BigInt(m);
-    else afecto += BigInt(m);
-  });
-  const family = amountFamily(tipoDte);
-  let neto: bigint;
-  let iva: bigint;
-  let total: bigint;
-  let tasaIva: number | null = IVA_RATE_PERCENT;
-  if (family === 'exento' || family === 'boleta_exenta') {
-    neto = 0n;
-    iva = 0n;
-    total = exento;
-    tasaIva = null;
-  } else if (family === 'boleta') {
-    // afecto here is gross (IVA included).
-    neto = divideRoundHalfUp(afecto * 100n, BigInt(100 + IVA_RATE_PERCENT));
-    iva = afecto - neto;
-    total = afecto + exento;
-  } else {
-    neto = afecto;
-    iva = divideRoundHalfUp(afecto * BigInt(IVA_RATE_PERCENT), 100n);
-    total = neto + iva + exento;
+/** The line's IndExe as written: 1 for exempt lines (and every line of an exempt type), else as given. */
+export function lineIndExe(tipoDte: TipoDte, line: { exento?: boolean | undefined; indExe?: number | undefined }): number | undefined {
+  if (line.indExe !== undefined && line.indExe !== 1) return line.indExe;
+  return lineIsExempt(tipoDte, line) ? 1 : undefined;
+}
+
+export function taxCodesOf(line: AmountLine): number[] {
+  const v = line.impuestoAdicional;
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map((c) => Number(c));
+}
+
+export function amountScale(tipoDte: TipoDte, moneda: string | undefined): number {
+  return amountFamily(tipoDte) === 'exportacion' && moneda !== undefined && moneda !== 'PESO CL' ? 4 : 0;
+}
+
+function scaled(n: number, scale: number, param: string): bigint {
+  const d = dec(n, param);
+  if (d.scale > scale) {
+    throw new DteEngineError(
+      'invalid_number',
+      scale === 0 ? `${param} must be a whole number of pesos` : `${param} may have at most ${scale} decimals`,
+      param,
+    );
   }
+  return d.units * 10n ** BigInt(scale - d.scale);
+}
+
+function lineAmounts(line: AmountLine, i: number, scale: number): { units: bigint; desc?: bigint; rec?: bigint } {
+  const p = `detalle[${i}]`;
+  let base: bigint;
+  if (line.cantidad === undefined && line.precioUnitario === undefined) {
+    base = 0n;
+  } else {
+    const q = dec(line.cantidad ?? 1, `${p}.cantidad`);
+    const pr = dec(line.precioUnitario ?? 0, `${p}.precioUnitario`);
+    base = roundTo(multiply(q, pr), scale);
+  }
+  const adjust = (pct: number | undefined, monto: number | undefined, what: 'descuento' | 'recargo'): bigint | undefined => {
+    if (pct === undefined && monto === undefined) return undefined;
+    const fromPct = pct !== undefined ? percentOf(base, dec(pct, `${p}.${what}Pct`)) : undefined;
+    if (monto === undefined) return fromPct;
+    const given = scaled(monto, scale, `${p}.${what}Monto`);
+    if (fromPct !== undefined && given !== fromPct) {
+      throw new DteEngineError(
+        'amount_mismatch',
+        `${p}.${what}Monto should be ${toNumber(fromPct, scale, p)} (${pct} % of ${toNumber(base, scale, p)}), got ${monto}`,
+        `${p}.${what}Monto`,
+        { expected: toNumber(fromPct, scale, p), actual: monto },
+      );
+    }
+    return given;
+  };
+  const desc = adjust(line.descuentoPct, line.descuentoMonto, 'descuento');
+  const rec = adjust(line.recargoPct, line.recargoMonto, 'recargo');
+  const units = base - (desc ?? 0n) + (rec ?? 0n);
+  if (units < 0n) {
+    throw new DteEngineError('negative_line_amount', `${p}: the discount is larger than the line's amount`, `${p}.descuentoMonto`);
+  }
+  return { units, ...(desc !== undefined ? { desc } : {}), ...(rec !== undefined ? { rec } : {}) };
+}
+
+export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], opts: AmountOptions = {}): Totals {
+  const family = amountFamily(tipoDte);
+  const scale = amountScale(tipoDte, opts.moneda);
+  const n = (v: bigint, param: string) => toNumber(v, scale, param);
+
+  let taxed = 0n;
+  let exempt = 0n;
+  let noFacturable = 0n;
+  let deposit = 0n;
+  const codeBase = new Map<number, bigint>();
+  const perLine = detalle.map((l, i) => lineAmounts(l, i, scale));
+  perLine.forEach(({ units }, i) => {
+    const line = detalle[i]!;
+    const ind = lineIndExe(tipoDte, line);
+    if (ind === 1) exempt += units;
+    else if (ind === 2) noFacturable += units;
+    else if (ind === 6) noFacturable -= units;
+    else if (ind === 3) deposit += units;
+    else if (ind === 4 || ind === 5) {
+      /* "ítem no venta" / "ítem a rebajar": printed, counted nowhere (format document, IndExe). */
+    } else {
+      taxed += units;
+      for (const c of taxCodesOf(line)) codeBase.set(c, (codeBase.get(c) ?? 0n) + units);
+    }
+  });
+
+  // Global discounts and surcharges, each on the sum it names (the sum before any of them).
+  const taxedBefore = taxed;
+  const exemptBefore = exempt;
+  const taxedPctNet: Decimal[] = [];
+  const globales = (opts.descuentosGlobales ?? []).map((g, i) => {
+    const p = `descuentosGlobales[${i}]`;
+    const onExempt = g.exento === true || family === 'exento' || family === 'boleta_exenta' || family === 'exportacion';
+    const sum = onExempt ? exemptBefore : taxedBefore;
+    const value = g.unidad === '%' ? percentOf(sum, dec(g.valor, `${p}.valor`)) : scaled(g.valor, scale, `${p}.valor`);
+    const signed = g.tipo === 'descuento' ? -value : value;
+    if (onExempt) exempt += signed;
+    else {
+      taxed += signed;
+      if (g.unidad === '%') {
+        const pct = dec(g.valor, `${p}.valor`);
+        taxedPctNet.push({ units: g.tipo === 'descuento' ? -pct.units : pct.units, scale: pct.scale });
+      } else if (codeBase.size > 0) {
+        throw new DteEngineError(
+          'global_amount_with_additional_tax',
+          `${p}: a global ${g.tipo} in pesos cannot be split over lines with additional taxes; use a percentage or a line ${g.tipo}`,
+          p,
+        );
+      }
+    }
+    return n(value, `${p}.valor`);
+  });
+  if (taxed < 0n || exempt < 0n) {
+    throw new DteEngineError('negative_total', 'The global discounts are larger than the amounts they apply to', 'descuentosGlobales');
+  }
+
+  let neto = 0n;
+  let iva = 0n;
+  let tasaIva: number | null = IVA_RATE_PERCENT;
+  const gross = family === 'boleta' ? opts.indMontoNeto !== true : opts.montoBruto === true;
+  if (family === 'exento' || family === 'boleta_exenta' || family === 'exportacion') {
+    tasaIva = null;
+    exempt += taxed; // every line of these types is exempt; nothing is taxed
+    taxed = 0n;
+  } else if (gross) {
+    neto = divideRoundHalfUp(taxed * 100n, BigInt(100 + IVA_RATE_PERCENT));
+    iva = taxed - neto;
+  } else {
+    neto = taxed;
+    iva = divideRoundHalfUp(taxed * BigInt(IVA_RATE_PERCENT), 100n);
+  }
+
+  const impuestos: TaxTotal[] = [];
+  let adicional = 0n;
+  let retenido = 0n;
+  for (const [codigo, base0] of codeBase) {
+    const t = TAX_CODES.get(codigo);
+    if (!t) continue; // refused in normalisation; never reached with a prepared document
+    let base = base0;
+    for (const pct of taxedPctNet) base += percentOf(base0, pct);
+    const monto = percentOf(base, dec(t.tasa, 'tasa'));
+    impuestos.push({ tipo: codigo, tasa: t.tasa, monto: n(monto, 'impuestos'), kind: t.kind });
+    if (t.kind === 'adicional') adicional += monto;
+    else retenido += monto;
+  }
+  const ivaNoRet = retenido > 0n && iva > retenido ? iva - retenido : 0n;
+
+  let comisiones: Totals['comisiones'] = null;
+  let comisionTotal = 0n;
+  if (opts.comisiones && opts.comisiones.length > 0) {
+    let cn = 0n;
+    let ce = 0n;
+    let ci = 0n;
+    // ValComIVA per line (format document, Comisiones field 7: "Valor * Tasa IVA"); the total is their sum.
+    opts.comisiones.forEach((c, i) => {
+      const neto = scaled(c.montoNeto, 0, `comisiones[${i}].montoNeto`);
+      cn += neto;
+      ce += scaled(c.montoExento ?? 0, 0, `comisiones[${i}].montoExento`);
+      ci += divideRoundHalfUp(neto * BigInt(IVA_RATE_PERCENT), 100n);
+    });
+    comisiones = { neto: Number(cn), exento: Number(ce), iva: Number(ci) };
+    comisionTotal = cn + ce + ci;
+  }
+
+  const total = neto + exempt + iva + adicional - retenido + deposit - comisionTotal;
+  if (total < 0n && tipoDte !== 43) {
+    throw new DteEngineError('negative_total', 'The document total would be negative', 'montoTotal');
+  }
+
+  let otraMoneda: Totals['otraMoneda'] = null;
+  if (opts.otraMoneda) {
+    const rate = dec(opts.otraMoneda.tipoCambio, 'exportacion.otraMoneda.tipoCambio');
+    const otherScale = opts.otraMoneda.moneda === 'PESO CL' ? 0 : 4;
+    const conv = (units: bigint) => toNumber(roundTo(multiply({ units, scale }, rate), otherScale), otherScale, 'exportacion.otraMoneda');
+    otraMoneda = {
+      moneda: opts.otraMoneda.moneda,
+      tipoCambio: opts.otraMoneda.tipoCambio,
+      montoExento: conv(exempt),
+      montoTotal: conv(total),
+    };
+  }
+
   return {
-    montoNeto: toSafeNumber(neto, 'montoNeto'),
-    montoExento: toSafeNumber(exento, 'montoExento'),
-    iva: toSafeNumber(iva, 'iva'),
-    montoTotal: toSafeNumber(total, 'montoTotal'),
+    montoNeto: n(neto, 'montoNeto'),
+    montoExento: n(exempt, 'montoExento'),
+    iva: n(iva, 'iva'),
+    montoTotal: n(total, 'montoTotal'),
     tasaIva,
-    lineas,
+    lineas: perLine.map((l, i) => n(l.units, `detalle[${i}].montoItem`)),
+    lineAmounts: perLine.map((l, i) => ({
+      montoItem: n(l.units, `detalle[${i}].montoItem`),
+      descuentoMonto: l.desc !== undefined ? n(l.desc, `detalle[${i}].descuentoMonto`) : undefined,
+      recargoMonto: l.rec !== undefined ? n(l.rec, `detalle[${i}].recargoMonto`) : undefined,
+    })),
+    globales,
+    impuestos,
+    ivaRetenido: n(retenido, 'ivaRetenido'),
+    ivaNoRetenido: n(ivaNoRet, 'ivaNoRetenido'),
+    montoNoFacturable: n(noFacturable, 'montoNoFacturable'),
+    garantiaDeposito: n(deposit, 'garantiaDeposito'),
+    comisiones,
+    otraMoneda,
+    scale,
   };
 }
 
@@ -120,17 +370,28 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[]):
  * computed from the correct line amounts, so one wrong line yields two entries (the line and the
  * total) only when the client's total followed its wrong line.
  */
-export function checkAmounts(tipoDte: TipoDte, detalle: readonly AmountLine[], montoTotal: number | undefined): AmountMismatch[] {
-  const totals = computeTotals(tipoDte, detalle);
+export function checkAmounts(
+  tipoDte: TipoDte,
+  detalle: readonly AmountLine[],
+  montoTotal: number | undefined,
+  opts: AmountOptions = {},
+): AmountMismatch[] {
+  const totals = computeTotals(tipoDte, detalle, opts);
   const out: AmountMismatch[] = [];
   totals.lineas.forEach((expected, i) => {
-    const actual = detalle[i]?.montoItem;
+    const line = detalle[i];
+    const actual = line?.montoItem;
     if (actual !== expected) {
+      const la = totals.lineAmounts[i];
+      const how =
+        line?.cantidad === undefined && line?.precioUnitario === undefined
+          ? 'a line without cantidad and precioUnitario is 0'
+          : `round(cantidad × precioUnitario)${la?.descuentoMonto !== undefined ? ` − descuento ${la.descuentoMonto}` : ''}${la?.recargoMonto !== undefined ? ` + recargo ${la.recargoMonto}` : ''}`;
       out.push({
         param: `detalle[${i}].montoItem`,
         expected,
         actual,
-        message: `detalle[${i}].montoItem should be ${expected} (round(cantidad × precioUnitario)), got ${String(actual)}`,
+        message: `detalle[${i}].montoItem should be ${expected} (${how}), got ${String(actual)}`,
       });
     }
   });
@@ -145,14 +406,19 @@ export function checkAmounts(tipoDte: TipoDte, detalle: readonly AmountLine[], m
   return out;
 }
 
-function describeTotal(tipoDte: TipoDte, t: Totals): string {
+export function describeTotal(tipoDte: TipoDte, t: Totals): string {
+  const parts: string[] = [];
   switch (amountFamily(tipoDte)) {
     case 'exento':
     case 'boleta_exenta':
-      return 'sum of montoItem, all exempt';
-    case 'boleta':
-      return `sum of montoItem with IVA included: neto ${t.montoNeto} + IVA ${t.iva} + exento ${t.montoExento}`;
+    case 'exportacion':
+      parts.push(`exento ${t.montoExento}`);
+      break;
     default:
-      return `neto ${t.montoNeto} + IVA ${t.iva} (19%) + exento ${t.montoExento}`;
+      parts.push(`neto ${t.montoNeto}`, `IVA ${t.iva} (19%)`, `exento ${t.montoExento}`);
   }
+  for (const i of t.impuestos) parts.push(`${i.kind === 'adicional' ? '+' : '−'} ${i.monto} (código ${i.tipo}, ${i.tasa}%)`);
+  if (t.garantiaDeposito) parts.push(`garantía ${t.garantiaDeposito}`);
+  if (t.comisiones) parts.push(`− comisiones ${t.comisiones.neto + t.comisiones.exento + t.comisiones.iva}`);
+  return parts.join(' + ').replace(/\+ ([−+])/g, '$1');
 }

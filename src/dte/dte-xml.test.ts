@@ -7,6 +7,7 @@ import { sha1Base64 } from './xmldsig.ts';
 import { SUPPORTED_TIPOS_DTE } from './types.ts';
 import type { DteInput, TipoDte } from './types.ts';
 import { DteEngineError } from './errors.ts';
+import { strategyFor } from './strategies/index.ts';
 import { createTestCertificate } from '../../test/support/dte/test-certificate.ts';
 
 const kit = createTestKit();
@@ -31,9 +32,10 @@ describe('buildDte', () => {
   it.each(SUPPORTED_TIPOS_DTE)('builds type %i as ISO-8859-1 with the namespace on <DTE>', (tipo) => {
     const built = kit.build(sampleDteInput(tipo, 5));
     const s = text(built.xml);
+    const root = strategyFor(tipo).root;
     expect(
       s.startsWith(
-        '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><Documento ID="F5T' + tipo + '">',
+        `<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0"><${root} ID="F5T${tipo}">`,
       ),
     ).toBe(true);
     expect(built.documentId).toBe(`F5T${tipo}`);
@@ -51,12 +53,13 @@ describe('buildDte', () => {
     for (const tipo of SUPPORTED_TIPOS_DTE) {
       const s = text(kit.build(sampleDteInput(tipo)).xml);
       const doc = new DOMParser().parseFromString(s, 'text/xml');
-      const documento = doc.getElementsByTagName('Documento').item(0);
-      if (!documento) throw new Error('no Documento');
+      const root = strategyFor(tipo).root;
+      const documento = doc.getElementsByTagName(root).item(0);
+      if (!documento) throw new Error(`no ${root}`);
       const digest = /<DigestValue>([^<]+)<\/DigestValue>/.exec(s)?.[1];
       expect(sha1Base64(canonicalize(documento))).toBe(digest);
       // and the emitted text is the canonical text minus the inherited xmlns on the apex
-      const emitted = /<Documento ID="[^"]+">[\s\S]*<\/Documento>/.exec(s)?.[0];
+      const emitted = new RegExp(`<${root} ID="[^"]+">[\\s\\S]*</${root}>`).exec(s)?.[0];
       expect(canonicalize(documento).replace(' xmlns="http://www.sii.cl/SiiDte"', '')).toBe(emitted);
     }
   });
@@ -98,11 +101,9 @@ describe('buildDte', () => {
       'unsupported_character',
       'detalle[0].nombre',
     );
-    expectError(
-      () => kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: '“smart”', cantidad: 1, precioUnitario: 1 }] })),
-      'unsupported_character',
-      'detalle[0].nombre',
-    );
+    // Typographic characters are converted to their Latin-1 equivalents (decisions §11), never refused.
+    const typo = kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: '“smart” – it’s…', cantidad: 1, precioUnitario: 1 }] }));
+    expect(text(typo.xml)).toContain('<NmbItem>"smart" - it\'s...</NmbItem>');
     const ctl = kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'Línea\u0001 uno\r\ndos\u0085', cantidad: 1, precioUnitario: 1 }] }));
     expect(text(ctl.xml)).toContain('<NmbItem>Línea uno  dos</NmbItem>');
   });
@@ -147,7 +148,7 @@ describe('buildDte', () => {
       'invalid_number',
       'detalle[0].cantidad',
     );
-    expectError(() => kit.build({ ...sampleDteInput(33), tipoDte: 43 as TipoDte }), 'unsupported_tipo_dte', 'tipoDte');
+    expectError(() => kit.build({ ...sampleDteInput(33), tipoDte: 999 as TipoDte }), 'unsupported_tipo_dte', 'tipoDte');
     expectError(() => kit.build(sampleDteInput(33, 1001)), 'folio_out_of_range', 'folio');
     expectError(
       () => buildDte(sampleDteInput(34), { caf: kit.cafs[33], signer: kit.certificate.signer, now: TEST_NOW }),

@@ -100,11 +100,13 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
   }
   const ted = stampDocument(d, opts.caf, timestamp);
   const id = documentIdFor(d.tipoDte, d.folio);
-  const content = buildDocumentBody(d) + ted.xml + el('TmstFirma', timestamp) + '</Documento>';
-  // Digest input: Documento as C14N renders it standalone, with the default namespace it
+  // Documento, Liquidacion (43) or Exportaciones (110–112): DTE_v10.xsd's three roots.
+  const root = d.strategy.root;
+  const content = buildDocumentBody(d) + ted.xml + el('TmstFirma', timestamp) + `</${root}>`;
+  // Digest input: the root as C14N renders it standalone, with the default namespace it
   // inherits from <DTE> declared on it (apex of the node set). ID is its only attribute.
-  const signature = buildSignature(id, `<Documento xmlns="${NS_SII}" ID="${id}">${content}`, signer);
-  const xml = `${XML_DECLARATION}\n${DTE_OPEN_TAG}<Documento ID="${id}">${content}${signature}</DTE>`;
+  const signature = buildSignature(id, `<${root} xmlns="${NS_SII}" ID="${id}">${content}`, signer);
+  const xml = `${XML_DECLARATION}\n${DTE_OPEN_TAG}<${root} ID="${id}">${content}${signature}</DTE>`;
   return {
     tipoDte: d.tipoDte,
     folio: d.folio,

@@ -79,3 +79,16 @@ export type {
 } from './verify/index.ts';
 export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify/index.ts';
 export { createSchemaValidator, REQUIRED_SCHEMA_FILES, SCHEMA_FILES } from './schema-validator.ts';
+export {
+  envelopeParts,
+  buildRespuestaEnvio,
+  ESTADO_RECEP_ENV,
+  ESTADO_RECEP_DTE,
+  RESPUESTA_TIPOS_DTE,
+  type EnvelopeParts,
+  type RecepcionDteInput,
+  type RespuestaEnvioInput,
+  type BuiltRespuesta,
+  type EstadoRecepEnv,
+  type EstadoRecepDte,
+} from './exchange.ts';

@@ -22,7 +22,29 @@ export const MAX_LENGTH = {
   tedRsr: 40, // TED/DD/RSR
   tedIt1: 40, // TED/DD/IT1
   cafRs: 40, // CAF/DA/RS
+  tipoCodigo: 10, // CdgItem/TpoCodigo
+  valorCodigo: 35, // CdgItem/VlrCodigo
+  sucursal: 20, // Emisor/Sucursal
+  vendedor: 60, // CdgVendedor
+  glosaDr: 45, // DscRcgGlobal/GlosaDR
+  glosaPago: 40, // MntPagos/GlosaPagos
+  terminosPago: 100, // TermPagoGlosa
+  patente: 8, // Transporte/Patente
+  nombreChofer: 30, // Chofer/NombreChofer
+  nacionalidad: 3, // Extranjero/Nacionalidad
+  numeroId: 20, // Extranjero/NumId
+  glosaComision: 60, // Comisiones/Glosa
+  aduanaTexto: 40, // NombreTransp, NomCiaTransp
+  aduanaId: 20, // Booking, Operador
+  marcas: 255, // TipoBultos/Marcas
+  idContainer: 25, // TipoBultos/IdContainer
+  sello: 20, // TipoBultos/Sello
+  emisorSello: 70, // TipoBultos/EmisorSello
 } as const;
+
+export const MAX_PAGOS = 30; // MntPagos maxOccurs
+export const MAX_DESCUENTOS_GLOBALES = 20; // DscRcgGlobal maxOccurs
+export const MAX_COMISIONES = 20; // Comisiones maxOccurs
 
 export const MAX_DETALLE_LINES = 60; // DTE_v10 Detalle maxOccurs
 export const MAX_DETALLE_LINES_BOLETA = 1000; // BOLETADefType Detalle maxOccurs

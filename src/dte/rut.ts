@@ -34,7 +34,9 @@ export function tryParseRut(input: string): Rut | null {
   if (!m) return null;
   const digits = (m[1] ?? '').replace(/\./g, '');
   // Dotted groups must be well formed: "76.123.456" yes, "7.6123456" no (regex alternation).
-  if (digits.length === 0 || digits.length > 9) return null;
+  // At most 8 digits: the SII's RUTType is 10 characters with the dash and check digit, so a
+  // 9-digit body (100000000-7) would make the whole envelope fail its schema (RSC).
+  if (digits.length === 0 || digits.length > 8) return null;
   const body = Number(digits);
   if (!Number.isSafeInteger(body) || body <= 0) return null;
   const dv = (m[2] ?? '').toUpperCase();

@@ -6,9 +6,12 @@ import { DteEngineError } from './errors.ts';
  *    parser would normalise it and break the digest);
  *  - other C0 controls, DEL and C1 controls (U+0080–U+009F) are removed: not meaningful, and
  *    C0 controls are not allowed in XML 1.0 at all;
- *  - any character above U+00FF (emoji, "smart quotes", €, …) is rejected with
+ *  - typographic characters a word processor or phone keyboard puts in (’ ‘ “ ” „ – — … and
+ *    the Unicode spaces) become their Latin-1 equivalents (' " - ... and a space), as decisions
+ *    §11 asks: what was meant is kept, and the printed document shows what the XML holds;
+ *  - any other character above U+00FF (emoji, €, ™, CJK…) is rejected with
  *    `unsupported_character` naming the field: it cannot be encoded in ISO-8859-1 and the SII
- *    rejects substitutes (ENV-3-0). We never replace silently, so the document matches the input;
+ *    rejects substitutes (ENV-3-0); guessing a replacement would change what the document says;
  *  - leading/trailing spaces are trimmed (inner runs kept, as the SII keeps "EMPRESA  LTDA");
  *  - required fields must be non-empty after this.
  * Lengths: see `cleanText` callers. Fields are rejected with `field_too_long` when longer than the
@@ -27,6 +30,24 @@ const WHITESPACE_CONTROLS = /[\t\n\r]/g;
 const OTHER_CONTROLS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/g;
 const OUTSIDE_LATIN1 = /[^\u0000-\u00FF]/u;
 
+/** Typographic characters with an unambiguous Latin-1 equivalent (decisions §11). */
+const TYPOGRAPHIC: ReadonlyArray<[RegExp, string]> = [
+  [/[\u2018\u2019\u201A\u201B\u2032]/g, "'"],
+  [/[\u201C\u201D\u201E\u201F\u2033]/g, '"'],
+  [/[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g, '-'],
+  [/\u2026/g, '...'],
+  [/[\u2000-\u200A\u202F\u205F\u3000]/g, ' '],
+  [/[\u200B-\u200D\u2060\uFEFF]/g, ''],
+];
+
+/** Replaces typographic characters with their Latin-1 equivalents; everything else is kept. */
+export function toLatin1Typography(value: string): string {
+  if (!/[\u2000-\u206F\u2212\u3000\uFEFF]/.test(value)) return value;
+  let s = value;
+  for (const [re, to] of TYPOGRAPHIC) s = s.replace(re, to);
+  return s;
+}
+
 export function cleanText(value: string | undefined | null, opts: CleanOptions & { required: true }): string;
 export function cleanText(value: string | undefined | null, opts: CleanOptions): string | undefined;
 export function cleanText(value: string | undefined | null, opts: CleanOptions): string | undefined {
@@ -37,7 +58,8 @@ export function cleanText(value: string | undefined | null, opts: CleanOptions):
   if (typeof value !== 'string') {
     throw new DteEngineError('invalid_field', `${opts.param} must be a string`, opts.param);
   }
-  const bad = OUTSIDE_LATIN1.exec(value);
+  const converted = toLatin1Typography(value);
+  const bad = OUTSIDE_LATIN1.exec(converted);
   if (bad) {
     const cp = bad[0].codePointAt(0) ?? 0;
     throw new DteEngineError(
@@ -47,7 +69,7 @@ export function cleanText(value: string | undefined | null, opts: CleanOptions):
       { character: bad[0], codePoint: cp },
     );
   }
-  let s = value.replace(WHITESPACE_CONTROLS, ' ').replace(OTHER_CONTROLS, '').trim();
+  let s = converted.replace(WHITESPACE_CONTROLS, ' ').replace(OTHER_CONTROLS, '').trim();
   if (s.length > opts.maxLength) {
     if (!opts.truncate) {
       throw new DteEngineError(

@@ -1,8 +1,8 @@
 import type { KeyObject } from 'node:crypto';
 
 /** Document types this engine builds. */
-export type TipoDte = 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61;
-export const SUPPORTED_TIPOS_DTE: readonly TipoDte[] = [33, 34, 39, 41, 46, 52, 56, 61];
+export type TipoDte = 33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
+export const SUPPORTED_TIPOS_DTE: readonly TipoDte[] = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
 
 export function isSupportedTipoDte(n: unknown): n is TipoDte {
   return typeof n === 'number' && (SUPPORTED_TIPOS_DTE as readonly number[]).includes(n);
@@ -23,6 +23,10 @@ export interface EmisorInput {
   correo?: string | undefined;
   /** SII branch code (CdgSIISucur), up to 9 digits. */
   codigoSucursal?: number | undefined;
+  /** Branch name (Sucursal, 20). */
+  sucursal?: string | undefined;
+  /** Seller code (CdgVendedor, 60). */
+  vendedor?: string | undefined;
 }
 
 export interface ReceptorInput {
@@ -34,17 +38,119 @@ export interface ReceptorInput {
   ciudad?: string | undefined;
   contacto?: string | undefined;
   correo?: string | undefined;
+  /** Foreign receptor of an export (Extranjero): nationality code (3) and foreign id (20). */
+  extranjero?: { nacionalidad?: string | undefined; numeroId?: string | undefined } | undefined;
 }
 
 export interface DetalleInput {
   nombre: string;
-  cantidad: number;
-  precioUnitario: number;
-  /** If given it must equal round(cantidad × precioUnitario). */
+  /** Omitted only on a guía that moves goods without a sale (then montoItem is 0). */
+  cantidad?: number | undefined;
+  precioUnitario?: number | undefined;
+  /** If given it must equal round(cantidad × precioUnitario) − descuento + recargo. */
   montoItem?: number | undefined;
+  /** Exempt line (IndExe 1); `indExe` gives the other indicators (2 no facturable, 6 no facturable negativo, …). */
   exento?: boolean | undefined;
+  indExe?: 1 | 2 | 3 | 4 | 5 | 6 | undefined;
   unidad?: string | undefined;
   descripcion?: string | undefined;
+  /** Item codes (CdgItem), up to 5. */
+  codigos?: readonly { tipo: string; valor: string | number }[] | undefined;
+  descuentoPct?: number | undefined;
+  descuentoMonto?: number | undefined;
+  recargoPct?: number | undefined;
+  recargoMonto?: number | undefined;
+  /** Additional tax or retention codes (CodImpAdic), one or two: tax-codes.ts. */
+  impuestoAdicional?: number | string | readonly (number | string)[] | undefined;
+  /** The issuer withholds as retention agent on this line (Retenedor/IndAgente R). */
+  retenedor?: boolean | undefined;
+  /** 43 only: type of the document liquidated on this line (TpoDocLiq, e.g. 33). */
+  tipoDocLiquidado?: string | number | undefined;
+}
+
+/** DscRcgGlobal. */
+export interface DescuentoGlobalInput {
+  tipo: 'descuento' | 'recargo';
+  valor: number;
+  unidad: '%' | '$';
+  glosa?: string | undefined;
+  /** Applies to the exempt lines (IndExeDR 1) instead of the taxed ones. */
+  exento?: boolean | undefined;
+}
+
+/** MntPagos. */
+export interface PagoInput {
+  fecha: string;
+  monto: number;
+  glosa?: string | undefined;
+}
+
+/** Transporte (guías; exports carry `exportacion.aduana` inside it). */
+export interface TransporteInput {
+  patente?: string | undefined;
+  rutTransportista?: string | undefined;
+  rutChofer?: string | undefined;
+  nombreChofer?: string | undefined;
+  direccion?: string | undefined;
+  comuna?: string | undefined;
+  ciudad?: string | undefined;
+}
+
+/** Transporte/Aduana of an export (codes from the SII/Aduana tables). */
+export interface AduanaInput {
+  modalidadVenta?: number | undefined;
+  clausulaVenta?: number | undefined;
+  totalClausulaVenta?: number | undefined;
+  viaTransporte?: number | undefined;
+  nombreTransporte?: string | undefined;
+  rutCompaniaTransporte?: string | undefined;
+  nombreCompaniaTransporte?: string | undefined;
+  booking?: string | undefined;
+  operador?: string | undefined;
+  puertoEmbarque?: number | undefined;
+  puertoDesembarque?: number | undefined;
+  tara?: number | undefined;
+  unidadTara?: number | undefined;
+  pesoBruto?: number | undefined;
+  unidadPesoBruto?: number | undefined;
+  pesoNeto?: number | undefined;
+  unidadPesoNeto?: number | undefined;
+  totalItems?: number | undefined;
+  totalBultos?: number | undefined;
+  bultos?:
+    | readonly {
+        tipo: number;
+        cantidad: number;
+        marcas?: string | undefined;
+        idContainer?: string | undefined;
+        sello?: string | undefined;
+        emisorSello?: string | undefined;
+      }[]
+    | undefined;
+  flete?: number | undefined;
+  seguro?: number | undefined;
+  paisReceptor?: number | undefined;
+  paisDestino?: number | undefined;
+}
+
+/** 110, 111, 112. */
+export interface ExportacionInput {
+  /** Currency of every amount of the document (TpoMoneda, SII table, e.g. "DOLAR USA"). */
+  moneda: string;
+  /** The totals again in another currency (OtraMoneda), e.g. {moneda: "PESO CL", tipoCambio: 950.5}. */
+  otraMoneda?: { moneda: string; tipoCambio: number } | undefined;
+  /** FmaPagExp: the export payment form code (Aduana table, e.g. 1 COB1, 11 ACRED, 21 sin pago). */
+  formaPago?: number | undefined;
+  aduana?: AduanaInput | undefined;
+}
+
+/** 43: commissions and other charges (Comisiones). */
+export interface ComisionInput {
+  tipo: 'comision' | 'otro';
+  glosa: string;
+  tasa?: number | undefined;
+  montoNeto: number;
+  montoExento?: number | undefined;
 }
 
 export interface ReferenciaInput {
@@ -56,6 +162,10 @@ export interface ReferenciaInput {
   /** 1 anula, 2 corrige texto, 3 corrige montos. Required for 56/61. */
   codRef?: 1 | 2 | 3 | undefined;
   razonRef?: string | undefined;
+  /** The reference covers every document of its type (IndGlobal 1; folioRef 0). */
+  indGlobal?: boolean | undefined;
+  /** RUT of another taxpayer the reference is about (RUTOtr). */
+  rutOtro?: string | undefined;
 }
 
 export interface DteInput {
@@ -72,10 +182,27 @@ export interface DteInput {
   formaPago?: 1 | 2 | 3 | undefined;
   /** If given it must equal the computed total. */
   montoTotal?: number | undefined;
-  /** Boletas: IndServicio (mandatory in their schema), default 3 "ventas y servicios". */
-  indServicio?: 1 | 2 | 3 | 4 | undefined;
+  /** IndServicio: boletas 1–4 (default 3), facturas 1–3, exports 3–5. */
+  indServicio?: 1 | 2 | 3 | 4 | 5 | undefined;
   /** Guía 52: IndTraslado 1..9, default 1 "operación constituye venta". */
   indTraslado?: 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | undefined;
+  /** Guía 52: TipoDespacho 1 por cuenta del receptor, 2 del emisor a instalaciones del receptor, 3 del emisor a otras instalaciones. */
+  tipoDespacho?: 1 | 2 | 3 | undefined;
+  transporte?: TransporteInput | undefined;
+  descuentosGlobales?: readonly DescuentoGlobalInput[] | undefined;
+  /** 33/34/46/52/56/61: line prices include IVA (MntBruto 1). */
+  montoBruto?: boolean | undefined;
+  /** Boletas: line prices are net of IVA (IndMntNeto 2). */
+  indMontoNeto?: boolean | undefined;
+  fechaVencimiento?: string | undefined;
+  medioPago?: 'CH' | 'CF' | 'LT' | 'EF' | 'PE' | 'TC' | 'OT' | undefined;
+  /** Payment terms as text (TermPagoGlosa, 100). */
+  terminosPago?: string | undefined;
+  /** Payment terms in days (TermPagoDias). */
+  terminosPagoDias?: number | undefined;
+  pagos?: readonly PagoInput[] | undefined;
+  exportacion?: ExportacionInput | undefined;
+  comisiones?: readonly ComisionInput[] | undefined;
 }
 
 /** The tenant's signing credential. */

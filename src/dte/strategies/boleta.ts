@@ -1,24 +1,34 @@
 import { el } from '../xml-escape.ts';
 import { MAX_DETALLE_LINES_BOLETA } from '../limits.ts';
-import { detalleLines, opt } from './strategy.ts';
+import { opt } from './strategy.ts';
 import type { DocumentStrategy } from './strategy.ts';
+import { detalle, globales } from './parts.ts';
 
 /** BOLETADefType: RznSocEmisor/GiroEmisor, IndServicio mandatory, no Acteco, no TasaIVA, light receptor. */
 const boletaBase: Omit<DocumentStrategy, 'totales'> = {
   schema: 'BOLETA',
+  root: 'Documento',
   boleta: true,
+  exportacion: false,
+  guia: false,
   envelope: 'EnvioBOLETA',
   needsActeco: false,
   receptorRequired: false,
+  receptorDetailsRequired: false,
   requiresReferencias: false,
   forbidAllExempt: false,
+  grossPrices: false,
+  adjustments: true,
+  indServicio: [1, 2, 3, 4],
   maxLines: MAX_DETALLE_LINES_BOLETA,
   idDoc: (d) =>
     '<IdDoc>' +
     el('TipoDTE', d.tipoDte) +
     el('Folio', d.folio) +
     el('FchEmis', d.fechaEmision) +
-    el('IndServicio', d.indServicio) +
+    el('IndServicio', d.indServicio ?? 3) +
+    (d.indMontoNeto ? el('IndMntNeto', 2) : '') +
+    opt('FchVenc', d.fechaVencimiento) +
     '</IdDoc>',
   emisor(d) {
     const e = d.emisor;
@@ -47,23 +57,28 @@ const boletaBase: Omit<DocumentStrategy, 'totales'> = {
       '</Receptor>'
     );
   },
-  detalle: detalleLines,
+  detalle: (d) => detalle(d, 'BOLETA'),
   referencias(d) {
     // Boleta references have no FchRef and a free-text CodRef.
-    return d.referencias
-      .map(
-        (r, i) =>
-          '<Referencia>' +
-          el('NroLinRef', i + 1) +
-          el('TpoDocRef', r.tipoDocRef) +
-          el('FolioRef', r.folioRef) +
-          opt('CodRef', r.codRef) +
-          opt('RazonRef', r.razonRef) +
-          '</Referencia>',
-      )
-      .join('');
+    return (
+      globales(d) +
+      d.referencias
+        .map(
+          (r, i) =>
+            '<Referencia>' +
+            el('NroLinRef', i + 1) +
+            el('TpoDocRef', r.tipoDocRef) +
+            el('FolioRef', r.folioRef) +
+            opt('CodRef', r.codRef) +
+            opt('RazonRef', r.razonRef) +
+            '</Referencia>',
+        )
+        .join('')
+    );
   },
 };
+
+const montoNF = (n: number) => (n !== 0 ? el('MontoNF', n) : '');
 
 /** 39. */
 export const boleta: DocumentStrategy = {
@@ -77,6 +92,7 @@ export const boleta: DocumentStrategy = {
       (t.montoExento > 0 ? el('MntExe', t.montoExento) : '') +
       (t.iva > 0 ? el('IVA', t.iva) : '') +
       el('MntTotal', t.montoTotal) +
+      montoNF(t.montoNoFacturable) +
       '</Totales>'
     );
   },
@@ -85,5 +101,10 @@ export const boleta: DocumentStrategy = {
 /** 41. */
 export const boletaExenta: DocumentStrategy = {
   ...boletaBase,
-  totales: (d) => '<Totales>' + el('MntExe', d.totals.montoExento) + el('MntTotal', d.totals.montoTotal) + '</Totales>',
+  totales: (d) =>
+    '<Totales>' +
+    el('MntExe', d.totals.montoExento) +
+    el('MntTotal', d.totals.montoTotal) +
+    montoNF(d.totals.montoNoFacturable) +
+    '</Totales>',
 };

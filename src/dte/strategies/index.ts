@@ -1,25 +1,31 @@
 import { isSupportedTipoDte } from '../types.ts';
 import type { TipoDte } from '../types.ts';
 import { boleta, boletaExenta } from './boleta.ts';
-import { afectoFlexible, factura, facturaExenta, guia, nota } from './dte-v10.ts';
+import { factura, facturaCompra, facturaExenta, guia, nota } from './dte-v10.ts';
+import { facturaExportacion, notaExportacion } from './exportacion.ts';
+import { liquidacionFactura } from './liquidacion.ts';
 import type { DocumentStrategy } from './strategy.ts';
 
 export type { DocumentStrategy } from './strategy.ts';
 
 /**
  * The one table of document types: every per-type rule (activity codes, line limit, envelope,
- * receptor, references, all-exempt, boleta or not) is read from here, by the engine and by the
- * issuing module alike.
+ * receptor, references, all-exempt, boleta or not, schema root) is read from here, by the engine
+ * and by the issuing module alike.
  */
 const STRATEGIES: Record<TipoDte, DocumentStrategy> = {
   33: factura,
   34: facturaExenta,
   39: boleta,
   41: boletaExenta,
-  46: afectoFlexible,
+  43: liquidacionFactura,
+  46: facturaCompra,
   52: guia,
   56: nota,
   61: nota,
+  110: facturaExportacion,
+  111: notaExportacion,
+  112: notaExportacion,
 };
 
 export function strategyFor(tipoDte: TipoDte): DocumentStrategy {

@@ -3,53 +3,51 @@ import type { NormalizedDte } from '../normalize.ts';
 
 /**
  * One strategy per document family (LibreDTE-style builder strategies): the per-type rules the
- * rest of the service asks about, and how each part of `<Documento>` is written. Element order
- * follows the XSD sequences (DTE_v10.xsd DTEDefType for 33/34/46/52/56/61, EnvioBOLETA_v11.xsd
- * BOLETADefType for 39/41). Every fragment is emitted in canonical form (see xmldsig.ts).
- * Adding a type: its strategy in this folder, one line in the table of `index.ts`.
+ * rest of the service asks about, and how each part of the document is written. Element order
+ * follows the XSD sequences (DTE_v10.xsd `Documento` for 33/34/46/52/56/61, `Liquidacion` for 43,
+ * `Exportaciones` for 110/111/112; EnvioBOLETA_v11.xsd for 39/41). Every fragment is emitted in
+ * canonical form (see xmldsig.ts). Adding a type: its strategy in this folder, one line in the
+ * table of `index.ts`.
  */
 export interface DocumentStrategy {
   /** Which schema type the document follows. */
   schema: 'DTE' | 'BOLETA';
+  /** The element under <DTE> that is signed and carries the ID. */
+  root: 'Documento' | 'Liquidacion' | 'Exportaciones';
   /** A boleta (39, 41): IndServicio, anonymous receptor, no FmaPago, no Acteco. */
   boleta: boolean;
+  /** An export (110, 111, 112): amounts in a foreign currency, foreign receptor, Aduana. */
+  exportacion: boolean;
+  /** A guía de despacho (52): IndTraslado, TipoDespacho, Transporte. */
+  guia: boolean;
   /** The envelope it travels in to the SII. */
   envelope: 'EnvioDTE' | 'EnvioBOLETA';
   /** The issuer's 1–4 economic activity codes (Acteco) go into the document. */
   needsActeco: boolean;
   receptorRequired: boolean;
+  /** GiroRecep, DirRecep and CmnaRecep are mandatory (format document, Receptor; decisions §11). */
+  receptorDetailsRequired: boolean;
   /** Credit and debit notes: referencias, each with codRef and razonRef. */
   requiresReferencias: boolean;
   /** Type 33 with only exempt lines must be a 34. */
   forbidAllExempt: boolean;
+  /** MntBruto may be set (line prices include IVA). */
+  grossPrices: boolean;
+  /** Line discounts/surcharges and DscRcgGlobal exist in its schema. */
+  adjustments: boolean;
+  /** IndServicio values its schema allows. */
+  indServicio: readonly number[];
   maxLines: number;
   idDoc(d: NormalizedDte): string;
   emisor(d: NormalizedDte): string;
   receptor(d: NormalizedDte): string;
+  /** Everything between Receptor and Detalle: Transporte, Totales, OtraMoneda. */
   totales(d: NormalizedDte): string;
   detalle(d: NormalizedDte): string;
+  /** Everything after the lines, before the TED: DscRcgGlobal, Referencia, Comisiones. */
   referencias(d: NormalizedDte): string;
 }
 
-export function opt(name: string, v: string | number | undefined): string {
-  return v === undefined ? '' : el(name, v);
-}
-
-/** `<Detalle>` lines: the same sequence in both schemas. */
-export function detalleLines(d: NormalizedDte): string {
-  let out = '';
-  d.detalle.forEach((l, i) => {
-    out +=
-      '<Detalle>' +
-      el('NroLinDet', i + 1) +
-      (l.exento ? el('IndExe', 1) : '') +
-      el('NmbItem', l.nombre) +
-      opt('DscItem', l.descripcion) +
-      opt('QtyItem', l.cantidad) +
-      opt('UnmdItem', l.unidad) +
-      opt('PrcItem', l.precio) +
-      el('MontoItem', l.montoItem) +
-      '</Detalle>';
-  });
-  return out;
+export function opt(name: string, v: string | number | undefined | null): string {
+  return v === undefined || v === null ? '' : el(name, v);
 }

@@ -8,9 +8,9 @@ import { checkSignature, dsigChild, readSignature } from './signature.ts';
 import { verifyTed } from './ted.ts';
 import { issue } from './types.ts';
 import type { DteVerification, VerifyOptions } from './types.ts';
-import { numberOrNull, siiRutOrNull, sourceText } from './values.ts';
+import { amountOrNull, numberOrNull, siiRutOrNull, sourceText } from './values.ts';
 
-/** The document level: one DTE parsed as its own document, its signature over Documento, then its TED. */
+/** The document level: one DTE parsed as its own document, its signature over its root (Documento, Liquidacion or Exportaciones), then its TED. */
 function emptyDteResult(): DteVerification {
   return {
     valid: false,
@@ -54,7 +54,7 @@ export function verifyDteSync(bytes: Buffer, opts: VerifyOptions): DteVerificati
   out.fechaEmision = childText(documento, ['Encabezado', 'IdDoc', 'FchEmis']) ?? null;
   out.rutEmisor = siiRutOrNull(childText(documento, ['Encabezado', 'Emisor', 'RUTEmisor']));
   out.rutReceptor = siiRutOrNull(childText(documento, ['Encabezado', 'Receptor', 'RUTRecep']));
-  out.montoTotal = numberOrNull(childText(documento, ['Encabezado', 'Totales', 'MntTotal']));
+  out.montoTotal = amountOrNull(childText(documento, ['Encabezado', 'Totales', 'MntTotal']));
 
   const sig = dsigChild(root, 'Signature');
   if (!sig) {

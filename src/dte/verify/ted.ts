@@ -62,7 +62,8 @@ export function verifyTed(documento: Element, source: string, out: DteVerificati
     ['MNT', childText(dd, ['MNT']) ?? null, out.montoTotal],
   ];
   for (const [name, tedValue, docValue] of pairs) {
-    if (tedValue === null || docValue === null || tedValue !== String(docValue)) {
+    const same = name === 'MNT' ? tedValue !== null && Number(tedValue) === docValue : tedValue === String(docValue);
+    if (tedValue === null || docValue === null || !same) {
       out.errors.push(issue('TED-3-511', 'ted_data', `TED ${name} (${String(tedValue)}) differs from the document (${String(docValue)})`));
     }
   }

@@ -8,6 +8,12 @@ export function numberOrNull(s: string | undefined): number | null {
   return Number(s);
 }
 
+/** An amount: integer or decimal, negative allowed (a 43 may total below zero; exports carry decimals). */
+export function amountOrNull(s: string | undefined): number | null {
+  if (s === undefined || !/^-?\d+(\.\d+)?$/.test(s)) return null;
+  return Number(s);
+}
+
 export function siiRutOrNull(s: string | undefined): string | null {
   const r = s ? tryParseRut(s) : null;
   return r ? formatRutSii(r) : null;
