@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { buildDte, buildEnvelope, parseCaf, type Caf, type DteInput } from '../../dte/index.ts';
+import { buildDte, buildEnvelope, parseCaf, type Caf, type DteInput, type TipoDte } from '../../dte/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { sampleDteInput } from '../../../test/support/dte/fixtures.ts';
 import { createTestCertificate, type TestCertificate } from '../../../test/support/dte/test-certificate.ts';
@@ -114,7 +114,7 @@ export function issuer(h: () => Harness, clock: Clock, opts: { rut?: string; cer
       if (a.status !== 200) throw new Error(`folios answered ${a.status}: ${a.text}`);
       return parseCaf(a.body);
     },
-    input: (tipoDte: 33 | 34 | 39 | 41 | 46 | 52 | 56 | 61, folio: number, over: Partial<DteInput> = {}) =>
+    input: (tipoDte: TipoDte, folio: number, over: Partial<DteInput> = {}) =>
       sampleDteInput(tipoDte, folio, { fechaEmision: day(), ...over }),
     build: (c: Caf, inp: DteInput) => buildDte(inp, { caf: c, signer: cert.signer, now: clock.now() }),
     envelope: (dtes: Buffer[], over: Partial<Parameters<typeof buildEnvelope>[0]> = {}) =>

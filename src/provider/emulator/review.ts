@@ -1,9 +1,14 @@
 import crypto from 'node:crypto';
-import { computeLineAmount, siiDate, verifyEnvelope, type SchemaValidator, type SiiKeys, type VerificationIssue } from '../../dte/index.ts';
+import { siiDate, verifyEnvelope, type SchemaValidator, type SiiKeys, type VerificationIssue } from '../../dte/index.ts';
 import type { Sql } from '../../db/types.ts';
 import { DOCUMENT_TRIGGERS, SANDBOX_CODES } from './sandbox.ts';
 import { emulatorStore, type EmuDocumentOutcome, type EmuDocumentRow, type EmuStats } from './store.ts';
 import { DOCUMENT_DESCRIPCION, ENVELOPE_GLOSA } from './texts.ts';
+import { amountFindings } from './rules/amounts.ts';
+import { finding, levelOf, type Finding } from './rules/findings.ts';
+import { formFindings } from './rules/form.ts';
+import { annulmentFinding, NOTES, readReferences, referenceFindings } from './rules/references.ts';
+import { decode, num, text } from './rules/xml.ts';
 
 /**
  * The emulated SII's review of an uploaded envelope (REFERENCE §10, §12), in two steps:
@@ -19,9 +24,11 @@ import { DOCUMENT_DESCRIPCION, ENVELOPE_GLOSA } from './texts.ts';
  * Decisions (documented in docs/emulator.md):
  *  - envelope-level failures reject the whole upload: RSC (schema, malformed) before RFR
  *    (signature, signer's certificate) before RCT (carátula);
- *  - wrong totals are reparos, not rejections ("No se rechazan documentos por errores de
- *    contenido", SII-FORMATO §2.2): DET-2-100 line amount, HED-2-302 IVA, HED-2-303 neto/exento,
- *    HED-2-304 total. Everything level 3 rejects the document;
+ *  - the document model's rules, each in its file under rules/ with its source: form
+ *    (form.ts, export-form.ts: level 3, HED-2-804 a reparo), references (references.ts: level 3;
+ *    REF-2-780, which needs the referenced document, here), amounts (amounts.ts and the files it
+ *    calls: reparos, never rejections, "No se rechazan documentos por errores de contenido",
+ *    SII-FORMATO §2.2). Everything level 3 rejects the document;
  *  - a rejected document does not take its folio (it can be issued again); a document the SII
  *    received before with the same (TipDoc, Folio, FchEmis, IVA, MntTot, RUTRecep) is rejected
  *    as DTE-3-100 "DTE Repetido" [C "Envio con boletas rechazadas"], so a resent envelope shows
@@ -30,38 +37,6 @@ import { DOCUMENT_DESCRIPCION, ENVELOPE_GLOSA } from './texts.ts';
  *  - a CAF is expired for a document stamped on or after its vencimiento, or received on or after
  *    it (CAF-3-517): send documents promptly.
  */
-export const GLOSAS: Record<string, string> = {
-  /** [C "Envio con boletas rechazadas": seccion DTE, nivel 3, codigo 100]. */
-  'DTE-3-100': 'DTE Repetido (TipDoc, Folio, FchEmis, IVA, MntTot, RUTRecep)',
-  'DTE-3-101': 'Folio para este Tipo de documento ya fue recibido en el SII',
-  'DTE-3-500': 'Documento mal formado',
-  'DTE-3-505': 'Firma DTE Incorrecta',
-  'DTE-3-506': 'Certificado digital no vigente al firmar el DTE',
-  'DTE-3-601': 'Folio anulado',
-  'CAF-3-516': 'Firma del CAF Incorrecta',
-  'CAF-3-517': 'CAF Vencido',
-  'CAF-3-518': 'Folio fuera del rango del CAF',
-  'CAF-3-519': 'CAF no corresponde al emisor o al tipo de documento',
-  'TED-3-510': 'Firma del Timbre Electrónico Incorrecta',
-  'TED-3-511': 'Datos del Timbre no coinciden con el documento',
-  'HED-3-305': 'Fecha de emisión anterior a la autorización del CAF',
-  'REF-3-750': 'Documento referenciado no ha sido recibido por el SII',
-  'HED-2-302': 'Monto de IVA no corresponde a la tasa',
-  'HED-2-303': 'Montos neto o exento no corresponden al detalle',
-  'HED-2-304': 'Monto total no corresponde a neto + IVA + exento',
-  'DET-2-100': 'Valor Detalle Distinto a Precio * Cantidad',
-};
-
-/** A finding: `SECTION-LEVEL-NUMBER` code, the SII's description and the particular detail. */
-export type Finding = { codigo: string; descripcion: string; detalle: string | null };
-
-const finding = (codigo: string, detail?: string): Finding => {
-  const glosa = GLOSAS[codigo];
-  return glosa ? { codigo, descripcion: glosa, detalle: detail ?? null } : { codigo, descripcion: detail ?? codigo, detalle: null };
-};
-
-const levelOf = (codigo: string): number => Number(/^[A-Z]+-(\d)-/.exec(codigo)?.[1] ?? '3');
-
 export interface InspectedDocument {
   tipoDte: number | null;
   folio: number | null;
@@ -72,9 +47,18 @@ export interface InspectedDocument {
   iva: number | null;
   digest: string;
   cafModulus: string | null;
-  references: { tipoDte: number; folio: number }[];
+  /** Electronic documents referenced (IndGlobal ones left out): to find among the SII's records. */
+  references: DocumentReference[];
   findings: Finding[];
   razonSocialReceptor: string;
+}
+
+export interface DocumentReference {
+  tipoDte: number;
+  folio: number;
+  codRef: string | null;
+  /** RUTOtr: a document of another taxpayer [SII-FORMATO §E field 5]. */
+  rutOtr: string | null;
 }
 
 export interface InspectedEnvelope {
@@ -86,19 +70,6 @@ export interface InspectedEnvelope {
   slow: boolean;
   sha256: string;
 }
-
-const text = (s: string, name: string): string | undefined => {
-  const m = new RegExp(`<${name}(?:\\s[^>]*)?>([\\s\\S]*?)</${name}>`).exec(s);
-  return m ? m[1]!.trim() : undefined;
-};
-const num = (s: string | undefined): number | null => (s !== undefined && /^-?\d+(\.\d+)?$/.test(s) ? Number(s) : null);
-const decode = (s: string) =>
-  s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
 
 function certificateValidity(b64: string | undefined): { notBefore: Date; notAfter: Date } | null {
   if (!b64) return null;
@@ -119,56 +90,6 @@ const signedOutside = (tmst: string | undefined, v: { notBefore: Date; notAfter:
   const day = tmst.slice(0, 10);
   return day < siiDate(v.notBefore) || day > siiDate(v.notAfter);
 };
-
-/** Reparos for amounts that do not add up (see the decisions above). */
-export function amountFindings(dte: string, tipoDte: number): Finding[] {
-  const out: Finding[] = [];
-  let taxed = 0n;
-  let exempt = 0n;
-  let lineIssue = false;
-  for (const m of dte.matchAll(/<Detalle>([\s\S]*?)<\/Detalle>/g)) {
-    const d = m[1]!;
-    const monto = num(text(d, 'MontoItem'));
-    const qty = num(text(d, 'QtyItem'));
-    const prc = num(text(d, 'PrcItem'));
-    const indExe = text(d, 'IndExe');
-    if (monto === null) continue;
-    if (qty !== null && prc !== null && !lineIssue) {
-      try {
-        if (computeLineAmount(qty, prc) !== monto && !text(d, 'DescuentoMonto') && !text(d, 'RecargoMonto')) {
-          out.push(finding('DET-2-100', `línea con MontoItem ${monto}, esperado ${computeLineAmount(qty, prc)}`));
-          lineIssue = true;
-        }
-      } catch {
-        /* amounts outside what we can check are left to the schema */
-      }
-    }
-    if (indExe === '1') exempt += BigInt(monto);
-    else if (indExe === undefined) taxed += BigInt(monto);
-  }
-  const tot = text(dte, 'Totales') ?? '';
-  const neto = BigInt(num(text(tot, 'MntNeto')) ?? 0);
-  const exe = BigInt(num(text(tot, 'MntExe')) ?? 0);
-  const iva = BigInt(num(text(tot, 'IVA')) ?? 0);
-  const total = BigInt(num(text(tot, 'MntTotal')) ?? 0);
-  if (tipoDte === 34 || tipoDte === 41) {
-    if (exe !== exempt + taxed) out.push(finding('HED-2-303', `MntExe ${exe}, detalle suma ${exempt + taxed}`));
-    if (total !== exe) out.push(finding('HED-2-304', `MntTotal ${total}, esperado ${exe}`));
-  } else if (tipoDte === 39) {
-    if (total !== taxed + exempt) out.push(finding('HED-2-304', `MntTotal ${total}, detalle suma ${taxed + exempt}`));
-    if (neto + iva !== taxed && (neto > 0n || iva > 0n)) out.push(finding('HED-2-302', `MntNeto ${neto} + IVA ${iva} no es ${taxed}`));
-  } else {
-    const tasa = num(text(tot, 'TasaIVA'));
-    if (neto !== taxed || exe !== exempt) out.push(finding('HED-2-303', `MntNeto ${neto} / MntExe ${exe}, detalle ${taxed} / ${exempt}`));
-    if (tasa !== null) {
-      const bp = BigInt(Math.round(tasa * 100));
-      const expectedIva = (neto * bp + 5000n) / 10000n;
-      if (iva !== expectedIva) out.push(finding('HED-2-302', `IVA ${iva}, esperado ${expectedIva} (${tasa} %)`));
-    }
-    if (total !== neto + iva + exe) out.push(finding('HED-2-304', `MntTotal ${total}, esperado ${neto + iva + exe}`));
-  }
-  return out;
-}
 
 const issueFinding = (i: VerificationIssue): Finding => finding(i.code, i.message);
 
@@ -220,6 +141,7 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
     }
   }
 
+  const receivedOn = siiDate(opts.now);
   const documents: InspectedDocument[] = v.dtes.map((d, i) => {
     const dte = dteTexts[i] ?? '';
     const findings = d.errors.map(issueFinding);
@@ -230,12 +152,16 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
     if (fa && d.fechaEmision && d.fechaEmision < fa)
       findings.push(finding('HED-3-305', `FchEmis ${d.fechaEmision}, CAF autorizado el ${fa}`));
     const tipoDte = d.tipoDte;
-    if (tipoDte !== null) findings.push(...amountFindings(dte, tipoDte));
-    const references: { tipoDte: number; folio: number }[] = [];
-    for (const m of dte.matchAll(/<Referencia>([\s\S]*?)<\/Referencia>/g)) {
-      const t = num(text(m[1]!, 'TpoDocRef'));
-      const f = num(text(m[1]!, 'FolioRef'));
-      if (t !== null && f !== null && ELECTRONIC_TYPES.has(t)) references.push({ tipoDte: t, folio: f });
+    if (tipoDte !== null) {
+      findings.push(...formFindings(dte, tipoDte), ...referenceFindings(dte, tipoDte, receivedOn), ...amountFindings(dte, tipoDte));
+    }
+    const references: DocumentReference[] = [];
+    for (const r of readReferences(dte)) {
+      const t = num(r.tpoDocRef);
+      const f = num(r.folioRef);
+      if (t !== null && f !== null && ELECTRONIC_TYPES.has(t) && !r.indGlobal) {
+        references.push({ tipoDte: t, folio: f, codRef: r.codRef ?? null, rutOtr: r.rutOtr ?? null });
+      }
     }
     const rsapk = text(dte, 'RSAPK');
     return {
@@ -294,8 +220,13 @@ export async function judgeDocuments(
       }
       if (await emulatorStore.isAnnulled(tx, rut, d.tipoDte, d.folio)) findings.push(finding('DTE-3-601'));
       for (const ref of d.references) {
-        if (!(await emulatorStore.getDocument(tx, rut, ref.tipoDte, ref.folio))) {
-          findings.push(finding('REF-3-750', `tipo ${ref.tipoDte} folio ${ref.folio}`));
+        const referenced = await emulatorStore.getDocument(tx, ref.rutOtr ?? rut, ref.tipoDte, ref.folio);
+        // Another taxpayer's document may never have passed through this emulator: not judged.
+        if (!referenced) {
+          if (!ref.rutOtr) findings.push(finding('REF-3-750', `tipo ${ref.tipoDte} folio ${ref.folio}`));
+        } else if (ref.codRef === '1' && NOTES.has(d.tipoDte)) {
+          const f = annulmentFinding(d.montoTotal, referenced.monto_total, ref);
+          if (f) findings.push(f);
         }
       }
     }
