@@ -32,6 +32,8 @@ import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
+import { createReceivedService } from './modules/received/index.ts';
+import { schemaValidatorFrom } from './provider/emulator/schemas.ts';
 
 export interface ContextDeps {
   config: Config;
@@ -130,6 +132,9 @@ export function createContext(deps: ContextDeps) {
     sendWaitMs: deps.config.dteSendWaitMs,
     pollInitialMs: deps.config.dtePollInitialMs,
   });
+  // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
+  // schemas bundled with the emulator (the published XSDs, src/provider/emulator/xsd).
+  const received = createReceivedService({ db, clock, signers, cafKeys, schemaValidator: schemaValidatorFrom() });
   return {
     ...deps,
     provider,
@@ -157,6 +162,7 @@ export function createContext(deps: ContextDeps) {
       folioAnnulment,
       dte,
       dteSend,
+      received,
     },
   };
 }

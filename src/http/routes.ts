@@ -6,6 +6,7 @@ import { credentialsRoutes } from '../modules/credentials/index.ts';
 import { webhooksRoutes } from '../modules/webhooks/index.ts';
 import { foliosRoutes } from '../modules/folios/index.ts';
 import { dteRoutes } from '../modules/dte/index.ts';
+import { receivedRoutes } from '../modules/received/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -16,4 +17,5 @@ export const routeModules: RouteModule[] = [
   webhooksRoutes,
   foliosRoutes,
   dteRoutes,
+  receivedRoutes,
 ];

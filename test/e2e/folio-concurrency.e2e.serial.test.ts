@@ -80,7 +80,9 @@ describe.skipIf(SKIP)(title, () => {
     apiClient(server.url, key)(
       'POST',
       `/api/v1/tenants/${tenantId}/dte`,
-      dteBody(33, { receptor: { rut: '77.777.777-7', razonSocial: `Cliente ${i}` } }),
+      dteBody(33, {
+        receptor: { rut: '77.777.777-7', razonSocial: `Cliente ${i}`, giro: 'Comercio', direccion: 'Calle Uno 123', comuna: 'Santiago' },
+      }),
     );
 
   it('50 concurrent creates through two servers get 50 distinct, consecutive folios, none lost', async () => {

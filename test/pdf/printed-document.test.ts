@@ -139,11 +139,14 @@ describe('printed document (PDF): timbre and text read back', () => {
     for (const r of rendered) {
       const t = r.text;
       const totals = r.built.totals;
-      const amount = (n: number) => `$ ${n.toLocaleString('de-DE')}`; // dots for thousands
+      // Dots for thousands; an export's amounts are in its currency, printed without the peso sign.
+      const exportacion = r.tipo >= 110;
+      const amount = (n: number) => `${exportacion ? '' : '$ '}${n.toLocaleString('de-DE', { maximumFractionDigits: 4 })}`;
       expect(r.raw, label(r)).toContain(documentName(r.tipo));
       expect(t, label(r)).toContain('Nº 471');
       expect(t, label(r)).toContain('R.U.T.: 76.192.083-9');
-      if (r.tipo !== 39) expect(t, label(r)).toContain('77.777.777-7'); // the sample boleta 39 is anonymous
+      // The sample boleta 39 is anonymous; the exports' receptor is foreign.
+      if (r.tipo !== 39) expect(t, label(r)).toContain(exportacion ? '55.555.555-5' : '77.777.777-7');
       expect(t, label(r)).toContain(amount(totals.montoTotal));
       expect(totals.montoTotal, label(r)).toBeGreaterThan(999); // so the amount above really has a dot
       if (totals.montoNeto) expect(t, label(r)).toContain(amount(totals.montoNeto));

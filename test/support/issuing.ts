@@ -97,6 +97,7 @@ interface Line {
   cantidad: number;
   precioUnitario: number;
   exento?: boolean;
+  tipoDocLiquidado?: number;
 }
 
 /** A valid create body for a type; amounts computed the way the API requires. */
@@ -125,10 +126,37 @@ export function dteBody(tipoDte: TipoDte, over: Record<string, unknown> = {}, no
     ...(tipoDte === 56 || tipoDte === 61
       ? { referencias: [{ tipoDocRef: 33, folioRef: 1, fechaRef: siiDate(now), codRef: 3, razonRef: 'Corrige montos' }] }
       : {}),
+    ...(tipoDte === 43 ? { comisiones: [{ tipo: 'comision', glosa: 'Comisión 5 %', tasa: 5, montoNeto: 17500 }] } : {}),
+    ...(tipoDte >= 110
+      ? {
+          receptor: {
+            rut: '55.555.555-5',
+            razonSocial: 'Globex Corporation',
+            giro: 'Import and export',
+            direccion: '1 Main Street, Springfield',
+            ciudad: 'Springfield',
+            extranjero: { nacionalidad: '225' },
+          },
+          exportacion: { moneda: 'DOLAR USA', otraMoneda: { moneda: 'PESO CL', tipoCambio: 950.25 } },
+          indServicio: 4,
+        }
+      : {}),
+    ...(tipoDte === 111 || tipoDte === 112
+      ? { referencias: [{ tipoDocRef: 110, folioRef: 1, fechaRef: siiDate(now), codRef: 3, razonRef: 'Corrige montos' }] }
+      : {}),
     ...over,
   };
+  if (tipoDte === 43) lines = lines.map((l) => ({ ...l, tipoDocLiquidado: l.exento ? 34 : 33 }));
+  if (tipoDte >= 110)
+    lines = [
+      { nombre: 'Consulting services', cantidad: 10, precioUnitario: 120.25 },
+      { nombre: 'License', cantidad: 3, precioUnitario: 33.3333 },
+    ];
   const detalle = (over.detalle as Line[] | undefined) ?? lines;
-  const totals = computeTotals(tipoDte, detalle);
+  const totals = computeTotals(tipoDte, detalle, {
+    comisiones: body.comisiones as { montoNeto: number }[] | undefined,
+    moneda: (body.exportacion as { moneda?: string } | undefined)?.moneda,
+  });
   body.detalle = detalle.map((l, i) => ({ ...l, montoItem: totals.lineas[i] }));
   body.montoTotal = 'montoTotal' in over ? over.montoTotal : totals.montoTotal;
   if (tipoDte === 39 || tipoDte === 41) {

@@ -57,7 +57,13 @@ function body(tipoDte: TipoDte, over: Partial<CreateDte> = {}): CreateDte {
   const totals = computeTotals(tipoDte, detalle);
   return {
     tipoDte,
-    receptor: { rut: '77.777.777-7', razonSocial: 'Comercial Ñandú Ltda.' },
+    receptor: {
+      rut: '77.777.777-7',
+      razonSocial: 'Comercial Ñandú Ltda.',
+      giro: 'Comercio',
+      direccion: 'Calle Uno 123',
+      comuna: 'Santiago',
+    },
     detalle: detalle.map((l, i) => ({ ...l, montoItem: totals.lineas[i]! })),
     montoTotal: totals.montoTotal,
     ...over,
@@ -161,7 +167,7 @@ describeEachDb('DTE create', (backend) => {
     const cases: [CreateDte, string][] = [
       [{ ...good, montoTotal: good.montoTotal + 1 }, 'amount_mismatch'],
       [{ ...good, receptor: undefined }, 'required_field'],
-      [{ ...good, tipoDte: 110 }, 'unsupported_tipo_dte'],
+      [{ ...good, tipoDte: 44 }, 'unsupported_tipo_dte'],
       [body(61), 'references_required'],
       [
         body(33, { detalle: [{ nombre: 'Café ☕', cantidad: 1, precioUnitario: 1000, montoItem: 1000 }], montoTotal: 1190 }),

@@ -78,6 +78,7 @@ export function createDteCreate(deps: CreateDeps) {
         detalle: doc.detalle,
         referencias: doc.referencias,
         formaPago: doc.formaPago,
+        documento: { extras: doc.extras, totales: doc.totales },
         montoNeto: totals.montoNeto,
         montoExento: totals.montoExento,
         iva: totals.iva,

@@ -7,6 +7,7 @@ import {
   siiDate,
   strategyFor,
   tryParseRut,
+  type DetalleInput,
   type DocumentInput,
   type PreparedDte,
 } from '../../dte/index.ts';
@@ -89,7 +90,20 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
       { param: 'referencias' },
     );
 
-  const mismatches = checkAmounts(tipoDte, body.detalle, body.montoTotal);
+  // Amounts first, every field at once: the 422 names the expected value of each (docs/dte.md, "Amounts").
+  let mismatches: ReturnType<typeof checkAmounts>;
+  try {
+    mismatches = checkAmounts(tipoDte, body.detalle, body.montoTotal, {
+      descuentosGlobales: body.descuentosGlobales,
+      montoBruto: body.montoBruto,
+      indMontoNeto: body.indMontoNeto,
+      moneda: body.exportacion?.moneda,
+      otraMoneda: body.exportacion?.otraMoneda,
+      comisiones: tipoDte === 43 ? body.comisiones : undefined,
+    });
+  } catch (e) {
+    throw engineErrorToAppError(e);
+  }
   if (mismatches.length > 0) {
     const first = mismatches[0]!;
     throw errors.unprocessable('amount_mismatch', first.message, {
@@ -112,7 +126,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
   const input: DocumentInput = {
     tipoDte,
     fechaEmision,
-    emisor: tenantProblem ? { ...emisor, acteco: [STAND_IN_ACTECO] } : emisor,
+    emisor: { ...(tenantProblem ? { ...emisor, acteco: [STAND_IN_ACTECO] } : emisor), ...body.emisor },
     receptor: r
       ? {
           rut: r.rut.trim(),
@@ -123,20 +137,28 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
           ciudad: r.ciudad,
           contacto: r.contacto,
           correo: r.correo,
+          extranjero: r.extranjero,
         }
       : undefined,
-    detalle: body.detalle.map((d) => ({
-      nombre: d.nombre,
-      cantidad: d.cantidad,
-      precioUnitario: d.precioUnitario,
-      montoItem: d.montoItem,
-      exento: d.exento,
-      unidad: d.unidad,
-      descripcion: d.descripcion,
-    })),
+    detalle: body.detalle.map((d) => ({ ...d, indExe: d.indExe as DetalleInput['indExe'] })),
     referencias: body.referencias?.map((x) => ({ ...x })),
-    formaPago: strategy.boleta ? undefined : body.formaPago,
+    // Boletas have no FmaPago: a formaPago sent with one is left out, as before (docs/dte.md).
+    formaPago: strategy.boleta ? undefined : (body.formaPago as DocumentInput['formaPago']),
     montoTotal: body.montoTotal,
+    descuentosGlobales: body.descuentosGlobales,
+    montoBruto: body.montoBruto,
+    indMontoNeto: body.indMontoNeto,
+    indServicio: body.indServicio as DocumentInput['indServicio'],
+    fechaVencimiento: body.fechaVencimiento,
+    medioPago: body.medioPago as DocumentInput['medioPago'],
+    terminosPago: body.terminosPago,
+    terminosPagoDias: body.terminosPagoDias,
+    pagos: body.pagos,
+    indTraslado: body.indTraslado as DocumentInput['indTraslado'],
+    tipoDespacho: body.tipoDespacho as DocumentInput['tipoDespacho'],
+    transporte: body.transporte,
+    exportacion: body.exportacion,
+    comisiones: body.comisiones,
   };
   try {
     return { tenantProblem, prepared: prepareDte(input) };

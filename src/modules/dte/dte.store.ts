@@ -9,6 +9,10 @@ export type DteStatus = 'created' | 'sending' | 'sent' | 'accepted' | 'accepted_
 export type StoredReceptor = StoredDocument['receptor'];
 export type StoredLine = StoredDocument['detalle'][number];
 export type StoredReferencia = StoredDocument['referencias'][number];
+export interface StoredDteDocument {
+  extras: StoredDocument['extras'];
+  totales: StoredDocument['totales'];
+}
 
 export interface DteRow {
   id: string;
@@ -22,6 +26,8 @@ export interface DteRow {
   detalle: StoredLine[];
   referencias: StoredReferencia[];
   forma_pago: number | null;
+  /** The rest of the document model and of the computed totals (decisions §11); `{}` on rows from before it. */
+  documento: Partial<StoredDteDocument>;
   monto_neto: number;
   monto_exento: number;
   iva: number;
@@ -45,6 +51,7 @@ export interface NewDte {
   detalle: StoredLine[];
   referencias: StoredReferencia[];
   formaPago: number | null;
+  documento: StoredDteDocument;
   montoNeto: number;
   montoExento: number;
   iva: number;
@@ -80,7 +87,7 @@ export interface HistoryRow {
 
 // Never selects `xml`: the signed bytes are read only where they are needed.
 const DTE_COLS = `id, account_id, tenant_id, tipo_dte, folio::float8 as folio, status, to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision,
-  receptor, detalle, referencias, forma_pago, monto_neto::float8 as monto_neto, monto_exento::float8 as monto_exento,
+  receptor, detalle, referencias, forma_pago, documento, monto_neto::float8 as monto_neto, monto_exento::float8 as monto_exento,
   iva::float8 as iva, monto_total::float8 as monto_total, envio_id, track_id, sii_estado, sii_glosa, created_at, updated_at`;
 const ENVIO_COLS =
   'id, account_id, tenant_id, tipo_envio, status, dte_ids, track_id, sii_estado, sii_glosa, error_code, polls, created_at, updated_at';
@@ -91,8 +98,8 @@ export const dteStore = {
     const r = await tx.query<DteRow>(
       `with ins as (
          insert into dtes (id, account_id, tenant_id, tipo_dte, folio, status, fecha_emision, receptor, detalle, referencias, forma_pago,
-           monto_neto, monto_exento, iva, monto_total, xml, created_at, updated_at)
-         values ($1, $2, $3, $4, $5, 'created', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+           monto_neto, monto_exento, iva, monto_total, xml, created_at, updated_at, documento)
+         values ($1, $2, $3, $4, $5, 'created', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17)
          returning ${DTE_COLS}
        ), h as (
          insert into dte_status_history (dte_id, account_id, previous_status, status, created_at)
@@ -116,6 +123,7 @@ export const dteStore = {
         d.montoTotal,
         d.xml,
         d.now,
+        JSON.stringify(d.documento),
       ],
     );
     return r.rows[0]!;

@@ -1,4 +1,5 @@
 import type { DteRow, EnvioRow, HistoryRow } from './dte.store.ts';
+import type { StoredDocument } from '../../dte/index.ts';
 
 /** The API's views of the DTE module's rows (the response schemas in dte.schemas.ts are their allow-list). */
 export interface Dte {
@@ -12,9 +13,29 @@ export interface Dte {
   detalle: DteRow['detalle'];
   referencias: DteRow['referencias'];
   formaPago: number | null;
+  emisor: StoredDocument['extras']['emisor'];
+  indServicio: number | null;
+  indTraslado: number | null;
+  tipoDespacho: number | null;
+  montoBruto: boolean;
+  indMontoNeto: boolean;
+  fechaVencimiento: string | null;
+  medioPago: string | null;
+  terminosPago: string | null;
+  terminosPagoDias: number | null;
+  pagos: StoredDocument['extras']['pagos'];
+  descuentosGlobales: StoredDocument['extras']['descuentosGlobales'];
+  transporte: StoredDocument['extras']['transporte'];
+  exportacion: StoredDocument['extras']['exportacion'];
+  comisiones: StoredDocument['extras']['comisiones'];
   montoNeto: number;
   montoExento: number;
   iva: number;
+  impuestos: StoredDocument['totales']['impuestos'];
+  ivaRetenido: number;
+  ivaNoRetenido: number;
+  montoNoFacturable: number;
+  otraMoneda: StoredDocument['totales']['otraMoneda'];
   montoTotal: number;
   trackId: string | null;
   sii: { estado: string | null; glosa: string | null };
@@ -22,26 +43,66 @@ export interface Dte {
   updatedAt: string;
 }
 
-export const toDte = (r: DteRow): Dte => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  tipoDte: r.tipo_dte,
-  folio: Number(r.folio),
-  status: r.status,
-  fechaEmision: r.fecha_emision,
-  receptor: r.receptor,
-  detalle: r.detalle,
-  referencias: r.referencias,
-  formaPago: r.forma_pago,
-  montoNeto: Number(r.monto_neto),
-  montoExento: Number(r.monto_exento),
-  iva: Number(r.iva),
-  montoTotal: Number(r.monto_total),
-  trackId: r.track_id,
-  sii: { estado: r.sii_estado, glosa: r.sii_glosa },
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
-});
+/** Rows stored before the full document model (decisions §11) echo its fields at their defaults. */
+const NO_EXTRAS: StoredDocument['extras'] = {
+  emisor: { telefono: null, correo: null, sucursal: null, codigoSucursal: null, vendedor: null },
+  indServicio: null,
+  indTraslado: null,
+  tipoDespacho: null,
+  montoBruto: false,
+  indMontoNeto: false,
+  fechaVencimiento: null,
+  medioPago: null,
+  terminosPago: null,
+  terminosPagoDias: null,
+  pagos: [],
+  descuentosGlobales: [],
+  transporte: null,
+  exportacion: null,
+  comisiones: [],
+};
+
+export const toDte = (r: DteRow): Dte => {
+  const x = { ...NO_EXTRAS, ...r.documento.extras };
+  const t = r.documento.totales;
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    tipoDte: r.tipo_dte,
+    folio: Number(r.folio),
+    status: r.status,
+    fechaEmision: r.fecha_emision,
+    receptor: { contacto: null, correo: null, extranjero: null, ...r.receptor },
+    detalle: r.detalle.map((l) => ({
+      indExe: l.exento ? 1 : null,
+      codigos: [],
+      descuentoPct: null,
+      descuentoMonto: null,
+      recargoPct: null,
+      recargoMonto: null,
+      impuestoAdicional: [],
+      retenedor: false,
+      tipoDocLiquidado: null,
+      ...l,
+    })),
+    referencias: r.referencias.map((x) => ({ indGlobal: false, rutOtro: null, ...x })),
+    formaPago: r.forma_pago,
+    ...x,
+    montoNeto: Number(r.monto_neto),
+    montoExento: Number(r.monto_exento),
+    iva: Number(r.iva),
+    impuestos: t?.impuestos ?? [],
+    ivaRetenido: t?.ivaRetenido ?? 0,
+    ivaNoRetenido: t?.ivaNoRetenido ?? 0,
+    montoNoFacturable: t?.montoNoFacturable ?? 0,
+    otraMoneda: t?.otraMoneda ?? null,
+    montoTotal: Number(r.monto_total),
+    trackId: r.track_id,
+    sii: { estado: r.sii_estado, glosa: r.sii_glosa },
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+};
 
 export const toStatus = (r: DteRow) => ({
   id: r.id,

@@ -66,12 +66,32 @@ export const EVENT_DATA_SCHEMAS: Record<EventType, TSchema> = {
     },
     { $id: 'DteStatusChangedData', title: 'DteStatusChangedData', description: 'Emitted on every status change of a sent DTE.' },
   ),
+  'dte.received': Type.Object(
+    {
+      tenantId: Uuid(),
+      receivedDteId: Uuid(),
+      tipoDte: Type.Integer(),
+      folio: Type.Integer(),
+      fechaEmision: Date10,
+      emisor: Type.Object({ rut: Type.String({ description: 'The supplier, SII form (76123456-7).' }), razonSocial: Type.String() }),
+      montoTotal: Type.Integer(),
+      status: Type.String({ description: 'received' }),
+      receivedAt: Timestamp(),
+      acceptanceDeadline: Timestamp('Eight days after receivedAt (Ley 19.983): accept or claim before it.'),
+    },
+    {
+      $id: 'DteReceivedData',
+      title: 'DteReceivedData',
+      description:
+        'Emitted once per document a supplier sent to a tenant, when it is first received (docs/received.md); never for a repeat.',
+    },
+  ),
 };
 
 /** The delivered body: `{event, timestamp, data}`. */
 export const WebhookPayloadSchema = Type.Object(
   {
-    event: Type.String({ description: 'One of the four event names.' }),
+    event: Type.String({ description: 'One of the event names (the four of the contract and dte.received).' }),
     timestamp: Timestamp('When the event happened (ISO 8601 UTC).'),
     data: Type.Object({}, { additionalProperties: true, description: 'Depends on the event: see the *Data schemas.' }),
   },

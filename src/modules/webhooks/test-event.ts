@@ -36,6 +36,19 @@ export function testEventData(type: EventType, now: Date): Record<string, unknow
         trackId: '0',
         sii: { estado: 'EPR', glosa: 'Envio Procesado (test event)' },
       };
+    case 'dte.received':
+      return {
+        tenantId: TEST_ID,
+        receivedDteId: TEST_ID,
+        tipoDte: 33,
+        folio: 1,
+        fechaEmision: now.toISOString().slice(0, 10),
+        emisor: { rut: '76192083-9', razonSocial: 'Proveedor de Prueba SpA' },
+        montoTotal: 119000,
+        status: 'received',
+        receivedAt: now.toISOString(),
+        acceptanceDeadline: new Date(now.getTime() + 8 * 86_400_000).toISOString(),
+      };
   }
 }
 

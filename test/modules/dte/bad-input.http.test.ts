@@ -65,7 +65,7 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
     const cases: Case[] = [
       { name: 'empty body', body: {}, status: 400, code: 'invalid_field', param: 'tipoDte' },
       { name: 'tipoDte as text', body: { ...good, tipoDte: '33' }, status: 400, code: 'invalid_field', param: 'tipoDte' },
-      { name: 'unsupported type', body: { ...good, tipoDte: 110 }, status: 422, code: 'unsupported_tipo_dte', param: 'tipoDte' },
+      { name: 'unsupported type', body: { ...good, tipoDte: 44 }, status: 422, code: 'unsupported_tipo_dte', param: 'tipoDte' },
       { name: 'no detalle', body: { ...good, detalle: undefined }, status: 400, code: 'invalid_field', param: 'detalle' },
       { name: 'empty detalle', body: { ...good, detalle: [] }, status: 400, code: 'invalid_field', param: 'detalle' },
       {
@@ -89,7 +89,7 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
         code: 'invalid_field',
         param: 'detalle[0].precioUnitario',
       },
-      { name: 'decimal amount', body: { ...good, montoTotal: 10.5 }, status: 400, code: 'invalid_field', param: 'montoTotal' },
+      { name: 'decimal amount', body: { ...good, montoTotal: 10.5 }, status: 422, code: 'amount_mismatch', param: 'montoTotal' },
       { name: 'no montoTotal', body: { ...good, montoTotal: undefined }, status: 400, code: 'invalid_field', param: 'montoTotal' },
       {
         name: 'total off by one',
@@ -242,7 +242,7 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
       ['cantidad 1001', { tipoDte: 33, cantidad: 1001 }, 400, 'invalid_field', 'cantidad'],
       ['cantidad decimal', { tipoDte: 33, cantidad: 1.5 }, 400, 'invalid_field', 'cantidad'],
       ['tipo as text', { tipoDte: '33', cantidad: 1 }, 400, 'invalid_field', 'tipoDte'],
-      ['unsupported tipo', { tipoDte: 43, cantidad: 1 }, 422, 'unsupported_tipo_dte', 'tipoDte'],
+      ['unsupported tipo', { tipoDte: 44, cantidad: 1 }, 422, 'unsupported_tipo_dte', 'tipoDte'],
     ];
     for (const [name, body, status, code, param] of cases) {
       expectError(
@@ -288,9 +288,9 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
       'tipo abc',
     );
     expectError(
-      await t.call(key, { method: 'PATCH', url: `${url}/110`, payload: { lowThreshold: 1 } }),
+      await t.call(key, { method: 'PATCH', url: `${url}/44`, payload: { lowThreshold: 1 } }),
       { status: 422, code: 'unsupported_tipo_dte' },
-      'tipo 110',
+      'tipo 44',
     );
   });
 

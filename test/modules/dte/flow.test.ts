@@ -51,18 +51,24 @@ describeEachDb('issuing end to end, in-process emulator', (backend) => {
     const ref = [{ tipoDocRef: 33, folioRef: factura.folio, fechaRef: factura.fechaEmision, codRef: 3, razonRef: 'Corrige montos' }];
     for (const tipo of [34, 39, 41, 46, 52] as const) await create(tipo);
     for (const tipo of [56, 61] as const) await create(tipo, { referencias: ref });
+    await create(43);
+    const exportacion = await create(110);
+    const refExp = [
+      { tipoDocRef: 110, folioRef: exportacion.folio, fechaRef: exportacion.fechaEmision, codRef: 3, razonRef: 'Corrige montos' },
+    ];
+    for (const tipo of [111, 112] as const) await create(tipo, { referencias: refExp });
 
     const xml = await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/dte/${ids[33]}/xml` });
     expect(xml.headers['content-type']).toBe('application/xml; charset=ISO-8859-1');
     expect(xml.rawPayload.subarray(0, 43).toString('latin1')).toBe('<?xml version="1.0" encoding="ISO-8859-1"?>');
     expect(xml.rawPayload.includes(Buffer.from('Ñandú', 'latin1'))).toBe(true);
 
-    const order = [33, 34, 39, 41, 46, 52, 56, 61].map((x) => ids[x]!);
+    const order = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112].map((x) => ids[x]!);
     const sent = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte/send`, payload: { dteIds: order } });
     expect(sent.statusCode, sent.body).toBe(202);
     const envios = sent.json().envios as { id: string; tipoEnvio: string; dteIds: string[]; trackId: string | null; status: string }[];
     expect(envios.map((e) => [e.tipoEnvio, e.dteIds.length])).toEqual([
-      ['EnvioDTE', 6],
+      ['EnvioDTE', 10],
       ['EnvioBOLETA', 2],
     ]);
     expect(envios.every((e) => e.trackId && e.status !== 'pending')).toBe(true);

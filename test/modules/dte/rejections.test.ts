@@ -107,7 +107,15 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
   it('facturas: counts only, so the rejected one is found by asking about each; a type of reparos only is accepted with objections', async () => {
     const tenantId = await readyTenant(t, key);
     await requestFolios(t, key, tenantId, 33, 5);
-    const rej = await create(tenantId, 33, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente RECHAZO SpA' } });
+    const rej = await create(tenantId, 33, {
+      receptor: {
+        rut: '77.777.777-7',
+        razonSocial: 'Cliente RECHAZO SpA',
+        giro: 'Comercio',
+        direccion: 'Calle Uno 123',
+        comuna: 'Santiago',
+      },
+    });
     const ok1 = await create(tenantId, 33);
     const ok2 = await create(tenantId, 33);
     await send(tenantId, [rej.id, ok1.id, ok2.id]);
@@ -117,7 +125,15 @@ describeEachDb('rejections surfaced in the DTE status', (backend) => {
     expect(a.sii.glosa).toContain('correo de validación');
     expect(await waitFinal(t, key, ok1.id)).toMatchObject({ status: 'accepted', sii: { estado: 'DOK' } });
     expect((await waitFinal(t, key, ok2.id)).status).toBe('accepted');
-    const rep = await create(tenantId, 33, { receptor: { rut: '77.777.777-7', razonSocial: 'Cliente REPARO SpA' } });
+    const rep = await create(tenantId, 33, {
+      receptor: {
+        rut: '77.777.777-7',
+        razonSocial: 'Cliente REPARO SpA',
+        giro: 'Comercio',
+        direccion: 'Calle Uno 123',
+        comuna: 'Santiago',
+      },
+    });
     await send(tenantId, [rep.id]);
     expect(await waitFinal(t, key, rep.id)).toMatchObject({ status: 'accepted_with_objections', sii: { estado: 'RPR' } });
   });

@@ -66,6 +66,45 @@ export function sampleDteInput(tipoDte: TipoDte, folio = 1, overrides: Partial<D
     case 61:
       base.referencias = [{ tipoDocRef: 33, folioRef: 1, fechaRef: '2026-03-01', codRef: 3, razonRef: 'Corrige montos' }];
       break;
+    case 43:
+      base.detalle = [
+        { nombre: 'Venta por cuenta de terceros', cantidad: 10, precioUnitario: 35000, tipoDocLiquidado: 33 },
+        { nombre: 'Venta exenta por cuenta de terceros', cantidad: 1, precioUnitario: 20000, exento: true, tipoDocLiquidado: 34 },
+      ];
+      base.comisiones = [{ tipo: 'comision', glosa: 'Comisión 5 %', tasa: 5, montoNeto: 17500 }];
+      break;
+    case 110:
+    case 111:
+    case 112:
+      base.receptor = {
+        rut: '55.555.555-5',
+        razonSocial: 'Globex Corporation',
+        giro: 'Import and export',
+        direccion: '1 Main Street, Springfield',
+        ciudad: 'Springfield',
+        extranjero: { nacionalidad: '225' },
+      };
+      base.detalle = [
+        { nombre: 'Servicio de consultoría', cantidad: 10, precioUnitario: 120.25 },
+        { nombre: 'Licencia', cantidad: 3, precioUnitario: 33.3333 },
+      ];
+      base.exportacion = {
+        moneda: 'DOLAR USA',
+        otraMoneda: { moneda: 'PESO CL', tipoCambio: 950.25 },
+        aduana: {
+          modalidadVenta: 1,
+          clausulaVenta: 1,
+          viaTransporte: 4,
+          puertoEmbarque: 901,
+          puertoDesembarque: 262,
+          paisReceptor: 225,
+          paisDestino: 225,
+        },
+      };
+      base.indServicio = 4;
+      if (tipoDte !== 110)
+        base.referencias = [{ tipoDocRef: 110, folioRef: 1, fechaRef: '2026-03-01', codRef: 3, razonRef: 'Corrige montos' }];
+      break;
     default:
       break;
   }
