@@ -1,8 +1,16 @@
 /**
  * Authenticated-read throughput: GET /api/v1/tenants/{id} with an API key, measured with
- * autocannon (a real HTTP load generator) against the service running as its own process.
+ * autocannon (a real HTTP load generator) against the service running as its own process, and in
+ * the same run, with the same settings, a bare Fastify route (bench/lib/bare-fastify.ts): the
+ * figure is the ratio of the two, which the machine's noise affects far less than either number.
+ *
+ * On PostgreSQL the run also counts the work the database did per request (transactions and rows
+ * written, from pg_stat_database and pg_stat_user_tables), which shows what each request costs
+ * without needing pg_stat_statements preloaded.
  */
 import autocannon from 'autocannon';
+import pg from 'pg';
+import { startBareFastify } from './lib/bare-fastify.ts';
 import { createAccount, freshPostgresUrl, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 export interface ReadsResult {
@@ -13,6 +21,34 @@ export interface ReadsResult {
   errors: number;
   non2xx: number;
   peakRssMb: number | undefined;
+  /** The bare Fastify route in the same run, same autocannon settings. */
+  bareRequestsPerSecond: number;
+  /** requestsPerSecond ÷ bareRequestsPerSecond. */
+  ratio: number;
+  /** PostgreSQL only: per request, transactions committed and rows inserted+updated in the schema. */
+  perRequest?: { transactions: number; rowsWritten: number; tables: Record<string, { written: number; scans: number }> };
+}
+
+const load = (url: string, headers: Record<string, string>, connections: number, seconds: number) =>
+  autocannon({ url, headers, connections, duration: seconds });
+
+async function dbCounters(base: string, schema: string) {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    const db = await c.query<{ xact_commit: string }>('select xact_commit from pg_stat_database where datname = current_database()');
+    const t = await c.query<{ relname: string; w: string; s: string }>(
+      `select relname, (n_tup_ins + n_tup_upd + n_tup_del)::text as w, (coalesce(idx_scan, 0) + seq_scan)::text as s
+       from pg_stat_user_tables where schemaname = $1`,
+      [schema],
+    );
+    return {
+      commits: Number(db.rows[0]!.xact_commit),
+      tables: new Map(t.rows.map((r) => [r.relname, { w: Number(r.w), s: Number(r.s) }])),
+    };
+  } finally {
+    await c.end();
+  }
 }
 
 export async function runReadsBench(opts: {
@@ -20,17 +56,18 @@ export async function runReadsBench(opts: {
   seconds?: number;
   connections?: number;
 }): Promise<ReadsResult> {
-  const pg =
-    opts.backend === 'postgres'
-      ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
-      : undefined;
+  const base = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const pgUrl = opts.backend === 'postgres' ? await freshPostgresUrl(base) : undefined;
+  const connections = opts.connections ?? 32;
+  const seconds = opts.seconds ?? 10;
   const env: Record<string, string> = { ...UNLIMITED_RATES };
-  if (pg) {
-    env.DATABASE_URL = pg.url;
+  if (pgUrl) {
+    env.DATABASE_URL = pgUrl.url;
     const crypto = await import('node:crypto');
     env.DATA_ENCRYPTION_KEY = `k1:${crypto.randomBytes(32).toString('base64')}`;
     env.SECRETS_ENCRYPTION_KEY = `k1:${crypto.randomBytes(32).toString('base64')}`;
   }
+  const bare = await startBareFastify();
   const server = await startServer(env);
   try {
     const { apiKey } = await createAccount(server);
@@ -50,29 +87,56 @@ export async function runReadsBench(opts: {
       }),
     });
     const tenant = (await created.json()) as { id: string };
-    const result = await autocannon({
-      url: `${server.url}/api/v1/tenants/${tenant.id}`,
-      headers,
-      connections: opts.connections ?? 32,
-      duration: opts.seconds ?? 10,
-    });
+    const url = `${server.url}/api/v1/tenants/${tenant.id}`;
+    // Warm both (JIT, connection pools, caches) before the timed runs.
+    await load(bare.url, {}, connections, 1);
+    await load(url, headers, connections, 1);
+    const bareResult = await load(bare.url, {}, connections, seconds);
+    await bare.stop();
+    const schema = pgUrl ? new URL(pgUrl.url).searchParams.get('options')!.split('=')[1]! : '';
+    const before = pgUrl ? await dbCounters(base, schema) : undefined;
+    const result = await load(url, headers, connections, seconds);
+    let perRequest: ReadsResult['perRequest'];
+    if (before) {
+      await new Promise((r) => setTimeout(r, 700)); // the statistics collector reports every 500 ms
+      const after = await dbCounters(base, schema);
+      const n = Math.max(1, result.requests.total);
+      const tables: Record<string, { written: number; scans: number }> = {};
+      let rows = 0;
+      for (const [name, a] of after.tables) {
+        const b = before.tables.get(name) ?? { w: 0, s: 0 };
+        const w = a.w - b.w;
+        const s = a.s - b.s;
+        rows += w;
+        if (w || s) tables[name] = { written: +(w / n).toFixed(3), scans: +(s / n).toFixed(3) };
+      }
+      // Commits are database-wide (other clients too): an upper bound on this run's.
+      perRequest = { transactions: +((after.commits - before.commits) / n).toFixed(2), rowsWritten: +(rows / n).toFixed(3), tables };
+    }
     const { peakRssMb } = await server.stop();
+    const requestsPerSecond = Math.round(result.requests.average);
+    const bareRequestsPerSecond = Math.round(bareResult.requests.average);
     return {
       backend: opts.backend,
-      requestsPerSecond: Math.round(result.requests.average),
+      requestsPerSecond,
       p50Ms: result.latency.p50,
       p99Ms: result.latency.p99,
       errors: result.errors,
       non2xx: result.non2xx,
       peakRssMb,
+      bareRequestsPerSecond,
+      ratio: +(requestsPerSecond / Math.max(1, bareRequestsPerSecond)).toFixed(3),
+      ...(perRequest ? { perRequest } : {}),
     };
   } finally {
+    await bare.stop().catch(() => {});
     await server.stop().catch(() => {});
-    await pg?.drop();
+    await pgUrl?.drop();
   }
 }
 
 if (import.meta.main) {
-  for (const backend of ['pglite', 'postgres'] as const)
-    console.log(await runReadsBench({ backend, seconds: Number(process.env.BENCH_SECONDS ?? 10) }));
+  const backends = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',') as ('pglite' | 'postgres')[];
+  for (const backend of backends)
+    console.dir(await runReadsBench({ backend, seconds: Number(process.env.BENCH_SECONDS ?? 10) }), { depth: 5 });
 }

@@ -4,7 +4,8 @@
  *
  * BENCH_SECONDS sets the length of each timed run (default 10); BENCH_DATABASE_URL (or
  * TEST_DATABASE_URL) the PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/test);
- * with BENCH_SKIP_POSTGRES=1 only PGlite runs.
+ * with BENCH_SKIP_POSTGRES=1 only PGlite runs; BENCH_ONLY=reads,dte-http (names of the benchmarks:
+ * engine, pdf, reads, dte-http, webhooks, provider) runs just those.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,9 @@ type Row = { benchmark: string; backend: string; figure: string; p50: string; p9
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 process.env.BENCH_DATABASE_URL ??= process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const backends: ('pglite' | 'postgres')[] = process.env.BENCH_SKIP_POSTGRES ? ['pglite'] : ['pglite', 'postgres'];
+
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const wanted = (name: string) => !only || only.has(name);
 
 const fmt = (n: unknown, digits = 0) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : '–');
 
@@ -35,45 +39,49 @@ async function main() {
     `Benchmarks on ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, commit ${commit}, ${seconds}s per run\n`,
   );
 
-  const { runEngineBench } = await import('./engine.ts');
-  const engine = await runEngineBench({ seconds: Math.min(seconds, 5) });
-  results.engine = engine;
-  rows.push({
-    benchmark: 'engine: DTE built+stamped+signed / s (1 core)',
-    backend: '–',
-    figure: `${engine.docsPerSecond} docs/s = ${(engine.ratio * 100).toFixed(0)}% of ${engine.rsaSignsPerSecond} RSA-2048 signs/s`,
-    p50: '–',
-    p99: '–',
-    peakRssMb: '–',
-  });
+  if (wanted('engine')) {
+    const { runEngineBench } = await import('./engine.ts');
+    const engine = await runEngineBench({ seconds: Math.min(seconds, 5) });
+    results.engine = engine;
+    rows.push({
+      benchmark: 'engine: DTE built+stamped+signed / s (1 core)',
+      backend: '–',
+      figure: `${engine.docsPerSecond} docs/s = ${(engine.ratio * 100).toFixed(0)}% of ${engine.rsaSignsPerSecond} RSA-2048 signs/s`,
+      p50: '–',
+      p99: '–',
+      peakRssMb: '–',
+    });
+  }
 
-  const { runPdfBench } = await import('./pdf.ts');
-  const pdf = await runPdfBench({ seconds: Math.min(seconds, 3) });
-  results.pdf = pdf;
-  rows.push({
-    benchmark: 'printed document: PDFs / s per core (XML read + PDF417 + layout)',
-    backend: '–',
-    figure: `${pdf.carta.pdfsPerSecond} carta (33 cedible), ${pdf.roll.pdfsPerSecond} 80 mm (39)`,
-    p50: `${pdf.carta.meanMs} / ${pdf.roll.meanMs} ms`,
-    p99: '–',
-    peakRssMb: '–',
-  });
+  if (wanted('pdf')) {
+    const { runPdfBench } = await import('./pdf.ts');
+    const pdf = await runPdfBench({ seconds: Math.min(seconds, 3) });
+    results.pdf = pdf;
+    rows.push({
+      benchmark: 'printed document: PDFs / s per core (XML read + PDF417 + layout)',
+      backend: '–',
+      figure: `${pdf.carta.pdfsPerSecond} carta (33 cedible), ${pdf.roll.pdfsPerSecond} 80 mm (39)`,
+      p50: `${pdf.carta.meanMs} / ${pdf.roll.meanMs} ms`,
+      p99: '–',
+      peakRssMb: '–',
+    });
+  }
 
   const { runReadsBench } = await import('./reads.ts');
-  for (const backend of backends) {
+  for (const backend of wanted('reads') ? backends : []) {
     const r = await runReadsBench({ backend, seconds });
     ((results.reads ??= {}) as Record<string, unknown>)[backend] = r;
     rows.push({
-      benchmark: 'authenticated reads over HTTP',
+      benchmark: 'authenticated GET /api/v1/tenants/{id} ÷ bare Fastify (same run, 32 connections)',
       backend,
-      figure: `${r.requestsPerSecond} req/s`,
+      figure: `${r.requestsPerSecond} req/s ÷ ${r.bareRequestsPerSecond} req/s = ${r.ratio.toFixed(3)}`,
       p50: `${r.p50Ms} ms`,
       p99: `${r.p99Ms} ms`,
       peakRssMb: fmt(r.peakRssMb),
     });
   }
 
-  if (fs.existsSync(path.join(ROOT, 'bench/dte-http.ts'))) {
+  if (wanted('dte-http') && fs.existsSync(path.join(ROOT, 'bench/dte-http.ts'))) {
     const mod = (await import('./dte-http.ts')) as Record<string, (o: object) => Promise<Record<string, unknown>>>;
     for (const backend of backends) {
       const r = await mod.runDteHttpBench!({ backend, seconds });
@@ -89,7 +97,7 @@ async function main() {
     }
   }
 
-  if (fs.existsSync(path.join(ROOT, 'bench/webhooks.ts'))) {
+  if (wanted('webhooks') && fs.existsSync(path.join(ROOT, 'bench/webhooks.ts'))) {
     const mod = (await import('./webhooks.ts')) as Record<string, (o: object) => Promise<Record<string, unknown>>>;
     // This bench runs the service inside this process, whose peak RSS only grows: PostgreSQL goes
     // first so its figure is not PGlite's (the PGlite row is then the larger of the two, i.e. its own).
@@ -107,17 +115,19 @@ async function main() {
     }
   }
 
-  const { runProviderBench } = await import('./provider.ts');
-  const prov = await runProviderBench();
-  results.provider = prov;
-  rows.push({
-    benchmark: `${prov.documents} facturas confirmed at SimpleAPI's limits (3/s, 40/min)`,
-    backend: 'pglite',
-    figure: `${prov.callsPer1000} provider calls per 1,000 docs (${prov.uploads} uploads, ${prov.envelopeQueries}+${prov.documentQueries} queries, ${prov.tooMany}×429); ${prov.confirmed} confirmed in ${prov.secondsToConfirm} s`,
-    p50: '–',
-    p99: '–',
-    peakRssMb: '–',
-  });
+  if (wanted('provider')) {
+    const { runProviderBench } = await import('./provider.ts');
+    const prov = await runProviderBench();
+    results.provider = prov;
+    rows.push({
+      benchmark: `${prov.documents} facturas confirmed at SimpleAPI's limits (3/s, 40/min)`,
+      backend: 'pglite',
+      figure: `${prov.callsPer1000} provider calls per 1,000 docs (${prov.uploads} uploads, ${prov.envelopeQueries}+${prov.documentQueries} queries, ${prov.tooMany}×429); ${prov.confirmed} confirmed in ${prov.secondsToConfirm} s`,
+      p50: '–',
+      p99: '–',
+      peakRssMb: '–',
+    });
+  }
 
   const cols: (keyof Row)[] = ['benchmark', 'backend', 'figure', 'p50', 'p99', 'peakRssMb'];
   const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => r[c].length)));
