@@ -123,13 +123,13 @@ export interface BuiltRespuesta {
 
 const MAX_ID = 9_999_999_999;
 
-function positive10(n: number, param: string): number {
+export function positive10(n: number, param: string): number {
   if (!Number.isSafeInteger(n) || n < 1 || n > MAX_ID)
     throw new DteEngineError('invalid_field', `${param} must be a positive integer of at most 10 digits`, param);
   return n;
 }
 
-function bounded(s: string, max: number, param: string): string {
+export function bounded(s: string, max: number, param: string): string {
   if (typeof s !== 'string' || s.length === 0 || s.length > max)
     throw new DteEngineError('invalid_field', `${param} must be 1 to ${max} characters`, param);
   // XML 1.0 cannot carry C0 controls other than TAB/LF/CR; CR would be escaped away in canonical text.
@@ -139,7 +139,8 @@ function bounded(s: string, max: number, param: string): string {
 }
 
 /** Non-ASCII as character references: same canonical text, ASCII bytes (see the note above). */
-const asciiOnly = (s: string): string => s.replace(/[^\u0000-\u007f]/gu, (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`);
+export const asciiOnly = (s: string): string =>
+  s.replace(/[^\u0000-\u007f]/gu, (c) => `&#x${c.codePointAt(0)!.toString(16).toUpperCase()};`);
 
 function recepcionDte(d: RecepcionDteInput, i: number): string {
   const p = `documentos[${i}]`;

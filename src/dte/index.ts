@@ -92,3 +92,13 @@ export {
   type EstadoRecepEnv,
   type EstadoRecepDte,
 } from './exchange.ts';
+export {
+  buildResultadoDte,
+  buildEnvioRecibos,
+  ESTADO_DTE,
+  DECLARACION_RECIBO,
+  type AnsweredDocument,
+  type ResultadoDteInput,
+  type EnvioRecibosInput,
+  type EstadoDte,
+} from './exchange-answers.ts';
