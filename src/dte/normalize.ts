@@ -318,7 +318,7 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
       'fechaVencimiento',
     );
 
-  return {
+  const doc: NormalizedDocument = {
     tipoDte,
     fechaEmision,
     strategy,
@@ -343,4 +343,6 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
     comisiones: normalizeComisiones(input.comisiones, strategy.root === 'Liquidacion'),
     totals,
   };
+  strategy.checkForm?.(doc);
+  return doc;
 }

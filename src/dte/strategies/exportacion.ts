@@ -1,5 +1,6 @@
 import { el } from '../xml-escape.ts';
 import { MAX_DETALLE_LINES } from '../limits.ts';
+import { checkExportForm } from './export-form.ts';
 import type { DocumentStrategy } from './strategy.ts';
 import { detalle, emisor, globales, idDoc, otraMoneda, receptor, referencias, transporte } from './parts.ts';
 
@@ -25,6 +26,7 @@ const base: DocumentStrategy = {
   adjustments: true,
   indServicio: [3, 4, 5],
   maxLines: MAX_DETALLE_LINES,
+  checkForm: checkExportForm,
   idDoc: (d) => idDoc(d, 'Exportaciones'),
   emisor,
   receptor: (d) => receptor(d, 'Exportaciones'),

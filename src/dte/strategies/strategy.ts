@@ -1,5 +1,5 @@
 import { el } from '../xml-escape.ts';
-import type { NormalizedDte } from '../normalize.ts';
+import type { NormalizedDocument, NormalizedDte } from '../normalize.ts';
 
 /**
  * One strategy per document family (LibreDTE-style builder strategies): the per-type rules the
@@ -38,6 +38,11 @@ export interface DocumentStrategy {
   /** IndServicio values its schema allows. */
   indServicio: readonly number[];
   maxLines: number;
+  /**
+   * The type's own form rules on the whole normalised document, run last by normalizeDocument:
+   * what the SII would refuse or object to (a reparo) on this type, refused before a folio.
+   */
+  checkForm?(d: NormalizedDocument): void;
   idDoc(d: NormalizedDte): string;
   emisor(d: NormalizedDte): string;
   receptor(d: NormalizedDte): string;

@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { assertSignerValidAt, isDteEngineError, issueDte } from '../../dte/index.ts';
+import { assertSignerValidAt, isDteEngineError, isSupportedTipoDte, issueDte, type PreparedDte } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
@@ -46,6 +46,7 @@ export function createDteCreate(deps: CreateDeps) {
     const { prepared, tenantProblem } = prepareCreate(body, tenant, clock.now());
     requireReady(tenant);
     if (tenantProblem) throw tenantProblem;
+    await checkCancelledAmounts(db, tenant, prepared);
     const { signer } = await deps.signers.get(accountId, tenantId);
     const now = clock.now();
     try {
@@ -98,4 +99,26 @@ export function createDteCreate(deps: CreateDeps) {
       );
     return toDte(stored);
   };
+}
+
+/**
+ * A note that cancels a document (codRef 1) carries that document's amounts (decisions §11; the
+ * SII answers REF-2-780 "Anulación presenta diff. de monto con doc. referenciado" otherwise). When
+ * the cancelled document is one of this tenant's own, its stored total is the reference; a
+ * document issued elsewhere (another issuer, rutOtro, or not in this service) cannot be checked here.
+ */
+async function checkCancelledAmounts(db: Db, tenant: TenantRow, prepared: PreparedDte): Promise<void> {
+  const refs = prepared.stored.referencias;
+  for (const [i, r] of refs.entries()) {
+    const tipo = Number(r.tipoDocRef);
+    const folio = Number(r.folioRef);
+    if (r.codRef !== 1 || r.rutOtro || !isSupportedTipoDte(tipo) || !Number.isSafeInteger(folio)) continue;
+    const total = await dteStore.totalOf(db, tenant.account_id, tenant.id, tipo, folio);
+    if (total === undefined || Number(total) === prepared.totals.montoTotal) continue;
+    throw errors.unprocessable(
+      'reference_amount_mismatch',
+      `referencias[${i}] cancels (codRef 1) the tenant's document ${tipo} Nº ${folio}, whose total is ${Number(total)}; a cancelling note carries the same amounts (this one totals ${prepared.totals.montoTotal}). To correct an amount use codRef 3.`,
+      { param: `referencias[${i}].codRef`, details: { expected: Number(total), actual: prepared.totals.montoTotal } },
+    );
+  }
 }

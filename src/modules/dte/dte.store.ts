@@ -137,6 +137,15 @@ export const dteStore = {
     return r.rows[0];
   },
 
+  /** The total of one of the tenant's own documents, by type and folio (the unique dtes_folio_once). */
+  async totalOf(sql: Sql, accountId: string, tenantId: string, tipoDte: number, folio: number): Promise<string | undefined> {
+    const r = await sql.query<{ monto_total: string }>(
+      `select monto_total::text as monto_total from dtes where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and folio = $4`,
+      [accountId, tenantId, tipoDte, folio],
+    );
+    return r.rows[0]?.monto_total;
+  },
+
   async getXml(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | undefined> {
     const r = await sql.query<{ xml: Buffer }>('select xml from dtes where account_id = $1 and tenant_id = $2 and id::text = $3', [
       accountId,

@@ -355,6 +355,27 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
     expect(f.json().folio).toBe(1);
   });
 
+  it("a note that cancels one of the tenant's documents for another amount is 422 reference_amount_mismatch and spends no folio", async () => {
+    const created = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/dte/${createdId}` })).json();
+    const annul = (montoTotal: number | undefined, detalle?: unknown) =>
+      dteBody(61, {
+        referencias: [{ tipoDocRef: 33, folioRef: created.folio, fechaRef: created.fechaEmision, codRef: 1, razonRef: 'Anula factura' }],
+        ...(detalle ? { detalle } : {}),
+        ...(montoTotal !== undefined ? { montoTotal } : {}),
+      });
+    const partial = [{ nombre: 'Servicio de desarrollo', cantidad: 1, precioUnitario: 35000 }];
+    const inventory = await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` });
+    expect(inventory.statusCode).toBe(200);
+    const before = inventory.json();
+    const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: annul(undefined, partial) });
+    expectError(r, { status: 422, code: 'reference_amount_mismatch', param: 'referencias[0].codRef' }, 'partial cancellation');
+    expect(r.json().error.details).toEqual({ expected: created.montoTotal, actual: 41650 });
+    expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` })).json()).toEqual(before);
+    // The same lines as the cancelled factura: accepted. A folio this tenant never issued cannot be checked here.
+    const ok = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: annul(created.montoTotal) });
+    expect(ok.statusCode, ok.body).toBe(201);
+  });
+
   it('lists with filters and iterator pagination', async () => {
     const base = `/api/v1/tenants/${tenantId}/dte`;
     const all: string[] = [];
