@@ -36,3 +36,41 @@ describeEachDb('database token buckets', (backend) => {
     expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
 });
+
+describeEachDb('leased token buckets', (backend) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = await openTestDb(backend);
+  });
+  afterAll(() => t.close());
+
+  /** The database, counting the statements that reach it. */
+  const counting = (db: Db) => {
+    const c = { n: 0, query: ((text: string, params?: readonly unknown[]) => (c.n++, db.query(text, params))) as Db['query'] };
+    return c;
+  };
+
+  it('takes from the database once per lease, not once per request, and never more than the bucket holds', async () => {
+    const sql = counting(t.db);
+    const l = createRateLimiter(sql);
+    const limit = { perSecond: 200, burst: 400 }; // leases of 10 tokens
+    const results = [];
+    for (let i = 0; i < 100; i++) results.push(await l.take('lease', limit));
+    expect(results.every((r) => r.allowed)).toBe(true);
+    expect(sql.n).toBeLessThanOrEqual(11);
+    expect(results.at(-1)!.remaining).toBeGreaterThan(250);
+  });
+
+  it('once the shared bucket is empty, refuses locally until a token can have refilled', async () => {
+    const sql = counting(t.db);
+    const l = createRateLimiter(sql);
+    const limit = { perSecond: 0.5, burst: 3 };
+    const r = await Promise.all(Array.from({ length: 10 }, () => l.take('empty', limit)));
+    expect(r.filter((x) => x.allowed)).toHaveLength(3);
+    const before = sql.n;
+    const again = await l.take('empty', limit);
+    expect(again.allowed).toBe(false);
+    expect(again.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(sql.n).toBe(before);
+  });
+});
