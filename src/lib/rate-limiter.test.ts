@@ -46,7 +46,10 @@ describeEachDb('leased token buckets', (backend) => {
 
   /** The database, counting the statements that reach it. */
   const counting = (db: Db) => {
-    const c = { n: 0, query: ((text: string, params?: readonly unknown[]) => (c.n++, db.query(text, params))) as Db['query'] };
+    const c: { n: number; query: Db['query'] } = {
+      n: 0,
+      query: ((text: string, params?: readonly unknown[]) => (c.n++, db.query(text, params))) as Db['query'],
+    };
     return c;
   };
 
