@@ -81,6 +81,20 @@ export interface DocumentState {
   glosa: string;
 }
 
+/**
+ * The SII's answer to registering an acceptance or claim (registro de aceptación o reclamo, through
+ * SimpleAPI `compras/aceptacionreclamo`). `registered`: the SII holds the action now (its code 0)
+ * or held it before (7); `refused`: the SII will not record it and says why in `codigo` (its
+ * codResp, e.g. 8 past the eight days, 9 no such document, 11–13 conflicts) and `descripcion`.
+ * The SII's "retry later" (-1) is thrown as an `unavailable` ProviderError.
+ */
+export interface AcceptanceRegistration {
+  outcome: 'registered' | 'refused';
+  codigo: number;
+  descripcion: string;
+  raw?: Buffer;
+}
+
 export interface Provider {
   readonly name: 'simpleapi' | 'emulator';
   verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
@@ -112,6 +126,11 @@ export interface Provider {
     creds: ProviderCredentials,
     req: { rutEmpresa: string; tipoDte: number; desde: number; hasta: number; ambiente: Ambiente },
   ): Promise<{ ok: boolean; glosa: string }>;
+  /** Registers the receptor's acceptance or claim of a document `rutEmisor` issued (the certificate is the receptor's). */
+  registerAcceptance(
+    creds: ProviderCredentials,
+    req: { rutEmisor: string; tipoDte: number; folio: number; accion: 'ACD' | 'RCD' | 'ERM' | 'RFP' | 'RFT'; ambiente: Ambiente },
+  ): Promise<AcceptanceRegistration>;
 }
 
 /**

@@ -4,6 +4,8 @@ import type { Clock } from '../../lib/clock.ts';
 import {
   FAILED_TRACK_ID,
   TIPO_INCORRECTO,
+  ACCIONES_REGISTRO,
+  type AceptacionReclamoResponse,
   type AnnulEntry,
   type DteStatusResponse,
   type EnvioBoletaStatusResponse,
@@ -28,6 +30,7 @@ import {
   dotnetTicks,
   numAtencion,
   recepcionDte,
+  registroSoap,
   siiRespuesta,
 } from './sii-format.ts';
 import { createCallStats } from './stats.ts';
@@ -42,6 +45,7 @@ import {
   INTERNAL_ERROR,
   MENSAJE,
   NO_PERMISSION,
+  REGISTRO_TEXT,
   UNKNOWN_TRACK,
   UPLOAD_REFUSED,
   type DteState,
@@ -610,7 +614,79 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
         descripcion: null,
       } satisfies DteStatusResponse);
     },
+
+    /**
+     * POST compras/aceptacionreclamo [C "Aceptar - Rechazar en SII"]: the SII's registro de
+     * aceptación o reclamo, answered HTTP 200 with its code whatever it decides. Checks in the
+     * order of …aceptacion-reclamo-dte-v1.2: RutEmpresa (1), Folio (2), Tipo (3), Accion (4), the
+     * document received by this SII (9, as recorded for a document it does not have [C]), the eight
+     * days from its reception here (8), then the events before (registroDecision). Who may act for
+     * the receptor (codes 14, 17) is not modelled: any certificate the SII accepts may register.
+     */
+    async acceptance(c: CallInput): Promise<Reply> {
+      needFiles(c, 1);
+      const certificado = member(c.input, 'Certificado');
+      const cert = login(c.files[0], member(certificado, 'Password'), member(certificado, 'Rut'));
+      await ensureEmulatorSchema(db);
+      const rutEmpresa = str(member(c.input, 'RutEmpresa'));
+      const tipo = int(member(c.input, 'Tipo'));
+      const folio = int(member(c.input, 'Folio'));
+      const accion = str(member(c.input, 'Accion'));
+      const answer = (codRespuesta: number, descripcion: string) =>
+        jsonReply(200, {
+          response: registroSoap(codRespuesta, descripcion),
+          codRespuesta,
+          descripcion,
+          fechaRecepcion: DOTNET_MIN_DATE,
+          detalles: [],
+        } satisfies AceptacionReclamoResponse);
+      if (!rutEmpresa || !tryParseRut(rutEmpresa)) return answer(1, REGISTRO_TEXT[1]);
+      if (folio === undefined || folio < 1) return answer(2, REGISTRO_TEXT[2]);
+      if (tipo === undefined || !REGISTRO_TIPOS.has(tipo)) return answer(3, REGISTRO_TEXT[3]);
+      if (!accion || !(ACCIONES_REGISTRO as readonly string[]).includes(accion)) return answer(4, REGISTRO_TEXT[4]);
+      const rut = toSiiRut(rutEmpresa);
+      const now = clock.now();
+      const asked = accion;
+      const code = await db.transaction(async (tx) => {
+        const doc = await emulatorStore.lockDocument(tx, rut, tipo, folio);
+        if (!doc) return { code: 9, claim: '' };
+        if (now.getTime() > doc.received_at.getTime() + REGISTRO_WINDOW_MS) return { code: 8, claim: '' };
+        const before = await emulatorStore.events(tx, rut, tipo, folio);
+        const d = registroDecision(asked, before);
+        if (d.record) await emulatorStore.insertEvent(tx, { rut, tipoDte: tipo, folio, accion: asked, by: cert.rut, now });
+        return { code: d.code, claim: before.find((e) => CLAIMS.has(e)) ?? '' };
+      });
+      const t = REGISTRO_TEXT[code.code as keyof typeof REGISTRO_TEXT];
+      return answer(code.code, typeof t === 'function' ? t(code.claim) : t);
+    },
   };
+}
+
+/** The registro's window: "dentro de los primeros 8 días corridos" from the SII's reception (…aceptacion-reclamo-dte-v1.2). */
+export const REGISTRO_WINDOW_MS = 8 * 24 * 3_600_000;
+/** The types the registro operates on (…aceptacion-reclamo-dte-v1.2, tipoDoc): others are code 3. */
+export const REGISTRO_TIPOS = new Set([33, 34, 43]);
+const CLAIMS = new Set(['RCD', 'RFP', 'RFT']);
+
+/**
+ * The registro's decision for `accion` on a document with the events `before` (oldest first), in
+ * the order of …aceptacion-reclamo-dte-v1.2, "accionDoc": an earlier claim refuses ERM (6) and ACD
+ * (12) and takes any other claim; ACD takes ERM and refuses claims (11); ERM takes ACD and refuses
+ * claims (13); the same event again is 7. The window (8) is checked before, by the caller.
+ */
+export function registroDecision(accion: string, before: readonly string[]): { code: number; record: boolean } {
+  const claims = before.filter((e) => CLAIMS.has(e));
+  if (before.includes(accion)) return { code: 7, record: false };
+  if (claims.length > 0) {
+    if (accion === 'ERM') return { code: 6, record: false };
+    if (accion === 'ACD') return { code: 12, record: false };
+    return { code: 0, record: true };
+  }
+  if (CLAIMS.has(accion)) {
+    if (before.includes('ACD')) return { code: 11, record: false };
+    if (before.includes('ERM')) return { code: 13, record: false };
+  }
+  return { code: 0, record: true };
 }
 
 /** One document of the boleta server's `detalles`: findings `SEC-L-NNN` → seccion, nivel, codigo [C]. */

@@ -85,6 +85,7 @@ const ROUTE_OF_URL: Record<string, RouteName> = {
   [ROUTES.send]: 'send',
   [ROUTES.envioStatus]: 'envioStatus',
   [ROUTES.dteStatus]: 'dteStatus',
+  [ROUTES.acceptance]: 'acceptance',
 };
 
 export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
@@ -169,6 +170,7 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
   route('POST', ROUTES.send, (c) => core.send(c));
   route('POST', ROUTES.envioStatus, (c) => core.envioStatus(c));
   route('POST', ROUTES.dteStatus, (c) => core.dteStatus(c));
+  route('POST', ROUTES.acceptance, (c) => core.acceptance(c));
 
   // Emulator-only helpers (not SimpleAPI, not counted): the key that signs its CAFs, a liveness
   // probe, and the call counters (stats.ts) with a reset that answers the counts it cleared.

@@ -144,6 +144,19 @@ describe('the emulator answers every recorded SimpleAPI response in the same sha
     return co.annul(52, a.desde, b.desde + 1);
   });
 
+  const acceptance = (input: Record<string, unknown>) =>
+    h.call('POST', '/api/v1/compras/aceptacionreclamo', {
+      input: { Certificado: co.certificado, Tipo: 33, Accion: 'ACD', Ambiente: 1, ...input },
+      files: [co.pfx],
+    });
+  cases.set('acceptance|Exito', async () => {
+    const s = await sent(33);
+    return acceptance({ Folio: s.caf.desde, RutEmpresa: co.rut });
+  });
+  cases.set('acceptance|No ha registrado Aceptación Previa o los datos no coinciden', async () =>
+    acceptance({ Folio: 21495, Accion: 'ERM', RutEmpresa: '96568970-2' }),
+  );
+
   it('has a case for every recording', () => {
     expect(recorded.map((r) => `${r.route}|${r.case}`).filter((k) => !cases.has(k))).toEqual([]);
   });

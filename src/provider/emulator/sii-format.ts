@@ -106,3 +106,16 @@ export function boletaReception(r: { rutEmisor: string; rutEnvia: string; trackI
     `"fecha_recepcion": ${s(r.fechaRecepcion)},\n"estado": "REC",\n"file": ${s(r.file)}\n}`
   );
 }
+
+/**
+ * The SII's SOAP answer to ingresarAceptacionReclamoDoc, as SimpleAPI relays it in `response`
+ * [C "Aceptar - Rechazar en SII", both recordings]: UTF-8 declaration, one line, `ns2` namespace.
+ */
+export function registroSoap(codResp: number, descResp: string): string {
+  return (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>' +
+    '<ns2:ingresarAceptacionReclamoDocResponse xmlns:ns2="http://ws.registroreclamodte.diii.sdi.sii.cl"><return>' +
+    `<codResp>${codResp}</codResp><descResp>${esc(descResp)}</descResp>` +
+    '</return></ns2:ingresarAceptacionReclamoDocResponse></soap:Body></soap:Envelope>'
+  );
+}

@@ -9,7 +9,8 @@ import type { Host } from '../simpleapi/protocol.ts';
  * those of its own process.
  */
 export type Outcome = '2xx' | '4xx' | '429' | '5xx';
-export type RouteName = 'subscription' | 'folios' | 'foliosAvailable' | 'annul' | 'send' | 'envioStatus' | 'dteStatus' | 'unknown';
+export type RouteName =
+  'subscription' | 'folios' | 'foliosAvailable' | 'annul' | 'send' | 'envioStatus' | 'dteStatus' | 'acceptance' | 'unknown';
 
 export type OutcomeCounts = Record<Outcome, number> & { total: number };
 

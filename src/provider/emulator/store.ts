@@ -225,6 +225,30 @@ export const emulatorStore = {
     );
     return r.rowCount === 1;
   },
+  /** The document as received, locked: events on one document are decided one at a time. */
+  async lockDocument(tx: Sql, rut: string, tipoDte: number, folio: number): Promise<{ received_at: Date } | undefined> {
+    const r = await tx.query<{ received_at: Date }>(
+      'select received_at from emu_documents where rut_emisor = $1 and tipo_dte = $2 and folio = $3 for update',
+      [rut, tipoDte, folio],
+    );
+    const row = r.rows[0];
+    return row ? { received_at: new Date(row.received_at) } : undefined;
+  },
+  /** The registro's events of a document, oldest first. */
+  async events(db: Sql, rut: string, tipoDte: number, folio: number): Promise<string[]> {
+    const r = await db.query<{ accion: string }>(
+      'select accion from emu_dte_events where rut_emisor = $1 and tipo_dte = $2 and folio = $3 order by seq',
+      [rut, tipoDte, folio],
+    );
+    return r.rows.map((x) => x.accion);
+  },
+  async insertEvent(db: Sql, e: { rut: string; tipoDte: number; folio: number; accion: string; by: string | null; now: Date }) {
+    await db.query(
+      `insert into emu_dte_events (rut_emisor, tipo_dte, folio, accion, rut_responsable, registered_at)
+       values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+      [e.rut, e.tipoDte, e.folio, e.accion, e.by, e.now],
+    );
+  },
   async getDocument(db: Sql, rut: string, tipoDte: number, folio: number): Promise<EmuDocumentRow | undefined> {
     const r = await db.query<EmuDocumentRow>('select * from emu_documents where rut_emisor = $1 and tipo_dte = $2 and folio = $3', [
       rut,

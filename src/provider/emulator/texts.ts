@@ -143,3 +143,24 @@ export const UPLOAD_REFUSED = {
   empty: { status: '2', glosa: 'Error en Tamaño del Archivo', error: 'El archivo enviado está vacío' },
   notEnvelope: { status: '7', glosa: 'Esquema Invalido', error: 'El archivo no es un EnvioDTE ni un EnvioBOLETA' },
 } as const;
+
+/**
+ * The registro de aceptación o reclamo's answers, `codResp` → `descResp`
+ * (../shared/sii/docs/…aceptacion-reclamo-dte-v1.2, "Parámetros de salida"). 0 and 9 are recorded
+ * as SimpleAPI relays them, without accents [C "Aceptar - Rechazar en SII"]; the others are the
+ * document's texts written the same way (ours), `XXX` replaced by the claim recorded before.
+ */
+export const REGISTRO_TEXT = {
+  0: 'Accion Completada OK',
+  1: 'Rut Emisor Erroneo',
+  2: 'Numero de Folio Erroneo',
+  3: 'Tipo de documento no corresponde',
+  4: 'Accion invalida',
+  6: (claim: string) => `No se puede acusar recibo de mercaderia de DTE previamente reclamado por ${claim}`,
+  7: 'Evento registrado previamente',
+  8: 'Pasados 8 dias despues de la recepcion no es posible registrar reclamos o eventos',
+  9: 'No existen registros de acuerdo a los parametros ingresados',
+  11: 'No se puede reclamar DTE previamente aceptado',
+  12: (claim: string) => `No se puede dar por aceptado DTE previamente rechazado por ${claim}`,
+  13: 'No se puede reclamar DTE previamente registrado como que acuso recibo mercaderia',
+} as const;

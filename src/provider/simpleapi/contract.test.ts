@@ -233,3 +233,44 @@ describe('SimpleAPI contract: folios (servicios host)', () => {
     expect(grown.glosa).toContain('ya ha sido efectuado anteriormente');
   });
 });
+
+describe('SimpleAPI contract: compras/aceptacionreclamo', () => {
+  const ask = (r: Recorded, accion: 'ACD' | 'ERM') => {
+    const { provider, sent } = replay(r);
+    const result = provider.registerAcceptance(creds, {
+      rutEmisor: '80134800-9',
+      tipoDte: 33,
+      folio: 21495,
+      accion,
+      ambiente: 'produccion',
+    });
+    return { sent, result };
+  };
+
+  it('code 0: registered, on the DTE host, with the recorded input fields', async () => {
+    const r = fixture('acceptance', 'Exito');
+    const { sent, result } = ask(r, 'ACD');
+    expect(await result).toMatchObject({ outcome: 'registered', codigo: 0, descripcion: 'Accion Completada OK' });
+    expect(sent[0]).toMatchObject({ method: 'POST', authorization: creds.apiKey, parts: ['input', 'files'] });
+    expect(sent[0]!.url.host).toBe('api.simpleapi.test');
+    expect(sent[0]!.url.pathname).toBe('/api/v1/compras/aceptacionreclamo');
+    sameFields(sent[0]!.input, r.input);
+    expect(sent[0]!.input).toEqual({
+      Certificado: { Rut: '17096073-4', Password: 'clave' },
+      Tipo: 33,
+      Folio: 21495,
+      Accion: 'ACD',
+      RutEmpresa: '80134800-9',
+      Ambiente: 1,
+    });
+  });
+
+  it('code 9 (HTTP 200): a refusal with the SII code and words, not an error', async () => {
+    const r = fixture('acceptance', 'No ha registrado Aceptación Previa o los datos no coinciden');
+    expect(await ask(r, 'ERM').result).toMatchObject({
+      outcome: 'refused',
+      codigo: 9,
+      descripcion: 'No existen registros de acuerdo a los parametros ingresados',
+    });
+  });
+});

@@ -28,6 +28,13 @@ export const ROUTES = {
   envioStatus: '/api/v1/consulta/envio',
   /** POST, api host [C "Consultar Estado DTE"]: `DteStatusResponse`. */
   dteStatus: '/api/v1/consulta/dte',
+  /**
+   * POST, api host [C "Compras / Aceptar - Rechazar en SII": `{{base_url_ventas}}/api/v1/compras/aceptacionreclamo`,
+   * recorded at `https://api.simpleapi.cl/api/v1/compras/aceptacionreclamo`]: the SII's registro de
+   * aceptación o reclamo (its web service `ingresarAceptacionReclamoDoc`). On the DTE host, not on
+   * servicios (where the collection has only the RCV listings, `/api/RCV/…`). `AceptacionReclamoResponse`.
+   */
+  acceptance: '/api/v1/compras/aceptacionreclamo',
 } as const;
 
 /** `Ambiente` [C, every request doc]: 0 certificación, 1 producción. */
@@ -88,6 +95,50 @@ export interface DteStatusInput {
   Ambiente: 0 | 1;
   ServidorBoletaREST: boolean;
 }
+
+/** The actions of the registro [C "Aceptar - Rechazar en SII" description; SDK Enum/TipoAceptacion.cs]. */
+export const ACCIONES_REGISTRO = ['ACD', 'RCD', 'ERM', 'RFP', 'RFT'] as const;
+export type AccionRegistro = (typeof ACCIONES_REGISTRO)[number];
+
+/**
+ * [C "Aceptar - Rechazar en SII", request and its description]: `Tipo` of the document, its
+ * `Folio`, the `Accion` (ACD, RCD, ERM, RFP, RFT as text; the SDK's enum TipoAceptacion numbers
+ * them 0–4 but the collection sends the letters) and `RutEmpresa`, "Rut de la empresa proveedora que
+ * emitió el documento" — the issuer, not the receptor: the receptor is whoever the certificate
+ * authenticates at the SII. Multipart like every DTE-host call: `input`, then the certificate.
+ */
+export interface AceptacionReclamoInput {
+  Certificado: CertificadoInput;
+  Tipo: number;
+  Folio: number;
+  Accion: AccionRegistro;
+  RutEmpresa: string;
+  Ambiente: 0 | 1;
+}
+
+/**
+ * [C "Aceptar - Rechazar en SII", "Exito" and "No ha registrado Aceptación Previa o los datos no
+ * coinciden", both HTTP 200]: the SII's SOAP answer as text in `response`, its `codResp` in
+ * `codRespuesta` and `descResp` in `descripcion`; `fechaRecepcion` was .NET's DateTime.MinValue and
+ * `detalles` empty in both. A refusal by the SII is still HTTP 200: read `codRespuesta`.
+ */
+export interface AceptacionReclamoResponse {
+  response: string;
+  codRespuesta: number;
+  descripcion: string;
+  fechaRecepcion: string;
+  detalles: unknown[];
+}
+
+/**
+ * `codResp` of ingresarAceptacionReclamoDoc (../shared/sii/docs/…aceptacion-reclamo-dte-v1.2,
+ * "Parámetros de salida"): 0 recorded now; 7 recorded before (the action stands at the SII); -1 the
+ * SII's internal error, "debe reintentar enviar la transacción más tarde"; every other code is a
+ * refusal that asking again will not change.
+ */
+export const REGISTRO_OK = 0;
+export const REGISTRO_ALREADY = 7;
+export const REGISTRO_RETRY = -1;
 
 /** [C "Folios / Anulacion", 200 and 400]: one entry per CAF the range touches. */
 export interface AnnulEntry {

@@ -1,4 +1,4 @@
-import type { DocumentOutcome, Provider, ProviderCredentials, UploadStatus } from '../port.ts';
+import type { AcceptanceRegistration, DocumentOutcome, Provider, ProviderCredentials, UploadStatus } from '../port.ts';
 import { ProviderError } from '../port.ts';
 import { isBoleta } from '../../dte/index.ts';
 import { createSimpleApiClient, excerpt, type FilePart, type SimpleApiClientOptions } from './client.ts';
@@ -7,6 +7,11 @@ import {
   FAILED_TRACK_ID,
   FINAL_ENVELOPE_STATES,
   ROUTES,
+  REGISTRO_ALREADY,
+  REGISTRO_OK,
+  REGISTRO_RETRY,
+  type AceptacionReclamoInput,
+  type AceptacionReclamoResponse,
   type AnnulEntry,
   type DteStatusResponse,
   type EnvioBoletaStatusResponse,
@@ -199,6 +204,37 @@ export function createSimpleApiProvider(opts: SimpleApiProviderOptions): Provide
       });
       return parseAnnulment(r.body, [input.Password, creds.apiKey], { desde: req.desde, hasta: req.hasta });
     },
+
+    async registerAcceptance(creds, req) {
+      const input: AceptacionReclamoInput = {
+        Certificado: certificado(creds),
+        Tipo: req.tipoDte,
+        Folio: req.folio,
+        Accion: req.accion,
+        RutEmpresa: req.rutEmisor,
+        Ambiente: ambienteCode(req.ambiente),
+      };
+      // Not idempotent for the transport: a timeout may have registered it. Asking again is safe for
+      // the caller though (the SII answers 7, "Evento registrado previamente", which counts as done).
+      const r = await post(creds, 'api', ROUTES.acceptance, input, { idempotent: false });
+      return parseAcceptance(json<AceptacionReclamoResponse>(r.body, 'the acceptance', [input.Certificado.Password, creds.apiKey]), r.body);
+    },
+  };
+}
+
+/** compras/aceptacionreclamo: the SII's codResp decides, whatever the HTTP status (200 for refusals too [C]). */
+export function parseAcceptance(a: AceptacionReclamoResponse, raw?: Buffer): AcceptanceRegistration {
+  const codigo = typeof a.codRespuesta === 'number' ? a.codRespuesta : Number(a.codRespuesta);
+  // The SOAP text has the same code and words; `codRespuesta`/`descripcion` are its JSON copy [C].
+  const descripcion = text(a.descripcion) || (/<descResp>([^<]*)<\/descResp>/.exec(text(a.response))?.[1] ?? '');
+  if (!Number.isInteger(codigo)) throw new ProviderError('unavailable', 'The billing provider answered the acceptance without a code.');
+  if (codigo === REGISTRO_RETRY)
+    throw new ProviderError('unavailable', `The SII could not register the action now: ${descripcion || 'Error Interno'}.`);
+  return {
+    outcome: codigo === REGISTRO_OK || codigo === REGISTRO_ALREADY ? 'registered' : 'refused',
+    codigo,
+    descripcion,
+    ...(raw ? { raw } : {}),
   };
 }
 
