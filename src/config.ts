@@ -62,6 +62,15 @@ export interface Config {
     readonly concurrency: number;
     readonly endpointConcurrency: number;
   };
+  /** Outbound exchange e-mail (docs/exchange.md). */
+  readonly smtp: {
+    /** SMTP_URL (smtp:// or smtps://, credentials inside); unset: the local mailbox. Never logged (describeSmtp). */
+    readonly url: string | undefined;
+    /** SMTP_FROM: the From of every delivery. */
+    readonly from: string;
+    /** EXCHANGE_RETRY_SCHEDULE: delay before each attempt of a delivery; its length is the number of attempts. */
+    readonly retryScheduleMs: readonly number[];
+  };
   readonly activationLinkTtlMs: number;
   readonly folioRequestWaitMs: number;
   /** A folio reserved by a DTE create that never finished (process died) is voided after this. */
@@ -213,6 +222,11 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
     },
+    smtp: {
+      url: smtpUrl(env, 'SMTP_URL'),
+      from: mailbox(env, 'SMTP_FROM', 'DTE <dte@localhost>'),
+      retryScheduleMs: schedule(env, 'EXCHANGE_RETRY_SCHEDULE', [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000]),
+    },
     activationLinkTtlMs: duration(env, 'ACTIVATION_LINK_TTL', 7 * 86_400_000),
     folioRequestWaitMs: duration(env, 'FOLIO_REQUEST_WAIT', 25_000),
     folioReservationTimeoutMs: duration(env, 'FOLIO_RESERVATION_TIMEOUT', 10 * 60_000),
@@ -268,6 +282,36 @@ const rateLimits = (env: Env, name: string): RateLimits | null => {
     throw new ConfigError(name, `${(e as Error).message}; expected production, off, or e.g. api=3/1s,40/1m;servicios=1/1s,5/1m,100/1h`);
   }
 };
+
+/** smtp:// or smtps:// with a host. The value is never echoed: it may hold the password. */
+const smtpUrl = (env: Env, name: string): string | undefined => {
+  const v = str(env, name);
+  if (v === undefined) return undefined;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, 'expected smtp://user:password@host:port or smtps://…, got something that is not a URL');
+  }
+  if ((u.protocol !== 'smtp:' && u.protocol !== 'smtps:') || !u.hostname)
+    throw new ConfigError(name, `expected smtp://user:password@host:port or smtps://…, got a ${u.protocol} URL`);
+  return v;
+};
+
+/** An address, optionally with a display name: `dte@example.cl` or `Facturación <dte@example.cl>`. */
+const mailbox = (env: Env, name: string, def: string): string => {
+  const v = str(env, name, def)!.trim();
+  if (!/^(?:[^<>@\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(v))
+    throw new ConfigError(name, `expected an address like dte@example.cl or "Name <dte@example.cl>", got '${v}'`);
+  return v;
+};
+
+/** The SMTP setting as it may be shown: scheme, host and port, the user name masked, never the password. */
+export function describeSmtp(url: string | undefined): string {
+  if (!url) return 'local mailbox (no SMTP_URL; the dashboard shows the messages)';
+  const u = new URL(url);
+  return `${u.protocol}//${u.username ? '***@' : ''}${u.hostname}${u.port ? `:${u.port}` : ''}`;
+}
 
 const schemaName = (env: Env, name: string): string | undefined => {
   const v = str(env, name);

@@ -34,6 +34,7 @@ import { createDbSecretStore } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
 import { createReceivedService } from './modules/received/index.ts';
 import { schemaValidatorFrom } from './provider/emulator/schemas.ts';
+import { createExchangeService, createMailboxTransport, createSmtpTransport } from './modules/exchange/index.ts';
 
 export interface ContextDeps {
   config: Config;
@@ -122,6 +123,18 @@ export function createContext(deps: ContextDeps) {
     log: backgroundLog,
   });
   const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
+  // Outbound exchange (docs/exchange.md): accepted documents e-mailed to their receptors.
+  const exchange = createExchangeService({
+    db,
+    clock,
+    transport: deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : createMailboxTransport({ db, clock }),
+    from: deps.config.smtp.from,
+    retryScheduleMs: deps.config.smtp.retryScheduleMs,
+    getTenant: tenants.getRow,
+    signers,
+    documents: dte,
+    log: backgroundLog,
+  });
   const dteSend = createSendService({
     db,
     clock,
@@ -131,6 +144,7 @@ export function createContext(deps: ContextDeps) {
     getTenant: tenants.getRow,
     sendWaitMs: deps.config.dteSendWaitMs,
     pollInitialMs: deps.config.dtePollInitialMs,
+    onAccepted: exchange.onAccepted,
   });
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas bundled with the emulator (the published XSDs, src/provider/emulator/xsd).
@@ -163,6 +177,7 @@ export function createContext(deps: ContextDeps) {
       dte,
       dteSend,
       received,
+      exchange,
     },
   };
 }

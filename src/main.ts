@@ -2,7 +2,7 @@
  * Process wiring: config -> database -> migrations -> context -> jobs -> HTTP -> signals.
  * `--role api|worker` (or ROLE) splits the API from the background workers; the default runs both.
  */
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, describeSmtp } from './config.ts';
 import { openStores } from './stores.ts';
 import { DirectoryLockedError } from './db/dir-lock.ts';
 import { createContext } from './context.ts';
@@ -35,6 +35,7 @@ export async function main(argv = process.argv.slice(2)) {
     const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
     console.log(`\nDTE service listening on ${config.baseUrl} (database: ${where}, provider: ${config.provider})`);
     console.log(`Secrets store: ${stores.secretsDescription}`);
+    console.log(`Outbound e-mail: ${describeSmtp(config.smtp.url)}`);
     console.log(`API reference: ${config.baseUrl}/docs`);
     console.log(
       config.signupEnabled

@@ -9,6 +9,7 @@ import { webhookLoops, webhookPeriodics } from './modules/webhooks/index.ts';
 import { credentialsPeriodics } from './modules/credentials/index.ts';
 import { folioJobHandlers, folioPeriodics } from './modules/folios/index.ts';
 import { dteJobHandlers } from './modules/dte/index.ts';
+import { exchangeJobHandlers } from './modules/exchange/index.ts';
 
 export interface Periodic {
   name: string;
@@ -35,6 +36,7 @@ export function collectJobHandlers(ctx: AppContext): Record<string, JobHandler> 
   return {
     ...folioJobHandlers(ctx.services.folios),
     ...dteJobHandlers(ctx.services.dteSend),
+    ...exchangeJobHandlers(ctx.services.exchange),
   };
 }
 

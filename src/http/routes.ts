@@ -7,6 +7,7 @@ import { webhooksRoutes } from '../modules/webhooks/index.ts';
 import { foliosRoutes } from '../modules/folios/index.ts';
 import { dteRoutes } from '../modules/dte/index.ts';
 import { receivedRoutes } from '../modules/received/index.ts';
+import { exchangeRoutes } from '../modules/exchange/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -18,4 +19,5 @@ export const routeModules: RouteModule[] = [
   foliosRoutes,
   dteRoutes,
   receivedRoutes,
+  exchangeRoutes,
 ];

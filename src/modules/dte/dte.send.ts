@@ -1,4 +1,4 @@
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
@@ -43,6 +43,21 @@ export interface SendDeps {
   pollInitialMs?: number;
   sleep?: (ms: number) => Promise<void>;
   log?: { warn: (obj: object, msg: string) => void };
+  /**
+   * Called in the transaction that records a document's acceptance (accepted or accepted with
+   * objections), so what it writes commits with it (the outbox): the exchange module's delivery
+   * to the receptor (docs/exchange.md). A port, not an import: dte knows nothing of e-mail.
+   */
+  onAccepted?: (tx: Sql, doc: AcceptedDte) => Promise<void>;
+}
+
+/** What `onAccepted` is told about the accepted document. */
+export interface AcceptedDte {
+  accountId: string;
+  tenantId: string;
+  dteId: string;
+  tipoDte: number;
+  receptor: { correo?: string | null | undefined };
 }
 
 export function createSendService(deps: SendDeps) {
@@ -295,8 +310,10 @@ export function createSendService(deps: SendDeps) {
         });
         for (const r of await dteStore.rowsOf(tx, accountId, envio.dte_ids, true)) {
           const o = found.decided.get(r.id);
-          if (o && r.status === 'sent')
-            await changeStatus(tx, r, o.status, { trackId: envio.track_id, estado: o.estado, glosa: o.glosa }, now);
+          if (!o || r.status !== 'sent') continue;
+          await changeStatus(tx, r, o.status, { trackId: envio.track_id, estado: o.estado, glosa: o.glosa }, now);
+          if (o.status === 'accepted' || o.status === 'accepted_with_objections')
+            await deps.onAccepted?.(tx, { accountId, tenantId: r.tenant_id, dteId: r.id, tipoDte: r.tipo_dte, receptor: r.receptor });
         }
       });
       if (undecided > 0) return found.retryInMs !== undefined ? { rescheduleInMs: found.retryInMs } : later;

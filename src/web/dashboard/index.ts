@@ -15,6 +15,7 @@ import { messagesFor } from './i18n/index.ts';
 import { apiKeysRoutes } from './pages/api-keys.routes.ts';
 import { authRoutes } from './pages/auth.routes.ts';
 import { documentsRoutes } from './pages/documents.routes.ts';
+import { mailboxRoutes } from './pages/mailbox.routes.ts';
 import { overviewRoutes } from './pages/overview.routes.ts';
 import { tenantsRoutes } from './pages/tenants.routes.ts';
 import { webhookLogsRoutes } from './pages/webhook-logs.routes.ts';
@@ -24,7 +25,7 @@ import type { DashboardRoutes } from './pages/types.ts';
 /**
  * The account holder's dashboard at {APP_URL}/ (issue 7): server-rendered pages over the same
  * services as the API. Its routes live at the root (/, /login, /tenants, /webhooks, /logs/webhooks,
- * /settings/api-keys, /assets/dashboard/…) and so never collide with /api/v1, /docs, /activate/…
+ * /mailbox, /settings/api-keys, /assets/dashboard/…) and so never collide with /api/v1, /docs, /activate/…
  * or /dte/…; they are hidden from the OpenAPI document.
  *
  * Every route here, in order:
@@ -35,7 +36,15 @@ import type { DashboardRoutes } from './pages/types.ts';
  * 4. errors become HTML pages with the API's status codes (another account's id → 404).
  * The pre-login pages also have the hosted pages' per-IP rate limit (they create sessions).
  */
-const PAGES: DashboardRoutes[] = [overviewRoutes, tenantsRoutes, documentsRoutes, apiKeysRoutes, webhooksRoutes, webhookLogsRoutes];
+const PAGES: DashboardRoutes[] = [
+  overviewRoutes,
+  tenantsRoutes,
+  documentsRoutes,
+  mailboxRoutes,
+  apiKeysRoutes,
+  webhooksRoutes,
+  webhookLogsRoutes,
+];
 
 const dashboard: RouteModule = async (app, { ctx }) => {
   if (!app.hasRequestDecorator('cookies')) await app.register(cookie);

@@ -8,9 +8,9 @@ import { toTenant } from '../../../modules/tenants/index.ts';
 
 type Id = { Params: { tenantId: string; dteId: string } };
 
-/** Documents of a tenant: list with filters, one document (amounts, history, SII answer), its XML and its PDF. */
+/** Documents of a tenant: list with filters, one document (amounts, history, SII answer, deliveries), its XML and its PDF. */
 export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
-  const { tenants, dte } = ctx.services;
+  const { tenants, dte, exchange } = ctx.services;
 
   app.get<{ Params: { tenantId: string } }>('/tenants/:tenantId/documents', async (req, reply) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
@@ -38,8 +38,19 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
   app.get<Id>('/tenants/:tenantId/documents/:dteId', async (req, reply) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
     const tenant = toTenant(row);
-    const [doc, history] = await Promise.all([dte.get(row, req.params.dteId), dte.history(row, req.params.dteId)]);
-    return sendPage(reply, documentView(pageContext(req), { tenant, dte: doc, history: history.data }));
+    const [doc, history, deliveries] = await Promise.all([
+      dte.get(row, req.params.dteId),
+      dte.history(row, req.params.dteId),
+      exchange.list(row, req.params.dteId),
+    ]);
+    const mailbox = await exchange.mailboxOfDeliveries(
+      row.account_id,
+      deliveries.data.map((d) => d.id),
+    );
+    return sendPage(
+      reply,
+      documentView(pageContext(req), { tenant, dte: doc, history: history.data, deliveries: deliveries.data, mailbox }),
+    );
   });
 
   app.get<Id>('/tenants/:tenantId/documents/:dteId/xml', async (req, reply) => {

@@ -17,7 +17,7 @@ export interface PageContext {
   account: { id: string; name: string; email: string } | null;
 }
 
-export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'apiKeys';
+export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys';
 
 /** The current URL with `lang` replaced, so switching language stays on the same page. */
 export function withLang(url: string, lang: Lang): string {
@@ -52,7 +52,7 @@ ${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tena
       'logs',
       '/logs/webhooks',
       t.nav.logs,
-    )}${item('apiKeys', '/settings/api-keys', t.nav.apiKeys)}
+    )}${item('mailbox', '/mailbox', t.nav.mailbox)}${item('apiKeys', '/settings/api-keys', t.nav.apiKeys)}
 </ul></nav>
 <div class="dash-account">${langSwitch(ctx)}${
       ctx.account

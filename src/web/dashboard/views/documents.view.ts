@@ -1,3 +1,4 @@
+import type { Delivery, MailboxMessage } from '../../../modules/exchange/index.ts';
 import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
@@ -5,6 +6,7 @@ import { DTE_STATUSES, isCedibleType, TIPOS_DTE, type DteHistoryEntry, type DteR
 import { badge, dl, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
 import { formatClp, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
+import { deliveriesSection } from './mailbox.view.ts';
 
 const STATUS_TONE: Record<string, Tone> = {
   created: 'neutral',
@@ -61,7 +63,10 @@ ${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options
   });
 }
 
-export function documentView(ctx: PageContext, o: { tenant: Tenant; dte: DteRecord; history: DteHistoryEntry[] }): string {
+export function documentView(
+  ctx: PageContext,
+  o: { tenant: Tenant; dte: DteRecord; history: DteHistoryEntry[]; deliveries: Delivery[]; mailbox: Map<string, MailboxMessage> },
+): string {
   const t = ctx.t;
   const d = o.dte;
   const base = `/tenants/${o.tenant.id}/documents`;
@@ -133,6 +138,7 @@ ${section(
     ]),
   }),
   { id: 'history' },
-)}`,
+)}
+${deliveriesSection(o.deliveries, o.mailbox, t)}`,
   });
 }

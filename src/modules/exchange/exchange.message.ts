@@ -1,0 +1,73 @@
+import { toSiiRut } from '../../dte/index.ts';
+import { documentName } from '../../pdf/index.ts';
+import type { OutgoingMail } from './exchange.mail.ts';
+
+/**
+ * The e-mail a receptor gets (docs/exchange.md, "The message"): pure, from what the delivery job
+ * gathered. Spanish, as the receptors are Chilean companies. Two attachments: the EnvioDTE
+ * addressed to the receptor (what its systems load; the intercambio) and the printed document.
+ */
+export interface DeliveryContent {
+  deliveryId: string;
+  from: string;
+  to: string;
+  /** The tenant's contact address, as Reply-To (the receptor's answer goes to the issuer, not to us). */
+  replyTo: string | null;
+  emisor: { rut: string; razonSocial: string };
+  tipoDte: number;
+  folio: number;
+  fechaEmision: string;
+  montoTotal: number;
+  envelope: Buffer;
+  pdf: { bytes: Buffer; filename: string };
+}
+
+/** The domain of the From address, for Message-IDs (`<delivery-id@domain>`); `localhost` if it has none. */
+export function messageDomain(from: string): string {
+  const m = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from.trim());
+  return m?.[1]?.toLowerCase() || 'localhost';
+}
+
+const pesos = (n: number): string => `$${Math.round(n).toLocaleString('es-CL')}`;
+
+/** Title case of the SII's upper-case document name ("FACTURA ELECTRÓNICA" → "Factura electrónica"). */
+const sentenceCase = (s: string): string => s.charAt(0) + s.slice(1).toLocaleLowerCase('es-CL');
+
+export function envelopeFilename(c: Pick<DeliveryContent, 'emisor' | 'tipoDte' | 'folio'>): string {
+  return `EnvioDTE_${toSiiRut(c.emisor.rut)}_T${c.tipoDte}_F${c.folio}.xml`;
+}
+
+export function composeDeliveryMail(c: DeliveryContent): OutgoingMail {
+  const nombre = sentenceCase(documentName(c.tipoDte));
+  const xmlName = envelopeFilename(c);
+  const rut = toSiiRut(c.emisor.rut);
+  const text = [
+    'Estimado(a) receptor(a):',
+    '',
+    `${c.emisor.razonSocial} (RUT ${rut}) le envía la ${nombre} N° ${c.folio} del ${c.fechaEmision}, por un total de ${pesos(c.montoTotal)}, aceptada por el SII.`,
+    '',
+    'Adjuntos:',
+    `- ${xmlName}: el documento tributario electrónico firmado, en un EnvioDTE dirigido a usted (intercambio de información entre contribuyentes).`,
+    `- ${c.pdf.filename}: su representación impresa.`,
+    '',
+    'Dispone de ocho días desde su recepción para aceptarlo o reclamarlo ante el SII (Ley 19.983).',
+    '',
+    'Este mensaje fue generado automáticamente.',
+  ].join('\n');
+  return {
+    messageId: `<${c.deliveryId}@${messageDomain(c.from)}>`,
+    from: c.from,
+    to: c.to,
+    ...(c.replyTo ? { replyTo: c.replyTo } : {}),
+    subject: `${nombre} N° ${c.folio} de ${c.emisor.razonSocial}`,
+    text,
+    attachments: [
+      { filename: xmlName, contentType: 'application/xml', content: c.envelope },
+      { filename: c.pdf.filename, contentType: 'application/pdf', content: c.pdf.bytes },
+    ],
+  };
+}
+
+/** A plausible mailbox: what a delivery is attempted to (anything else is recorded as skipped). */
+export const isDeliverableAddress = (s: string | null | undefined): s is string =>
+  typeof s === 'string' && s.length <= 254 && /^[^\s@<>()",;:[\]]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/.test(s.trim());

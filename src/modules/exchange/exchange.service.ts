@@ -1,0 +1,305 @@
+import type { Db, Sql } from '../../db/types.ts';
+import { buildEnvelope, isBoleta, isDteEngineError, type PreparedSigner } from '../../dte/index.ts';
+import { AppError, errors } from '../../errors.ts';
+import { enqueue, type JobResult } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/clock.ts';
+import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
+import { newId, UUID_RE } from '../../lib/tokens.ts';
+import type { TenantRef, TenantRow } from '../tenants/index.ts';
+import { classifySmtpError, MailSendError, recipientHash, type MailTransport } from './exchange.mail.ts';
+import { composeDeliveryMail, isDeliverableAddress } from './exchange.message.ts';
+import { exchangeStore, type DeliveryRow } from './exchange.store.ts';
+import { toDelivery, toMailboxMessage, type Delivery, type MailboxMessage } from './exchange.views.ts';
+
+/**
+ * Outbound exchange (decisions §13, docs/exchange.md): an accepted document that is not a boleta
+ * is e-mailed to its receptor as an EnvioDTE addressed to it (Caratula RutReceptor = the receptor,
+ * signed with the tenant's certificate) with its PDF.
+ *
+ * Invariants:
+ * - The automatic delivery is written by `onAccepted` in the caller's transaction, the one that
+ *   records the acceptance (outbox): a committed acceptance always has its delivery row and job,
+ *   a rolled-back one has neither. At most one per document (exchange_deliveries_once).
+ * - Building the envelope, rendering the PDF and talking SMTP happen in the job, outside any
+ *   transaction. The job is at least once: a crash after the server took the message and before
+ *   `sent` was recorded sends it again, with the same Message-ID.
+ * - Attempts are counted on the delivery row and spaced by `retryScheduleMs` (the job reschedules
+ *   itself); a permanent refusal (SMTP 5yz) or the last attempt marks it `failed`.
+ * - Logs carry the delivery id and a hash of the address, never the address.
+ */
+export const DELIVERY_QUEUE = 'exchange.deliver';
+
+/** What the dte module tells this one when a document is accepted (its own row, in its transaction). */
+export interface AcceptedDocument {
+  accountId: string;
+  tenantId: string;
+  dteId: string;
+  tipoDte: number;
+  receptor: { correo?: string | null | undefined };
+}
+
+/** The documents this module reads, through the dte module's public reads. */
+interface DocumentView {
+  id: string;
+  tipoDte: number;
+  folio: number;
+  status: string;
+  fechaEmision: string;
+  montoTotal: number;
+  receptor: { rut: string; correo?: string | null | undefined };
+}
+
+export interface ExchangeDeps {
+  db: Db;
+  clock: Clock;
+  transport: MailTransport;
+  /** SMTP_FROM: the From of every message. */
+  from: string;
+  /** Delay before each attempt (EXCHANGE_RETRY_SCHEDULE); its length is the number of attempts. */
+  retryScheduleMs: readonly number[];
+  getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
+  signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
+  documents: {
+    get(tenant: TenantRef, id: string): Promise<DocumentView>;
+    xml(tenant: TenantRef, id: string): Promise<Buffer>;
+    pdf(tenant: TenantRow, id: string, opts: { formato: 'carta'; cedible: false }): Promise<{ pdf: Buffer; filename: string }>;
+  };
+  log?: { warn: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void };
+}
+
+const ACCEPTED_STATES = ['accepted', 'accepted_with_objections'];
+
+export function createExchangeService(deps: ExchangeDeps) {
+  const { db, clock } = deps;
+  const maxAttempts = Math.max(1, deps.retryScheduleMs.length);
+  const delayBefore = (attempt: number) => deps.retryScheduleMs[attempt - 1] ?? deps.retryScheduleMs[deps.retryScheduleMs.length - 1] ?? 0;
+
+  const enqueueDelivery = (tx: Sql, accountId: string, deliveryId: string) =>
+    enqueue(tx, DELIVERY_QUEUE, { deliveryId, accountId }, { delayMs: delayBefore(1), singletonKey: `${DELIVERY_QUEUE}:${deliveryId}` });
+
+  /** Everything the message needs, gathered and built outside any transaction. */
+  const build = async (d: DeliveryRow) => {
+    const tenant = await deps.getTenant(d.account_id, d.tenant_id);
+    const doc = await deps.documents.get(tenant, d.dte_id);
+    const [xml, pdf, { signer }] = await Promise.all([
+      deps.documents.xml(tenant, d.dte_id),
+      deps.documents.pdf(tenant, d.dte_id, { formato: 'carta', cedible: false }),
+      deps.signers.get(d.account_id, d.tenant_id),
+    ]);
+    const envelope = buildEnvelope({
+      dtes: [xml],
+      rutEmisor: tenant.rut_empresa,
+      rutReceptor: doc.receptor.rut,
+      fechaResolucion: tenant.fecha_resolucion,
+      numeroResolucion: tenant.numero_resolucion,
+      signer,
+      now: clock.now(),
+    });
+    return composeDeliveryMail({
+      deliveryId: d.id,
+      from: deps.from,
+      to: d.recipient!,
+      replyTo: tenant.email,
+      emisor: { rut: tenant.rut_empresa, razonSocial: tenant.razon_social },
+      tipoDte: doc.tipoDte,
+      folio: doc.folio,
+      fechaEmision: doc.fechaEmision,
+      montoTotal: doc.montoTotal,
+      envelope: envelope.xml,
+      pdf: { bytes: pdf.pdf, filename: pdf.filename },
+    });
+  };
+
+  /** A failed attempt: again after the schedule's next delay, or `failed` when permanent or the last. */
+  const failedAttempt = async (
+    d: DeliveryRow,
+    attempt: number,
+    e: { code: string; message: string; permanent: boolean },
+  ): Promise<JobResult> => {
+    const now = clock.now();
+    const log = { deliveryId: d.id, dteId: d.dte_id, attempt, code: e.code, recipient: recipientHash(d.recipient ?? '') };
+    if (e.permanent || attempt >= d.max_attempts) {
+      await exchangeStore.recordFailed(db, { id: d.id, accountId: d.account_id, attempts: attempt, code: e.code, message: e.message, now });
+      deps.log?.warn({ ...log, final: true }, 'exchange delivery failed');
+      return;
+    }
+    const waitMs = delayBefore(attempt + 1);
+    await exchangeStore.recordRetry(db, {
+      id: d.id,
+      accountId: d.account_id,
+      attempts: attempt,
+      code: e.code,
+      message: e.message,
+      nextAttemptAt: new Date(now.getTime() + waitMs),
+      now,
+    });
+    deps.log?.warn({ ...log, retryInMs: waitMs }, 'exchange delivery attempt failed; retrying');
+    return { rescheduleInMs: waitMs };
+  };
+
+  /** 404 for a document of another tenant or account (the dte module's read). */
+  const documentOf = (tenant: TenantRef, dteId: string) => deps.documents.get(tenant, dteId);
+
+  return {
+    transportKind: deps.transport.kind,
+
+    /**
+     * In the transaction that records a document's acceptance (the dte module calls it there): its
+     * delivery, or a `skipped` entry when the receptor has no usable address; nothing for boletas.
+     */
+    async onAccepted(tx: Sql, doc: AcceptedDocument): Promise<void> {
+      if (isBoleta(doc.tipoDte)) return;
+      const given = doc.receptor.correo?.trim() || null;
+      const ok = isDeliverableAddress(given);
+      const id = newId();
+      const inserted = await exchangeStore.insertDelivery(tx, {
+        id,
+        accountId: doc.accountId,
+        tenantId: doc.tenantId,
+        dteId: doc.dteId,
+        trigger: 'accepted',
+        status: ok ? 'pending' : 'skipped',
+        skipReason: ok ? null : given ? 'receptor_email_invalid' : 'receptor_email_missing',
+        recipient: given,
+        maxAttempts,
+        now: clock.now(),
+      });
+      if (inserted && ok) await enqueueDelivery(tx, doc.accountId, id);
+    },
+
+    /** GET …/dte/{dteId}/deliveries: every delivery of the document, oldest first. */
+    async list(tenant: TenantRef, dteId: string): Promise<{ data: Delivery[] }> {
+      const doc = await documentOf(tenant, dteId);
+      return { data: (await exchangeStore.ofDte(db, tenant.account_id, tenant.id, doc.id)).map(toDelivery) };
+    },
+
+    /** POST …/dte/{dteId}/deliveries: send an accepted document again (to `to`, or its receptor's correo). */
+    async resend(
+      tenant: TenantRef,
+      dteId: string,
+      body: { to?: string | undefined },
+      opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+    ): Promise<Delivery> {
+      const doc = await documentOf(tenant, dteId);
+      if (isBoleta(doc.tipoDte))
+        throw errors.conflict('delivery_not_applicable', `A boleta (type ${doc.tipoDte}) is not exchanged with its receptor.`);
+      if (!ACCEPTED_STATES.includes(doc.status))
+        throw errors.conflict(
+          'dte_not_accepted',
+          `The DTE is ${doc.status}: only a document the SII accepted is delivered to its receptor.`,
+          {
+            details: { status: doc.status },
+          },
+        );
+      const to = body.to?.trim() || doc.receptor.correo?.trim() || null;
+      if (!isDeliverableAddress(to))
+        throw errors.conflict(
+          body.to ? 'invalid_email' : 'receptor_email_missing',
+          body.to
+            ? '`to` is not an e-mail address.'
+            : "The document's receptor has no usable correo: pass `to` with the receptor's exchange address.",
+          { param: 'to' },
+        );
+      const id = newId();
+      const now = clock.now();
+      await db.transaction(async (tx) => {
+        await exchangeStore.insertDelivery(tx, {
+          id,
+          accountId: tenant.account_id,
+          tenantId: tenant.id,
+          dteId: doc.id,
+          trigger: 'resend',
+          status: 'pending',
+          skipReason: null,
+          recipient: to,
+          maxAttempts,
+          now,
+        });
+        await enqueueDelivery(tx, tenant.account_id, id);
+        await opts.bindResult?.(tx, id);
+      });
+      return toDelivery((await exchangeStore.get(db, tenant.account_id, id))!);
+    },
+
+    /** A delivery by id within the account (the replay of a resend whose response was lost). */
+    async byId(accountId: string, id: string): Promise<Delivery | undefined> {
+      const r = UUID_RE.test(id) ? await exchangeStore.get(db, accountId, id) : undefined;
+      return r ? toDelivery(r) : undefined;
+    },
+
+    /** The delivery job: build, send, record. Idempotent: a delivery no longer pending is left alone. */
+    async runDelivery(payload: Record<string, unknown>): Promise<JobResult> {
+      const accountId = String(payload.accountId);
+      const deliveryId = String(payload.deliveryId);
+      if (!UUID_RE.test(accountId) || !UUID_RE.test(deliveryId)) return;
+      const d = await exchangeStore.get(db, accountId, deliveryId);
+      if (!d || d.status !== 'pending' || !d.recipient) return;
+      const attempt = d.attempts + 1;
+      let mail;
+      try {
+        mail = await build(d);
+      } catch (e) {
+        // The tenant's certificate removed or expired, the document unreadable: retried on the
+        // schedule (the tenant can fix its certificate), then failed with the reason's code.
+        const known = e instanceof AppError ? e.code : isDteEngineError(e) ? e.code : undefined;
+        if (!known) deps.log?.error({ deliveryId: d.id, err: e }, 'exchange delivery could not be built');
+        return failedAttempt(d, attempt, {
+          code: known ?? 'delivery_build_failed',
+          message: e instanceof AppError || isDteEngineError(e) ? e.message : 'The message could not be built; it is tried again.',
+          permanent: false,
+        });
+      }
+      let sent;
+      try {
+        sent = await deps.transport.send(mail, { accountId, tenantId: d.tenant_id, deliveryId: d.id });
+      } catch (e) {
+        const err = e instanceof MailSendError ? e : classifySmtpError(e);
+        return failedAttempt(d, attempt, err);
+      }
+      await exchangeStore.recordSent(db, {
+        id: d.id,
+        accountId,
+        attempts: attempt,
+        transport: sent.transport,
+        messageId: sent.messageId,
+        response: sent.response,
+        now: clock.now(),
+      });
+    },
+
+    /** The local mailbox (dashboard): the messages of the account, newest first. */
+    async mailbox(accountId: string, q: { limit: number; iterator?: string | undefined }): Promise<Page<MailboxMessage>> {
+      const rows = await exchangeStore.listMailbox(db, accountId, { limit: q.limit, cursor: decodeIterator(q.iterator) });
+      return toPage(rows, q.limit, (r) => ({ createdAt: new Date(r.created_at).toISOString(), id: r.id }), toMailboxMessage);
+    },
+
+    async mailboxMessage(accountId: string, id: string): Promise<MailboxMessage> {
+      const r = UUID_RE.test(id) ? await exchangeStore.getMailbox(db, accountId, id) : undefined;
+      if (!r) throw errors.notFound('message', id);
+      return toMailboxMessage(r);
+    },
+
+    /** The mailbox messages of these deliveries, by delivery id (the dashboard links a delivery to its message). */
+    async mailboxOfDeliveries(accountId: string, deliveryIds: readonly string[]): Promise<Map<string, MailboxMessage>> {
+      const rows = await exchangeStore.mailboxOfDelivery(db, accountId, deliveryIds);
+      return new Map(rows.map((r) => [r.delivery_id, toMailboxMessage(r)]));
+    },
+
+    /** The message as it would have been sent (.eml). */
+    async mailboxRaw(accountId: string, id: string): Promise<Buffer> {
+      const raw = UUID_RE.test(id) ? await exchangeStore.mailboxRaw(db, accountId, id) : undefined;
+      if (!raw) throw errors.notFound('message', id);
+      return raw;
+    },
+
+    async mailboxAttachment(accountId: string, id: string, index: number) {
+      const a = UUID_RE.test(id) && Number.isInteger(index) ? await exchangeStore.mailboxAttachment(db, accountId, id, index) : undefined;
+      if (!a) throw errors.notFound('attachment');
+      return { filename: a.filename, contentType: a.content_type, content: a.content };
+    },
+
+    close: () => deps.transport.close(),
+  };
+}
+
+export type ExchangeService = ReturnType<typeof createExchangeService>;
