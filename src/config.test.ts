@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseDuration } from './config.ts';
+import { ConfigError, describeSmtp, loadConfig, parseDuration } from './config.ts';
 
 it('parses defaults into a frozen object', () => {
   const c = loadConfig({});
@@ -21,6 +21,9 @@ it.each([
   [{ ACTIVATION_LINK_TTL: 'forever' }, /ACTIVATION_LINK_TTL/],
   [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
   [{ DATABASE_URL: 'postgres://x/db' }, /DATA_ENCRYPTION_KEY: required when DATABASE_URL is set/],
+  [{ SMTP_URL: 'http://mail.example.cl' }, /SMTP_URL: expected smtp:/],
+  [{ SMTP_FROM: 'not an address' }, /SMTP_FROM/],
+  [{ EXCHANGE_RETRY_SCHEDULE: '0,later' }, /EXCHANGE_RETRY_SCHEDULE/],
 ])('stops on an invalid setting and names it: %j', (env, message) => {
   expect(() => loadConfig(env)).toThrow(ConfigError);
   expect(() => loadConfig(env)).toThrow(message);
@@ -38,4 +41,20 @@ it('a bad setting stops the process with the message', async () => {
   const r = spawnSync('node_modules/.bin/node', ['src/main.ts'], { env: { ...process.env, PORT: 'nope' }, encoding: 'utf8' });
   expect(r.status).toBe(1);
   expect(r.stderr).toContain('Invalid setting PORT');
+});
+
+it('reads the outbound e-mail settings and never repeats the SMTP password', () => {
+  expect(loadConfig({}).smtp).toEqual({
+    url: undefined,
+    from: 'DTE <dte@localhost>',
+    retryScheduleMs: [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000],
+  });
+  const url = 'smtps://relay:S3cret-pass@smtp.example.cl:465';
+  const c = loadConfig({ SMTP_URL: url, SMTP_FROM: 'Facturación <dte@example.cl>', EXCHANGE_RETRY_SCHEDULE: '0,30s' });
+  expect(c.smtp).toEqual({ url, from: 'Facturación <dte@example.cl>', retryScheduleMs: [0, 30_000] });
+  expect(describeSmtp(url)).toBe('smtps://***@smtp.example.cl:465');
+  expect(describeSmtp(undefined)).toMatch(/^local mailbox/);
+  // A malformed value may hold the password: the message never echoes it.
+  expect(() => loadConfig({ SMTP_URL: 'smtp//relay:S3cret-pass@host' })).toThrow(/^(?!.*S3cret)/s);
+  expect(() => loadConfig({ SMTP_URL: 'ftp://relay:S3cret-pass@host' })).toThrow(/^(?!.*S3cret)/s);
 });
