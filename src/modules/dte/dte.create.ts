@@ -43,7 +43,7 @@ export function createDteCreate(deps: CreateDeps) {
     const { account_id: accountId, id: tenantId } = tenant;
     // A tenant without activity codes cannot issue the types that carry them (facturas): the
     // 409 tenant_acteco_missing says how to set them (docs/dte.md; the service does not look them up).
-    const { prepared, tenantProblem } = prepareCreate(body, tenant, clock.now());
+    const { prepared, tenantProblem, unidadSii } = prepareCreate(body, tenant, clock.now());
     requireReady(tenant);
     if (tenantProblem) throw tenantProblem;
     await checkCancelledAmounts(db, tenant, prepared);
@@ -79,7 +79,7 @@ export function createDteCreate(deps: CreateDeps) {
         detalle: doc.detalle,
         referencias: doc.referencias,
         formaPago: doc.formaPago,
-        documento: { extras: doc.extras, totales: doc.totales },
+        documento: { extras: doc.extras, totales: doc.totales, unidadSii },
         montoNeto: totals.montoNeto,
         montoExento: totals.montoExento,
         iva: totals.iva,

@@ -32,13 +32,18 @@ export interface PreparedCreate {
    */
   tenantProblem: AppError | undefined;
   prepared: PreparedDte;
+  /** The SII office to print: the document's, else the tenant's, else null (the issuer's city). */
+  unidadSii: string | null;
 }
 
 /** Any valid code: lets a tenant without activity codes have the rest of its request checked. */
 const STAND_IN_ACTECO = 100000;
 
 function emisorFor(tenant: TenantRow): DocumentInput['emisor'] {
+  // The tenant's issuer defaults (decisions §11) below its identity; unidadSii is printed, not signed.
+  const { unidadSii: _printed, ...defaults } = tenant.emisor ?? {};
   return {
+    ...defaults,
     rut: tenant.rut_empresa,
     razonSocial: tenant.razon_social,
     giro: tenant.giro,
@@ -123,10 +128,11 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
       ? (engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError)
       : undefined;
   const emisor = emisorFor(tenant);
+  const { unidadSii, ...documentIssuer } = body.emisor ?? {};
   const input: DocumentInput = {
     tipoDte,
     fechaEmision,
-    emisor: { ...(tenantProblem ? { ...emisor, acteco: [STAND_IN_ACTECO] } : emisor), ...body.emisor },
+    emisor: { ...(tenantProblem ? { ...emisor, acteco: [STAND_IN_ACTECO] } : emisor), ...documentIssuer },
     receptor: r
       ? {
           rut: r.rut.trim(),
@@ -161,7 +167,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
     comisiones: body.comisiones,
   };
   try {
-    return { tenantProblem, prepared: prepareDte(input) };
+    return { tenantProblem, prepared: prepareDte(input), unidadSii: unidadSii ?? tenant.emisor?.unidadSii ?? null };
   } catch (e) {
     throw engineErrorToAppError(e);
   }

@@ -20,20 +20,22 @@ export interface DtePdf {
 }
 
 /**
- * "S.I.I. - {unidad}": the SII office of the issuer's domicile. Tenants carry no `unidadSii` yet
- * (the document-model work adds it): until then the issuer's city as signed in the document
- * (CiudadOrigen), else its comuna, else the tenant's city — the office is named after the city or
- * commune in most of the country.
+ * "S.I.I. - {unidad}": the SII office of the issuer's domicile — the one resolved when the
+ * document was issued (its own `emisor.unidadSii`, else the tenant's; docs/dte.md "Issuer data").
+ * Without one, the issuer's city as signed in the document (CiudadOrigen), else its comuna, else
+ * the tenant's city: the office is named after the city or commune in most of the country.
  */
-function unidadSiiFor(tenant: TenantRow, doc: PrintableDte): string {
-  return doc.emisor.ciudad || doc.emisor.comuna || tenant.ciudad;
+function unidadSiiFor(tenant: TenantRow, doc: PrintableDte, stored: string | null): string {
+  return stored || doc.emisor.ciudad || doc.emisor.comuna || tenant.ciudad;
 }
 
-/** `xml`: the signed bytes of one of the tenant's documents, or 404 (dte.read.ts). */
-export function createDtePdf(deps: PdfDeps & { xml: (tenant: TenantRef, id: string) => Promise<Buffer> }) {
+/** `printable`: the signed bytes of one of the tenant's documents and its SII office, or 404 (dte.read.ts). */
+export function createDtePdf(
+  deps: PdfDeps & { printable: (tenant: TenantRef, id: string) => Promise<{ xml: Buffer; unidadSii: string | null }> },
+) {
   return {
     async pdf(tenant: TenantRow, id: string, opts: { formato: PdfFormat; cedible: boolean }): Promise<DtePdf> {
-      const [xml, logo] = await Promise.all([deps.xml(tenant, id), deps.tenantLogo(tenant)]);
+      const [{ xml, unidadSii }, logo] = await Promise.all([deps.printable(tenant, id), deps.tenantLogo(tenant)]);
       const doc = readPrintable(xml);
       if (opts.cedible && !isCedibleType(doc.tipoDte))
         throw errors.unprocessable(
@@ -44,7 +46,7 @@ export function createDtePdf(deps: PdfDeps & { xml: (tenant: TenantRef, id: stri
       const pdf = await renderDtePdf(doc, {
         formato: opts.formato,
         cedible: opts.cedible,
-        unidadSii: unidadSiiFor(tenant, doc),
+        unidadSii: unidadSiiFor(tenant, doc, unidadSii),
         resolucion: { numero: tenant.numero_resolucion, fecha: tenant.fecha_resolucion },
         logo,
       });

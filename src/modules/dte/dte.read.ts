@@ -49,6 +49,13 @@ export function createDteReads(deps: { db: Db }) {
       return xml;
     },
 
+    /** The signed bytes and the SII office to print beside them (dte.pdf.ts). */
+    async printable(tenant: TenantRef, id: string): Promise<{ xml: Buffer; unidadSii: string | null }> {
+      const p = UUID_RE.test(id) ? await dteStore.getPrintable(db, tenant.account_id, tenant.id, id) : undefined;
+      if (!p) throw errors.notFound('dte', id);
+      return p;
+    },
+
     /** GET /api/v1/dte/{dteId}/status and /dte/{dteId}/status: by id alone, within the account. */
     async status(accountId: string, id: string) {
       return toStatus(await getRow(accountId, id));

@@ -355,8 +355,19 @@ export const CreateDteBody = Type.Object(
           sucursal: Type.Optional(Type.String({ minLength: 1, maxLength: 20, description: 'Branch name (Sucursal).' })),
           codigoSucursal: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'SII branch code (CdgSIISucur).' })),
           vendedor: Type.Optional(Type.String({ minLength: 1, maxLength: 60, description: 'Seller code (CdgVendedor).' })),
+          unidadSii: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 40,
+              examples: ['SANTIAGO ORIENTE'],
+              description: 'The SII office printed as "S.I.I. - {unidadSii}" (not in the XML).',
+            }),
+          ),
         },
-        { additionalProperties: false, description: "Per-document override of the tenant's issuer data." },
+        {
+          additionalProperties: false,
+          description: "Per-document override of the tenant's issuer data (its `emisor`): each key given replaces the tenant's.",
+        },
       ),
     ),
   },
@@ -431,8 +442,12 @@ export const DteSchema = Type.Object(
         sucursal: Nullable(Type.String()),
         codigoSucursal: Nullable(Type.Integer()),
         vendedor: Nullable(Type.String()),
+        unidadSii: Nullable(Type.String({ description: "The SII office printed on the document; null: the issuer's city." })),
       },
-      { description: 'Issuer data written on this document beyond the tenant record (RUT, razón social, giro, address).' },
+      {
+        description:
+          "Issuer data of this document beyond the tenant's identity (RUT, razón social, giro, address): the tenant's `emisor` as it was at issuance, with the document's overrides.",
+      },
     ),
     indServicio: Nullable(Type.Integer()),
     indTraslado: Nullable(Type.Integer()),

@@ -11,7 +11,7 @@ export type DteDeps = CreateDeps & PdfDeps;
 
 export function createDteService(deps: DteDeps) {
   const reads = createDteReads(deps);
-  return { create: createDteCreate(deps), ...reads, ...createDtePdf({ ...deps, xml: reads.xml }) };
+  return { create: createDteCreate(deps), ...reads, ...createDtePdf({ ...deps, printable: reads.printable }) };
 }
 
 export type DteService = ReturnType<typeof createDteService>;

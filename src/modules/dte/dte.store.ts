@@ -12,6 +12,8 @@ export type StoredReferencia = StoredDocument['referencias'][number];
 export interface StoredDteDocument {
   extras: StoredDocument['extras'];
   totales: StoredDocument['totales'];
+  /** The SII office printed on the document, as resolved when it was issued (docs/dte.md, "Issuer data"). */
+  unidadSii?: string | null;
 }
 
 export interface DteRow {
@@ -144,6 +146,21 @@ export const dteStore = {
       [accountId, tenantId, tipoDte, folio],
     );
     return r.rows[0]?.monto_total;
+  },
+
+  /** The signed XML and what the printed document needs beside it. */
+  async getPrintable(
+    sql: Sql,
+    accountId: string,
+    tenantId: string,
+    id: string,
+  ): Promise<{ xml: Buffer; unidadSii: string | null } | undefined> {
+    const r = await sql.query<{ xml: Buffer; unidad_sii: string | null }>(
+      `select xml, documento->>'unidadSii' as unidad_sii from dtes where account_id = $1 and tenant_id = $2 and id = $3`,
+      [accountId, tenantId, id],
+    );
+    const row = r.rows[0];
+    return row && { xml: row.xml, unidadSii: row.unidad_sii };
   },
 
   async getXml(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | undefined> {

@@ -13,7 +13,7 @@ export interface Dte {
   detalle: DteRow['detalle'];
   referencias: DteRow['referencias'];
   formaPago: number | null;
-  emisor: StoredDocument['extras']['emisor'];
+  emisor: StoredDocument['extras']['emisor'] & { unidadSii: string | null };
   indServicio: number | null;
   indTraslado: number | null;
   tipoDespacho: number | null;
@@ -88,6 +88,7 @@ export const toDte = (r: DteRow): Dte => {
     referencias: r.referencias.map((x) => ({ indGlobal: false, rutOtro: null, ...x })),
     formaPago: r.forma_pago,
     ...x,
+    emisor: { ...x.emisor, unidadSii: r.documento.unidadSii ?? null },
     montoNeto: Number(r.monto_neto),
     montoExento: Number(r.monto_exento),
     iva: Number(r.iva),

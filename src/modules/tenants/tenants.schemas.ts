@@ -21,6 +21,40 @@ const fields = {
   email: Nullable(Type.String({ format: 'email', maxLength: 80 })),
 };
 
+// The issuer data beyond the tenant's identity (decisions §11), written on each of its documents
+// unless the document's own `emisor` overrides it. Lengths are the SII schema's (Telefono 20,
+// CorreoEmisor 80, Sucursal 20, CdgSIISucur 9 digits, CdgVendedor 60); unidadSii is only printed.
+const issuerField = {
+  telefono: Type.String({ minLength: 1, maxLength: 20, examples: ['+56 2 2345 6789'], description: 'Issuer phone (Telefono).' }),
+  correo: Type.String({
+    minLength: 1,
+    maxLength: 80,
+    examples: ['facturacion@empresa.cl'],
+    description: "Issuer e-mail written on the document (CorreoEmisor); not the tenant's contact `email`.",
+  }),
+  sucursal: Type.String({ minLength: 1, maxLength: 20, examples: ['Casa Matriz'], description: 'Branch name (Sucursal).' }),
+  codigoSucursal: Type.Integer({ minimum: 1, maximum: 999_999_999, examples: [81234567], description: 'SII branch code (CdgSIISucur).' }),
+  vendedor: Type.String({ minLength: 1, maxLength: 60, examples: ['V-12'], description: 'Seller code (CdgVendedor).' }),
+  unidadSii: Type.String({
+    minLength: 1,
+    maxLength: 40,
+    examples: ['SANTIAGO ORIENTE'],
+    description: 'The SII office of the issuer\'s domicile, printed as "S.I.I. - {unidadSii}" (default: the issuer\'s city).',
+  }),
+};
+/** On create: the keys to set. On PATCH: the keys to change; null clears one, absent keys stay. */
+const IssuerDefaultsBody = Type.Object(
+  {
+    telefono: Type.Optional(Nullable(issuerField.telefono)),
+    correo: Type.Optional(Nullable(issuerField.correo)),
+    sucursal: Type.Optional(Nullable(issuerField.sucursal)),
+    codigoSucursal: Type.Optional(Nullable(issuerField.codigoSucursal)),
+    vendedor: Type.Optional(Nullable(issuerField.vendedor)),
+    unidadSii: Type.Optional(Nullable(issuerField.unidadSii)),
+  },
+  { additionalProperties: false, description: "Issuer data written on every document unless the document's `emisor` overrides it." },
+);
+
 export const CreateTenantBody = Type.Object(
   {
     rutEmpresa: fields.rutEmpresa,
@@ -34,6 +68,7 @@ export const CreateTenantBody = Type.Object(
     acteco: Type.Optional(fields.acteco),
     ambiente: Type.Optional(Type.Union([Type.Literal('certificacion'), Type.Literal('produccion')])),
     email: Type.Optional(fields.email),
+    emisor: Type.Optional(IssuerDefaultsBody),
   },
   { additionalProperties: false },
 );
@@ -54,6 +89,17 @@ export const TenantSchema = Type.Object(
     acteco: Type.Array(Type.Integer()),
     ambiente: Type.String(),
     email: Nullable(Type.String()),
+    emisor: Type.Object(
+      {
+        telefono: Nullable(issuerField.telefono),
+        correo: Nullable(issuerField.correo),
+        sucursal: Nullable(issuerField.sucursal),
+        codigoSucursal: Nullable(issuerField.codigoSucursal),
+        vendedor: Nullable(issuerField.vendedor),
+        unidadSii: Nullable(issuerField.unidadSii),
+      },
+      { description: 'Issuer data written on every document (null: not set).' },
+    ),
     status: Type.Union([Type.Literal('pending_credentials'), Type.Literal('active')], {
       description: 'pending_credentials until both the billing-provider API key and a certificate are configured, then active.',
     }),

@@ -5,11 +5,33 @@ import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { requireDate } from '../../lib/validate.ts';
-import { tenantsStore, type TenantFields, type TenantRow } from './tenants.store.ts';
+import { tenantsStore, type IssuerDefaults, type TenantFields, type TenantRow } from './tenants.store.ts';
 
-export interface Tenant extends Omit<TenantFields, 'email'> {
+const ISSUER_KEYS = ['telefono', 'correo', 'sucursal', 'codigoSucursal', 'vendedor', 'unidadSii'] as const;
+type IssuerView = { [K in keyof IssuerDefaults]-?: IssuerDefaults[K] | null };
+/** A create or PATCH of the issuer data: null clears a key, an absent key stays as it is. */
+export type IssuerPatch = { [K in keyof IssuerDefaults]?: IssuerDefaults[K] | null | undefined };
+
+/** Every key, null when unset: the record always shows the whole shape. */
+const issuerView = (e: IssuerDefaults): IssuerView => Object.fromEntries(ISSUER_KEYS.map((k) => [k, e[k] ?? null])) as IssuerView;
+
+/** A patch cleaned: text trimmed and never blank, null kept (it clears the key: tenants.store.ts). */
+function cleanIssuer(patch: IssuerPatch): IssuerPatch {
+  const out: IssuerPatch = {};
+  for (const k of ISSUER_KEYS) {
+    const v = patch[k];
+    if (v === undefined) continue;
+    if (typeof v === 'string' && !v.trim())
+      throw errors.invalid('invalid_field', `emisor.${k} must not be blank (send null to clear it).`, { param: `emisor.${k}` });
+    (out as Record<string, unknown>)[k] = typeof v === 'string' ? v.trim() : v;
+  }
+  return out;
+}
+
+export interface Tenant extends Omit<TenantFields, 'email' | 'emisor'> {
   id: string;
   email: string | null;
+  emisor: IssuerView;
   status: TenantRow['status'];
   credentials: { apiKey: { configured: boolean; lastVerified: string | null }; certificate: { configured: boolean }; ready: boolean };
   createdAt: string;
@@ -29,6 +51,7 @@ export const toTenant = (r: TenantRow): Tenant => ({
   acteco: r.acteco,
   ambiente: r.ambiente,
   email: r.email,
+  emisor: issuerView(r.emisor ?? {}),
   status: r.status,
   credentials: {
     apiKey: { configured: r.api_key_verified_at !== null, lastVerified: r.api_key_verified_at?.toISOString() ?? null },
@@ -68,8 +91,8 @@ export function requireReady(tenant: TenantRow): void {
     );
 }
 
-type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email'> &
-  Partial<Pick<TenantFields, 'acteco' | 'ambiente'>> & { email?: string | null | undefined };
+type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email' | 'emisor'> &
+  Partial<Pick<TenantFields, 'acteco' | 'ambiente'>> & { email?: string | null | undefined; emisor?: IssuerPatch | undefined };
 
 export function createTenantsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
@@ -105,6 +128,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
         acteco: input.acteco ?? [],
         ambiente: input.ambiente ?? 'produccion',
         email: input.email ?? null,
+        emisor: Object.fromEntries(Object.entries(cleanIssuer(input.emisor ?? {})).filter(([, v]) => v !== null)) as IssuerDefaults,
       };
       for (const k of ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const)
         if (!fields[k]) throw errors.invalid('invalid_field', `${k} must not be blank.`, { param: k });
@@ -146,6 +170,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
       if (patch.acteco !== undefined) clean.acteco = patch.acteco;
       if (patch.ambiente !== undefined) clean.ambiente = patch.ambiente;
       if (patch.email !== undefined) clean.email = patch.email;
+      if (patch.emisor !== undefined) clean.emisor = cleanIssuer(patch.emisor) as IssuerDefaults;
       const row = await db.transaction((tx) => tenantsStore.update(tx, accountId, id, clean, clock.now()));
       if (!row) throw errors.notFound('tenant', id);
       return toTenant(row);

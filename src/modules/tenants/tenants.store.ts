@@ -15,6 +15,7 @@ export interface TenantRow {
   acteco: number[];
   ambiente: 'certificacion' | 'produccion';
   email: string | null;
+  emisor: IssuerDefaults;
   status: 'pending_credentials' | 'active';
   api_key_verified_at: Date | null;
   certificate_configured: boolean;
@@ -34,6 +35,20 @@ export interface TenantFields {
   acteco: number[];
   ambiente: 'certificacion' | 'produccion';
   email: string | null;
+  emisor: IssuerDefaults;
+}
+
+/**
+ * The tenant's issuer data beyond its identity, written on each of its documents unless the
+ * document overrides it (decisions §11; docs/dte.md "Issuer data"). `unidadSii` is only printed.
+ */
+export interface IssuerDefaults {
+  telefono?: string;
+  correo?: string;
+  sucursal?: string;
+  codigoSucursal?: number;
+  vendedor?: string;
+  unidadSii?: string;
 }
 
 const COLUMNS: Record<keyof TenantFields, string> = {
@@ -48,6 +63,7 @@ const COLUMNS: Record<keyof TenantFields, string> = {
   acteco: 'acteco',
   ambiente: 'ambiente',
   email: 'email',
+  emisor: 'emisor',
 };
 
 // fecha_resolucion is read as text so that a DATE never shifts through a time zone.
@@ -58,8 +74,8 @@ export const tenantsStore = {
   async insert(tx: Sql, accountId: string, id: string, f: TenantFields, now: Date) {
     await tx.query(
       `insert into tenants (id, account_id, rut_empresa, razon_social, giro, direccion, comuna, ciudad,
-         numero_resolucion, fecha_resolucion, acteco, ambiente, email, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)`,
+         numero_resolucion, fecha_resolucion, acteco, ambiente, email, emisor, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $14, $14)`,
       [
         id,
         accountId,
@@ -75,6 +91,7 @@ export const tenantsStore = {
         f.ambiente,
         f.email,
         now,
+        JSON.stringify(f.emisor),
       ],
     );
     return (await this.get(tx, accountId, id))!;
@@ -100,8 +117,10 @@ export const tenantsStore = {
     const params: unknown[] = [accountId, id, now];
     for (const [k, v] of Object.entries(patch) as [keyof TenantFields, unknown][]) {
       if (v === undefined) continue;
-      params.push(k === 'acteco' ? JSON.stringify(v) : v);
-      sets.push(`${COLUMNS[k]} = $${params.length}`);
+      params.push(k === 'acteco' || k === 'emisor' ? JSON.stringify(v) : v);
+      // The issuer data is merged in one statement, so concurrent PATCHes of different keys both
+      // land; a key patched to null is removed.
+      sets.push(k === 'emisor' ? `emisor = jsonb_strip_nulls(emisor || $${params.length}::jsonb)` : `${COLUMNS[k]} = $${params.length}`);
     }
     await tx.query(`update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id::text = $2`, params);
     return this.get(tx, accountId, id);
