@@ -192,13 +192,15 @@ export function createExchangeService(deps: ExchangeDeps) {
           },
         );
       const to = body.to?.trim() || doc.receptor.correo?.trim() || null;
+      if (body.to && !isDeliverableAddress(to))
+        throw errors.invalid('invalid_email', '`to` is not an e-mail address a delivery can be sent to (name@domain.tld).', {
+          param: 'to',
+        });
       if (!isDeliverableAddress(to))
         throw errors.conflict(
-          body.to ? 'invalid_email' : 'receptor_email_missing',
-          body.to
-            ? '`to` is not an e-mail address.'
-            : "The document's receptor has no usable correo: pass `to` with the receptor's exchange address.",
-          { param: 'to' },
+          'receptor_email_missing',
+          "The document's receptor has no usable correo: pass `to` with the receptor's exchange address.",
+          { param: 'to', details: { correo: doc.receptor.correo ?? null } },
         );
       const id = newId();
       const now = clock.now();

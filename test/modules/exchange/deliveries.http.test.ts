@@ -66,15 +66,17 @@ describeEachDb('outbound exchange: deliveries over HTTP, local mailbox', (backen
     };
     await create('withCorreo', 33, { correo: 'dte@receptor.example.cl' });
     await create('withoutCorreo', 33);
+    await create('badCorreo', 33, { correo: 'contabilidad en el sitio web' });
     await create('boleta', 39, { rut: '66.666.666-6', correo: 'cliente@example.cl' });
     await create('unsent', 33, { correo: 'dte@receptor.example.cl' });
     const sent = await t.call(key, {
       method: 'POST',
       url: `/api/v1/tenants/${tenantId}/dte/send`,
-      payload: { dteIds: [ids.withCorreo, ids.withoutCorreo, ids.boleta] },
+      payload: { dteIds: [ids.withCorreo, ids.withoutCorreo, ids.badCorreo, ids.boleta] },
     });
     expect(sent.statusCode, sent.body).toBe(202);
-    for (const n of ['withCorreo', 'withoutCorreo', 'boleta']) expect((await waitFinal(t, key, ids[n]!)).status).toBe('accepted');
+    for (const n of ['withCorreo', 'withoutCorreo', 'badCorreo', 'boleta'])
+      expect((await waitFinal(t, key, ids[n]!)).status).toBe('accepted');
   });
   afterAll(() => t?.close());
 
@@ -117,6 +119,8 @@ describeEachDb('outbound exchange: deliveries over HTTP, local mailbox', (backen
   it('records a skipped delivery for a receptor without correo, and none for a boleta', async () => {
     const [d] = await settled(ids.withoutCorreo!);
     expect(d).toMatchObject({ trigger: 'accepted', status: 'skipped', skipReason: 'receptor_email_missing', to: null, attempts: 0 });
+    const [bad] = await settled(ids.badCorreo!);
+    expect(bad).toMatchObject({ status: 'skipped', skipReason: 'receptor_email_invalid', to: 'contabilidad en el sitio web' });
     const b = await deliveries(ids.boleta!);
     expect(b.statusCode).toBe(200);
     expect(b.json()).toEqual({ data: [] });
@@ -149,6 +153,7 @@ describeEachDb('outbound exchange: deliveries over HTTP, local mailbox', (backen
     await refused(ids.unsent!, {}, 409, 'dte_not_accepted');
     await refused(ids.withoutCorreo!, {}, 409, 'receptor_email_missing');
     await refused(ids.withCorreo!, { to: 'not an address' }, 400, 'invalid_field');
+    await refused(ids.badCorreo!, {}, 409, 'receptor_email_missing');
     await refused(ids.withCorreo!, { cc: 'x@example.cl' }, 400, 'invalid_field');
   });
 
