@@ -148,7 +148,18 @@ export function createContext(deps: ContextDeps) {
   });
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas bundled with the emulator (the published XSDs, src/provider/emulator/xsd).
-  const received = createReceivedService({ db, clock, signers, cafKeys, schemaValidator: schemaValidatorFrom() });
+  // Answers to them are registered at the SII through the provider with the tenant's credentials.
+  const received = createReceivedService({
+    db,
+    clock,
+    signers,
+    cafKeys,
+    schemaValidator: schemaValidatorFrom(),
+    provider,
+    credentials,
+    getTenant: tenants.getRow,
+    log: backgroundLog,
+  });
   return {
     ...deps,
     provider,

@@ -9,6 +9,7 @@ import { webhookLoops, webhookPeriodics } from './modules/webhooks/index.ts';
 import { credentialsPeriodics } from './modules/credentials/index.ts';
 import { folioJobHandlers, folioPeriodics } from './modules/folios/index.ts';
 import { dteJobHandlers } from './modules/dte/index.ts';
+import { receivedPeriodics } from './modules/received/index.ts';
 import { exchangeJobHandlers } from './modules/exchange/index.ts';
 
 export interface Periodic {
@@ -45,6 +46,7 @@ export function collectPeriodics(ctx: AppContext): Periodic[] {
     ...credentialsPeriodics({ credentials: ctx.services.credentials, db: ctx.db, clock: ctx.clock }),
     ...webhookPeriodics(ctx),
     ...folioPeriodics(ctx.services.folios, ctx.services.folioAnnulment, ctx.config.folioReservationTimeoutMs),
+    ...receivedPeriodics(ctx.services.received),
     // Dashboard sessions past their idle or absolute expiry (each is also refused and deleted on sight).
     { name: 'dashboard.sessions.purge', everyMs: 15 * 60_000, run: async () => void (await ctx.services.dashboardAuth.purgeExpired()) },
   ];

@@ -1,9 +1,19 @@
-import type { Db } from '../../db/types.ts';
-import { AppError, errors } from '../../errors.ts';
-import type { Clock } from '../../lib/clock.ts';
-import { UUID_RE } from '../../lib/tokens.ts';
-import type { TenantRef } from '../tenants/index.ts';
-import { receivedStore } from './received.store.ts';
+import {
+  assertSignerValidAt,
+  buildEnvioRecibos,
+  buildResultadoDte,
+  isDteEngineError,
+  type AnsweredDocument,
+  type EstadoDte,
+  type PreparedSigner,
+} from '../../dte/index.ts';
+import { errors } from '../../errors.ts';
+import { newId, UUID_RE } from '../../lib/tokens.ts';
+import type { TenantRow } from '../tenants/index.ts';
+import { accionesStore, type AccionRow } from './received.acciones.store.ts';
+import { createRegistration, type RegistrationDeps } from './received.registration.ts';
+import { checkAcceptance, statusOf, type Accion } from './received.rules.ts';
+import { receivedStore, type ReceivedDteRow } from './received.store.ts';
 import { toReceivedDte, type ReceivedDte } from './received.views.ts';
 
 /**
@@ -18,57 +28,173 @@ import { toReceivedDte, type ReceivedDte } from './received.views.ts';
  *    together, and so do different claims; a claim after ACD or ERM, or ACD or ERM after a claim,
  *    is refused.
  *
- * Recorded here only: registering it at the SII through the provider (SimpleAPI
- * `compras/aceptacionreclamo`, which the provider port does not have yet) and the signed
- * ResultadoDTE / EnvioRecibos for the supplier are left for later (`registeredAtSii: false`).
+ * Each answer is durable before anything is asked of the SII, in this order:
+ *  1. the rules above, on the document as read (no lock);
+ *  2. the signed document for the supplier, built and signed outside any transaction: a
+ *     RespuestaDTE with a ResultadoDTE for ACD, RCD, RFP, RFT, an EnvioRecibos with a Recibo for ERM;
+ *  3. one transaction locks the document, checks the rules again (a concurrent answer may have
+ *     come first) and records the answer as `pending` registration with its signed document;
+ *  4. after commit, one registration attempt at the SII through the provider (received.registration.ts).
+ *     The SII's answer is recorded as it comes: `registered` (200), `refused` (422
+ *     acceptance_refused_by_sii, the answer stays in the history and no longer counts), or, when the
+ *     provider or the SII could not answer now (outage, timeout, rate limit, credentials), still
+ *     `pending` (202): the worker tries again with backoff, and asking again tries at once.
+ * Only answers not refused by the SII (`pending`, `registered`, `failed`) count for the rules and the status.
  */
-export const ACCIONES = ['ACD', 'RCD', 'ERM', 'RFP', 'RFT'] as const;
-export type Accion = (typeof ACCIONES)[number];
+/** ResultadoDTE's EstadoDTE per action: a claim of partial lack of goods accepts with discrepancies. */
+const ESTADO_DTE: Record<Exclude<Accion, 'ERM'>, EstadoDte> = { ACD: 0, RFP: 1, RCD: 2, RFT: 2 };
+const ACCION_TEXT: Record<Accion, string> = {
+  ACD: 'Acepta contenido del documento (ACD)',
+  ERM: 'Otorga recibo de mercaderias o servicios (ERM)',
+  RCD: 'Reclamo al contenido del documento (RCD)',
+  RFP: 'Reclamo por falta parcial de mercaderias (RFP)',
+  RFT: 'Reclamo por falta total de mercaderias (RFT)',
+};
 
-const CLAIMS: readonly string[] = ['RCD', 'RFP', 'RFT'];
-const TIPOS_CON_ACEPTACION: readonly number[] = [33, 34];
+export interface AcceptanceDeps extends RegistrationDeps {
+  signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
+}
 
-export function createAcceptance(deps: { db: Db; clock: Clock }) {
+export interface AcceptanceBodyInput {
+  accion: Accion;
+  glosa?: string | undefined;
+  recinto?: string | undefined;
+}
+
+/** The answer and whether the SII holds it yet: `registered` 200, `pending`/`failed` 202 (the route). */
+export interface AcceptanceResult {
+  dte: ReceivedDte;
+  state: AccionRow['sii_state'];
+}
+
+export function createAcceptance(deps: AcceptanceDeps) {
   const { db, clock } = deps;
-  return async function accept(tenant: TenantRef, id: string, body: { accion: Accion; glosa?: string | undefined }): Promise<ReceivedDte> {
-    const glosa = body.glosa?.trim() || null;
-    return db.transaction(async (tx) => {
-      const row = UUID_RE.test(id) ? await receivedStore.getForUpdate(tx, tenant.account_id, tenant.id, id) : undefined;
-      if (!row) throw errors.notFound('received_dte', id);
-      if (!TIPOS_CON_ACEPTACION.includes(row.tipo_dte))
-        throw errors.unprocessable(
-          'acceptance_not_applicable',
-          `Only facturas (33, 34) are accepted or claimed under Ley 19.983; this is a type ${row.tipo_dte} document.`,
-        );
-      const done = row.acciones.map((a) => a.accion);
-      if (done.includes(body.accion)) return toReceivedDte(row);
-      const now = clock.now();
-      if (now.getTime() > row.acceptance_deadline.getTime())
-        throw new AppError(
-          'conflict',
-          'acceptance_window_closed',
-          `The eight days to accept or claim this document ended at ${row.acceptance_deadline.toISOString()} (Ley 19.983).`,
-          { details: { acceptanceDeadline: row.acceptance_deadline.toISOString() } },
-        );
-      const claim = CLAIMS.includes(body.accion);
-      const previous = done.filter((a) => CLAIMS.includes(a) !== claim);
-      if (previous.length > 0)
-        throw errors.conflict(
-          claim ? 'document_already_accepted' : 'document_already_claimed',
-          claim
-            ? `This document was already accepted (${previous.join(', ')}): it cannot be claimed.`
-            : `This document was already claimed (${previous.join(', ')}): it cannot be accepted.`,
-          { details: { acciones: done, status: row.status } },
-        );
-      const updated = await receivedStore.addAccion(tx, {
-        accountId: tenant.account_id,
-        id: row.id,
-        status: claim ? 'claimed' : 'accepted',
-        accion: body.accion,
-        glosa,
+  const registration = createRegistration(deps);
+
+  /** The document as it is now, and what happened to answer `n`. */
+  const outcome = async (tenant: TenantRow, id: string, n: number): Promise<AcceptanceResult> => {
+    const row = (await receivedStore.get(db, tenant.account_id, tenant.id, id))!;
+    const a = row.acciones.find((x) => x.n === n)!;
+    if (a.state === 'refused')
+      throw errors.unprocessable(
+        'acceptance_refused_by_sii',
+        `The SII refused to register ${a.accion} for this document (code ${a.codigo ?? '?'}: ${a.descripcion ?? 'no description'}). ` +
+          "It is kept in the document's acciones as refused and does not count.",
+        { details: { accion: a.accion, n: a.n, siiCodigo: a.codigo, siiDescripcion: a.descripcion } },
+      );
+    return { dte: toReceivedDte(row), state: a.state };
+  };
+
+  const signedAnswer = async (
+    tenant: TenantRow,
+    row: ReceivedDteRow,
+    body: AcceptanceBodyInput,
+    glosa: string | null,
+    recinto: string | null,
+  ) => {
+    const { signer } = await deps.signers.get(tenant.account_id, tenant.id);
+    const now = clock.now();
+    try {
+      assertSignerValidAt(signer, now);
+    } catch (e) {
+      throw errors.conflict(
+        isDteEngineError(e) ? e.code : 'certificate_expired',
+        `${(e as Error).message}. The answer to the supplier is signed with the tenant's certificate.`,
+        { param: 'certificate' },
+      );
+    }
+    const documento: AnsweredDocument = {
+      tipoDte: row.tipo_dte,
+      folio: Number(row.folio),
+      fechaEmision: row.fecha_emision,
+      rutEmisor: row.rut_emisor,
+      rutReceptor: row.rut_receptor,
+      montoTotal: Number(row.monto_total),
+    };
+    // IdRespuesta / the SetRecibos number: the same sequence as CodEnvio (unique, at most 10 digits).
+    const number = await receivedStore.nextCode(db);
+    if (body.accion === 'ERM')
+      return {
+        tipo: 'EnvioRecibos',
+        xml: buildEnvioRecibos({
+          rutResponde: row.rut_receptor,
+          rutRecibe: row.rut_emisor,
+          idEnvio: number,
+          documento,
+          recinto: recinto!,
+          signer,
+          now,
+        }).xml,
+      };
+    const codEnvio = await receivedStore.codEnvio(db, tenant.account_id, row.envio_id);
+    return {
+      tipo: 'RespuestaDTE',
+      xml: buildResultadoDte({
+        rutResponde: row.rut_receptor,
+        rutRecibe: row.rut_emisor,
+        idRespuesta: number,
+        documento,
+        codEnvio: codEnvio!,
+        estado: ESTADO_DTE[body.accion],
+        glosa: glosa ? `${ACCION_TEXT[body.accion]}: ${glosa}`.slice(0, 256) : ACCION_TEXT[body.accion],
+        signer,
         now,
+      }).xml,
+    };
+  };
+
+  return {
+    registration,
+
+    async accept(tenant: TenantRow, id: string, body: AcceptanceBodyInput): Promise<AcceptanceResult> {
+      const glosa = body.glosa?.trim() || null;
+      const row = UUID_RE.test(id) ? await receivedStore.get(db, tenant.account_id, tenant.id, id) : undefined;
+      if (!row) throw errors.notFound('received_dte', id);
+      const repeat = checkAcceptance(row, body.accion, clock.now());
+      if (repeat) {
+        // Asked again: answered as recorded; one not yet registered is tried again now.
+        if (repeat.state !== 'registered') await registration.attemptNow(tenant.account_id, row.id, repeat.n);
+        return outcome(tenant, row.id, repeat.n);
+      }
+      // Where the goods were received (Recibo/Recinto, ≤ 80): the tenant's address unless given.
+      const recinto = body.accion === 'ERM' ? (body.recinto?.trim() || `${tenant.direccion}, ${tenant.comuna}`).slice(0, 80) : null;
+      const answer = await signedAnswer(tenant, row, body, glosa, recinto);
+      const recorded = await db.transaction(async (tx) => {
+        const locked = await receivedStore.getForUpdate(tx, tenant.account_id, tenant.id, row.id);
+        if (!locked) throw errors.notFound('received_dte', id);
+        const now = clock.now();
+        const again = checkAcceptance(locked, body.accion, now);
+        if (again) return again.n; // a concurrent request recorded it first
+        const a = await accionesStore.insert(tx, {
+          id: newId(),
+          accountId: tenant.account_id,
+          tenantId: tenant.id,
+          receivedDteId: row.id,
+          accion: body.accion,
+          glosa,
+          recinto,
+          respuesta: answer.xml,
+          respuestaTipo: answer.tipo,
+          now,
+        });
+        await receivedStore.setStatus(tx, {
+          accountId: tenant.account_id,
+          id: row.id,
+          status: statusOf([...locked.acciones, { accion: a.accion, state: a.sii_state }]),
+          now,
+        });
+        return a.n;
       });
-      return toReceivedDte(updated);
-    });
+      await registration.attemptNow(tenant.account_id, row.id, recorded);
+      return outcome(tenant, row.id, recorded);
+    },
+
+    /** The signed answer for the supplier, byte for byte (GET …/acceptance/{n}/xml). */
+    async respuestaXml(tenant: TenantRow, id: string, n: number): Promise<{ xml: Buffer; tipo: string }> {
+      const r = UUID_RE.test(id) ? await accionesStore.getRespuesta(db, tenant.account_id, tenant.id, id, n) : undefined;
+      if (!r) throw errors.notFound('received_acceptance', `${id}/${n}`);
+      if (!r.respuesta || !r.respuesta_tipo) throw errors.notFound('received_acceptance', `${id}/${n}`);
+      return { xml: r.respuesta, tipo: r.respuesta_tipo };
+    },
   };
 }

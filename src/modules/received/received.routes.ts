@@ -6,6 +6,7 @@ import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { PageOf, withErrors } from '../../http/schemas.ts';
 import {
   AcceptanceBody,
+  AcceptanceXmlParams,
   ListReceivedQuery,
   ReceiveQuery,
   ReceiveResponse,
@@ -172,19 +173,46 @@ const routes: RouteModule = async (app, { ctx }) => {
     {
       schema: {
         tags: ['Received'],
-        summary: 'Accept or claim a received factura (Ley 19.983), within its eight days',
+        summary: 'Accept or claim a received factura (Ley 19.983), within its eight days, and register it at the SII',
         description:
           'ACD or ERM → accepted; RCD, RFP or RFT → claimed; facturas 33 and 34 only (422 acceptance_not_applicable). After ' +
           'acceptanceDeadline → 409 acceptance_window_closed. As the SII registers them: an action already recorded returns the ' +
           'record; ACD and ERM go together, so do different claims; a claim after an acceptance → 409 document_already_accepted, ' +
-          'an acceptance after a claim → 409 document_already_claimed. Recorded by the service only for now: registration at ' +
-          'the SII through the provider is not implemented yet (registeredAtSii: false).',
+          'an acceptance after a claim → 409 document_already_claimed. The answer is recorded with its signed document for the ' +
+          'supplier (ResultadoDTE, or EnvioRecibos for ERM; GET …/acceptance/{n}/xml), then registered at the SII through the ' +
+          'provider: 200 when the SII holds it (registeredAtSii true); 202 when it could not be asked now (sii.state pending, ' +
+          'retried by the service; asking again retries at once); 422 acceptance_refused_by_sii with the SII code when it refuses.',
         params: ReceivedParams,
         body: AcceptanceBody,
-        response: withErrors({ 200: ReceivedDteSchema }),
+        response: withErrors({
+          200: ReceivedDteSchema,
+          202: { ...ReceivedDteSchema, description: 'Recorded; its registration at the SII is pending (see acciones[].sii).' },
+        }),
       },
     },
-    async (req) => received.accept(tenantOf(req), req.params.receivedId, req.body),
+    async (req, reply) => {
+      const r = await received.accept(tenantOf(req), req.params.receivedId, req.body);
+      return reply.status(r.state === 'registered' ? 200 : 202).send(r.dte);
+    },
+  );
+
+  app.get<{ Params: Static<typeof AcceptanceXmlParams> }>(
+    '/api/v1/tenants/:tenantId/received/:receivedId/acceptance/:n/xml',
+    {
+      schema: {
+        tags: ['Received'],
+        summary: "The signed answer for the supplier of the document's answer n (RespuestaDTE with ResultadoDTE, or EnvioRecibos)",
+        description:
+          'ACD, RCD, RFP, RFT: a RespuestaDTE with one ResultadoDTE (RespuestaEnvioDTE_v10.xsd); ERM: an EnvioRecibos with one ' +
+          'signed Recibo (EnvioRecibos_v10.xsd, Ley 19.983). Signed with the tenant certificate, ISO-8859-1 declared, ASCII bytes.',
+        params: AcceptanceXmlParams,
+        response: xmlResponse('The signed RespuestaDTE or EnvioRecibos.'),
+      },
+    },
+    async (req, reply) => {
+      const r = await received.acceptanceXml(tenantOf(req), req.params.receivedId, req.params.n);
+      return reply.type(XML_TYPE).header('Content-Disposition', `inline; filename="${r.tipo}-${req.params.n}.xml"`).send(r.xml);
+    },
   );
 };
 

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
-import { ACCIONES } from './received.acceptance.ts';
+import { SII_STATES } from './received.acciones.store.ts';
+import { ACCIONES } from './received.rules.ts';
 import { RECEIVED_STATUSES } from './received.store.ts';
 
 /** Request and response schemas of the received-documents routes (docs/received.md). */
@@ -34,12 +35,38 @@ export const ReceivedDteSchema = Type.Object(
     acceptanceDeadline: Timestamp('receivedAt + 8 days (Ley 19.983): the last moment to accept or claim it.'),
     acciones: Type.Array(
       Type.Object({
+        n: Type.Integer({ description: 'Its number among the answers to this document, from 1 (…/acceptance/{n}/xml).' }),
         accion: Type.String({ description: 'ACD, ERM, RCD, RFP or RFT.' }),
         glosa: Nullable(Type.String()),
-        at: Timestamp(),
-        registeredAtSii: Type.Boolean({
-          description: 'Whether it was registered at the SII through the provider: not yet implemented, always false (docs/received.md).',
-        }),
+        at: Timestamp('When it was asked.'),
+        registeredAtSii: Type.Boolean({ description: 'The SII holds it (sii.state registered).' }),
+        sii: Type.Object(
+          {
+            state: Type.Union(
+              SII_STATES.map((s) => Type.Literal(s)),
+              {
+                description:
+                  'pending: not registered yet, tried again at nextAttemptAt; registered: the SII holds it; refused: the SII will not ' +
+                  'record it (codigo, descripcion) and it does not count; failed: attempts exhausted, POST the same action to retry.',
+              },
+            ),
+            codigo: Nullable(
+              Type.Integer({ description: "The SII's codResp (0 done, 7 registered before, 8 past its eight days, 9 unknown document…)." }),
+            ),
+            descripcion: Nullable(Type.String({ description: "The SII's words." })),
+            registeredAt: Nullable(Timestamp()),
+            attempts: Type.Integer(),
+            nextAttemptAt: Nullable(Timestamp()),
+            lastError: Nullable(Type.String({ description: 'Why the last attempt got no answer (provider error code and message).' })),
+          },
+          { description: 'Its registration at the SII (registro de aceptación o reclamo) through the provider.' },
+        ),
+        respuesta: Nullable(
+          Type.Object({
+            tipo: Type.String({ description: 'RespuestaDTE (a ResultadoDTE: ACD, RCD, RFP, RFT) or EnvioRecibos (a Recibo: ERM).' }),
+            path: Type.String({ description: 'Where to GET the signed XML for the supplier.' }),
+          }),
+        ),
       }),
       { description: "The tenant's answers, in order (POST …/acceptance)." },
     ),
@@ -159,7 +186,20 @@ export const AcceptanceBody = Type.Object(
           'RFP claim partial lack of goods, RFT claim total lack of goods (all three: claimed).',
       },
     ),
-    glosa: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Why, for the supplier.' })),
+    glosa: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Why, for the supplier (in the ResultadoDTE).' })),
+    recinto: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 80,
+        description: "ERM only: where the goods or services were received (the Recibo's Recinto); default the tenant's address.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
+
+export const AcceptanceXmlParams = Type.Object({
+  tenantId: Type.String({ maxLength: 64 }),
+  receivedId: Type.String({ maxLength: 64 }),
+  n: Type.Integer({ minimum: 1, maximum: 9999 }),
+});

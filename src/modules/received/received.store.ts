@@ -29,9 +29,26 @@ export interface ReceivedDteRow {
   status: ReceivedStatus;
   received_at: Date;
   acceptance_deadline: Date;
-  acciones: { accion: string; glosa: string | null; at: string }[];
+  /** The tenant's answers (received_acciones), in order, aggregated by DTE_COLS. */
+  acciones: AccionSummary[];
   created_at: Date;
   updated_at: Date;
+}
+
+/** One answer as DTE_COLS aggregates it (instants as epoch milliseconds). */
+export interface AccionSummary {
+  n: number;
+  accion: string;
+  glosa: string | null;
+  atMs: number;
+  state: 'pending' | 'registered' | 'refused' | 'failed';
+  codigo: number | null;
+  descripcion: string | null;
+  registeredAtMs: number | null;
+  attempts: number;
+  nextAtMs: number | null;
+  lastError: string | null;
+  respuestaTipo: string | null;
 }
 
 /** What one document of an upload came to (kept with the envío, answered by the API as is). */
@@ -104,7 +121,14 @@ const DTE_COLS = `id, account_id, tenant_id, envio_id, rut_emisor, tipo_dte, fol
   to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, rut_receptor, razon_social_emisor, giro_emisor,
   monto_neto::float8 as monto_neto, monto_exento::float8 as monto_exento, iva::float8 as iva, monto_total::float8 as monto_total,
   to_char(fecha_resolucion, 'YYYY-MM-DD') as fecha_resolucion, numero_resolucion, status, received_at, acceptance_deadline,
-  acciones, created_at, updated_at`;
+  coalesce((select jsonb_agg(jsonb_build_object('n', a.n, 'accion', a.accion, 'glosa', a.glosa,
+      'atMs', (extract(epoch from a.created_at) * 1000)::float8, 'state', a.sii_state, 'codigo', a.sii_codigo,
+      'descripcion', a.sii_descripcion, 'registeredAtMs', (extract(epoch from a.sii_registered_at) * 1000)::float8,
+      'attempts', a.sii_attempts, 'nextAtMs', (extract(epoch from a.sii_next_at) * 1000)::float8, 'lastError', a.sii_last_error,
+      'respuestaTipo', a.respuesta_tipo) order by a.n)
+    from received_acciones a where a.account_id = received_dtes.account_id and a.received_dte_id = received_dtes.id), '[]'::jsonb)
+    as acciones,
+  created_at, updated_at`;
 const ENVIO_COLS = `id, account_id, tenant_id, cod_envio::float8 as cod_envio, envio_dte_id, nombre_envio, rut_emisor, rut_envia, sha256,
   documents, created_at`;
 
@@ -229,18 +253,23 @@ export const receivedStore = {
     return r.rows[0];
   },
 
-  /** Appends one of the tenant's answers and sets the status it leads to. */
-  async addAccion(
-    tx: Sql,
-    a: { accountId: string; id: string; status: ReceivedStatus; accion: string; glosa: string | null; now: Date },
-  ): Promise<ReceivedDteRow> {
-    const r = await tx.query<ReceivedDteRow>(
-      `update received_dtes set status = $3, acciones = acciones || $4::jsonb, updated_at = $5
-       where account_id = $1 and id = $2
-       returning ${DTE_COLS}`,
-      [a.accountId, a.id, a.status, JSON.stringify([{ accion: a.accion, glosa: a.glosa, at: a.now.toISOString() }]), a.now],
+  /** The status the tenant's answers lead to (received.acceptance.ts, statusOf). */
+  async setStatus(tx: Sql, a: { accountId: string; id: string; status: ReceivedStatus; now: Date }): Promise<void> {
+    await tx.query('update received_dtes set status = $3, updated_at = $4 where account_id = $1 and id = $2 and status <> $3', [
+      a.accountId,
+      a.id,
+      a.status,
+      a.now,
+    ]);
+  },
+
+  /** CodEnvio of the upload a document arrived in (the ResultadoDTE names it). */
+  async codEnvio(sql: Sql, accountId: string, envioId: string): Promise<number | undefined> {
+    const r = await sql.query<{ cod_envio: number }>(
+      'select cod_envio::float8 as cod_envio from received_envios where account_id = $1 and id = $2',
+      [accountId, envioId],
     );
-    return r.rows[0]!;
+    return r.rows[0]?.cod_envio;
   },
 
   async getXml(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | undefined> {

@@ -1,4 +1,4 @@
-import type { EnvioDocument, ReceivedDteRow, ReceivedEnvioRow } from './received.store.ts';
+import type { AccionSummary, EnvioDocument, ReceivedDteRow, ReceivedEnvioRow } from './received.store.ts';
 
 /** The API's views of the module's rows (received.schemas.ts is their allow-list). */
 export interface ReceivedDte {
@@ -17,10 +17,52 @@ export interface ReceivedDte {
   status: ReceivedDteRow['status'];
   receivedAt: string;
   acceptanceDeadline: string;
-  acciones: { accion: string; glosa: string | null; at: string; registeredAtSii: boolean }[];
+  acciones: ReceivedAccion[];
   createdAt: string;
   updatedAt: string;
 }
+
+/** One of the tenant's answers and its registration at the SII (docs/received.md, "Accepting or claiming"). */
+export interface ReceivedAccion {
+  n: number;
+  accion: string;
+  glosa: string | null;
+  at: string;
+  registeredAtSii: boolean;
+  sii: {
+    state: AccionSummary['state'];
+    codigo: number | null;
+    descripcion: string | null;
+    registeredAt: string | null;
+    attempts: number;
+    nextAttemptAt: string | null;
+    lastError: string | null;
+  };
+  /** The signed document for the supplier: RespuestaDTE (ResultadoDTE) or EnvioRecibos; null for answers recorded before it existed. */
+  respuesta: { tipo: string; path: string } | null;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(Math.round(ms)).toISOString());
+
+export const toReceivedAccion = (r: Pick<ReceivedDteRow, 'tenant_id' | 'id'>, a: AccionSummary): ReceivedAccion => ({
+  n: a.n,
+  accion: a.accion,
+  glosa: a.glosa,
+  at: iso(a.atMs)!,
+  registeredAtSii: a.state === 'registered',
+  sii: {
+    state: a.state,
+    codigo: a.codigo,
+    descripcion: a.descripcion,
+    registeredAt: iso(a.registeredAtMs),
+    attempts: a.attempts,
+    nextAttemptAt: a.state === 'pending' ? iso(a.nextAtMs) : null,
+    lastError: a.state === 'registered' || a.state === 'refused' ? null : a.lastError,
+  },
+  respuesta: a.respuestaTipo
+    ? { tipo: a.respuestaTipo, path: `/api/v1/tenants/${r.tenant_id}/received/${r.id}/acceptance/${a.n}/xml` }
+    : null,
+});
 
 export const toReceivedDte = (r: ReceivedDteRow): ReceivedDte => ({
   id: r.id,
@@ -38,8 +80,7 @@ export const toReceivedDte = (r: ReceivedDteRow): ReceivedDte => ({
   status: r.status,
   receivedAt: r.received_at.toISOString(),
   acceptanceDeadline: r.acceptance_deadline.toISOString(),
-  // Registration at the SII through the provider is not done yet (received.acceptance.ts).
-  acciones: r.acciones.map((a) => ({ accion: a.accion, glosa: a.glosa, at: a.at, registeredAtSii: false })),
+  acciones: r.acciones.map((a) => toReceivedAccion(r, a)),
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
 });
