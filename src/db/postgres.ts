@@ -34,6 +34,8 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
   pool.on('error', () => {});
   await pool.query('select 1'); // fail fast with a clear cause when the server is unreachable
   const base = wrap(pool);
+  const listeners = new Set<pg.Client>();
+  let closed = false;
   return {
     kind: 'postgres',
     query: base.query,
@@ -61,6 +63,54 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
         client.release(broken);
       }
     },
-    close: () => pool.end(),
+    listen({ channels, name, onMessage, onState }) {
+      for (const c of channels) if (!/^[a-z_][a-z0-9_]{0,62}$/.test(c)) throw new Error(`not a channel name: ${c}`);
+      let current: pg.Client | undefined;
+      const connect = async () => {
+        if (closed) return;
+        const client = new pg.Client({
+          connectionString: url,
+          keepAlive: true,
+          application_name: name,
+          ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
+        });
+        let lost = false;
+        const onLost = () => {
+          if (lost) return;
+          lost = true;
+          listeners.delete(client);
+          if (current === client) current = undefined;
+          onState(false);
+          client.end().catch(() => {});
+          if (!closed) setTimeout(() => void connect(), 1000).unref();
+        };
+        client.on('error', onLost);
+        client.on('end', onLost);
+        client.on('notification', (m) => {
+          if (channels.includes(m.channel)) onMessage(m.channel, m.payload ?? '');
+        });
+        listeners.add(client);
+        try {
+          await client.connect();
+          for (const c of channels) await client.query(`listen ${c}`);
+          if (lost || closed) return;
+          current = client;
+          onState(true);
+        } catch {
+          onLost();
+        }
+      };
+      void connect();
+      return {
+        notify(channel, payload) {
+          current?.query('select pg_notify($1, $2)', [channel, payload]).catch(() => {});
+        },
+      };
+    },
+    async close() {
+      closed = true;
+      await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
+      await pool.end();
+    },
   };
 }

@@ -20,4 +20,20 @@ export interface Db extends Sql {
   readonly kind: 'pglite' | 'postgres';
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * PostgreSQL only (PGlite has one process, which tells itself directly): LISTEN on `channels`
+   * over a connection of its own, named `name` (its application_name, so other processes can see
+   * who listens in pg_stat_activity). `onState(true)` once listening; `onState(false)` when that
+   * connection is lost, after which notifications may have been missed until the next
+   * `onState(true)` (it reconnects by itself). `notify` sends on that connection (dropped when it
+   * is down). Closed with the Db.
+   */
+  listen?(opts: ListenOptions): { notify(channel: string, payload: string): void };
+}
+
+export interface ListenOptions {
+  channels: readonly string[];
+  name: string;
+  onMessage(channel: string, payload: string): void;
+  onState(listening: boolean): void;
 }

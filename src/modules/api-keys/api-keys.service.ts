@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
 import { apiKeysStore, type ApiKeyRow } from './api-keys.store.ts';
+import { createKeyCache, type KeyCache } from './api-keys.cache.ts';
 
 /**
  * API keys (docs/design.md §3): `sk_live_` + 32 random bytes (base64url). Only the SHA-256 of the full
@@ -30,8 +31,22 @@ export const toApiKey = (r: ApiKeyRow): ApiKey => ({
   revokedAt: r.revoked_at?.toISOString() ?? null,
 });
 
-export function createApiKeysService(deps: { db: Db; clock: Clock }) {
+/** last_used_at is advisory: each process writes it at most once a minute per key. */
+const TOUCH_EVERY_MS = 60_000;
+
+export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCache }) {
   const { db, clock } = deps;
+  const cache = deps.cache ?? createKeyCache(db);
+  const touchedAt = new Map<string, number>();
+  const touch = (apiKeyId: string) => {
+    const at = clock.now();
+    const last = touchedAt.get(apiKeyId);
+    if (last !== undefined && at.getTime() - last < TOUCH_EVERY_MS) return;
+    touchedAt.delete(apiKeyId); // re-inserted last: the map's oldest entries are the least recent
+    touchedAt.set(apiKeyId, at.getTime());
+    if (touchedAt.size > 10_000) touchedAt.delete(touchedAt.keys().next().value!);
+    void apiKeysStore.touch(db, apiKeyId, at).catch(() => {});
+  };
   const createIn = async (tx: Sql, accountId: string, input: { name?: string | undefined }) => {
     const key = randomToken(API_KEY_PREFIX);
     const row = await apiKeysStore.insert(tx, {
@@ -54,9 +69,21 @@ export function createApiKeysService(deps: { db: Db; clock: Clock }) {
     },
     async revoke(accountId: string, id: string) {
       if (!UUID_RE.test(id)) throw errors.notFound('api_key', id);
-      const row = await apiKeysStore.revoke(db, accountId, id, clock.now());
-      if (!row) throw errors.notFound('api_key', id);
-      return toApiKey(row);
+      // Takes effect at once in every process (api-keys.cache.ts): the notification commits with the
+      // revocation, and the answer waits until every process listening has dropped the key.
+      const revocation = await cache.beginRevocation(id);
+      try {
+        const row = await db.transaction(async (tx) => {
+          const r = await apiKeysStore.revoke(tx, accountId, id, clock.now());
+          if (r && db.kind === 'postgres') await apiKeysStore.notifyRevoked(tx, r.id);
+          return r;
+        });
+        if (!row) throw errors.notFound('api_key', id);
+        await revocation.committed();
+        return toApiKey(row);
+      } finally {
+        revocation.cancel();
+      }
     },
     /**
      * Resolves a presented secret to its account. Throws 401s with distinct codes: the caller
@@ -65,11 +92,20 @@ export function createApiKeysService(deps: { db: Db; clock: Clock }) {
     async authenticate(secret: string): Promise<{ accountId: string; apiKeyId: string }> {
       if (!API_KEY_RE.test(secret))
         throw errors.unauthorized('malformed_api_key', 'The API key is malformed. Keys look like sk_live_ followed by 43 characters.');
-      const row = await apiKeysStore.findByHash(db, sha256Hex(secret));
+      const hash = sha256Hex(secret);
+      const cached = cache.get(hash);
+      if (cached) {
+        touch(cached.apiKeyId);
+        return cached;
+      }
+      const epoch = cache.epoch();
+      const row = await apiKeysStore.findByHash(db, hash);
       if (!row) throw errors.unauthorized('invalid_api_key', 'The API key is not valid. Create one in Settings → API Keys.');
       if (row.revoked_at) throw errors.unauthorized('revoked_api_key', 'The API key has been revoked. Use or create another key.');
-      void apiKeysStore.touch(db, row.id, clock.now()).catch(() => {});
-      return { accountId: row.account_id, apiKeyId: row.id };
+      const key = { accountId: row.account_id, apiKeyId: row.id };
+      cache.set(hash, key, epoch);
+      touch(row.id);
+      return key;
     },
   };
 }

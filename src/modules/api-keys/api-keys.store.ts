@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/types.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
+import { REVOKED_CHANNEL } from './api-keys.cache.ts';
 
 export interface ApiKeyRow {
   id: string;
@@ -44,6 +45,13 @@ export const apiKeysStore = {
       [accountId, id, now],
     );
     return r.rows[0];
+  },
+  /**
+   * Tells every process listening (api-keys.cache.ts) that the key is revoked; inside the
+   * revoking transaction, so the notification goes out exactly when the revocation commits.
+   */
+  async notifyRevoked(tx: Sql, id: string) {
+    await tx.query('select pg_notify($1, $2)', [REVOKED_CHANNEL, id]);
   },
   /** last_used_at is advisory; it is written at most once a minute per key to keep reads cheap. */
   async touch(tx: Sql, id: string, now: Date) {
