@@ -35,7 +35,7 @@ export function checkRespuesta(xml: Buffer): { ok: boolean; output: string } {
     if (recibos) {
       // The outer signature is the last child of the root; each Recibo's is inside it.
       const inner = [...text.matchAll(/<Recibo version="1\.0">[\s\S]*?<\/Recibo>/g)];
-      if (inner.length === 0) runs.push({ status: 1, stderr: 'no Recibo found' } as ReturnType<typeof spawnSync<string>>);
+      if (inner.length === 0) runs.push({ ...runs[0]!, status: 1, stderr: 'no Recibo found' });
       inner.forEach((m, i) => {
         const f = path.join(dir, `recibo-${i}.xml`);
         const root = m[0].replace('<Recibo version="1.0">', '<Recibo xmlns="http://www.sii.cl/SiiDte" version="1.0">');
