@@ -3,6 +3,7 @@
  * autocannon (a real HTTP load generator) against the service running as its own process, and in
  * the same run, with the same settings, a bare Fastify route (bench/lib/bare-fastify.ts): the
  * figure is the ratio of the two, which the machine's noise affects far less than either number.
+ * BENCH_ROUNDS (default 3) alternating rounds share the BENCH_SECONDS; the median ratio is reported.
  *
  * On PostgreSQL the run also counts the work the database did per request (transactions and rows
  * written, from pg_stat_database and pg_stat_user_tables), which shows what each request costs
@@ -23,8 +24,9 @@ export interface ReadsResult {
   peakRssMb: number | undefined;
   /** The bare Fastify route in the same run, same autocannon settings. */
   bareRequestsPerSecond: number;
-  /** requestsPerSecond ÷ bareRequestsPerSecond. */
+  /** The median of the rounds' authenticated ÷ bare (requestsPerSecond and bareRequestsPerSecond are that round's). */
   ratio: number;
+  rounds: { bare: number; authenticated: number; ratio: number }[];
   /** PostgreSQL only: per request, transactions committed and rows inserted+updated in the schema. */
   perRequest?: { transactions: number; rowsWritten: number; tables: Record<string, { written: number; scans: number }> };
 }
@@ -91,16 +93,32 @@ export async function runReadsBench(opts: {
     // Warm both (JIT, connection pools, caches) before the timed runs.
     await load(bare.url, {}, connections, 1);
     await load(url, headers, connections, 1);
-    const bareResult = await load(bare.url, {}, connections, seconds);
-    await bare.stop();
+    // Alternating rounds, so that both sides of each ratio see the same load from the rest of the
+    // machine; the figure is the median of the rounds' ratios.
+    const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+    const slice = Math.max(2, Math.round(seconds / rounds));
     const schema = pgUrl ? new URL(pgUrl.url).searchParams.get('options')!.split('=')[1]! : '';
-    const before = pgUrl ? await dbCounters(base, schema) : undefined;
-    const result = await load(url, headers, connections, seconds);
+    const pairs: { bare: autocannon.Result; auth: autocannon.Result; ratio: number }[] = [];
+    let before: Awaited<ReturnType<typeof dbCounters>> | undefined;
+    let after: typeof before;
+    let total = 0;
+    for (let i = 0; i < rounds; i++) {
+      const bareResult = await load(bare.url, {}, connections, slice);
+      const b = pgUrl ? await dbCounters(base, schema) : undefined;
+      const auth = await load(url, headers, connections, slice);
+      if (pgUrl) {
+        await new Promise((r) => setTimeout(r, 700)); // the statistics collector reports every 500 ms
+        const a = await dbCounters(base, schema);
+        if (i === 0) before = b;
+        after = a;
+      }
+      total += auth.requests.total;
+      pairs.push({ bare: bareResult, auth, ratio: auth.requests.average / Math.max(1, bareResult.requests.average) });
+    }
+    await bare.stop();
     let perRequest: ReadsResult['perRequest'];
-    if (before) {
-      await new Promise((r) => setTimeout(r, 700)); // the statistics collector reports every 500 ms
-      const after = await dbCounters(base, schema);
-      const n = Math.max(1, result.requests.total);
+    if (before && after) {
+      const n = Math.max(1, total);
       const tables: Record<string, { written: number; scans: number }> = {};
       let rows = 0;
       for (const [name, a] of after.tables) {
@@ -110,12 +128,14 @@ export async function runReadsBench(opts: {
         rows += w;
         if (w || s) tables[name] = { written: +(w / n).toFixed(3), scans: +(s / n).toFixed(3) };
       }
-      // Commits are database-wide (other clients too): an upper bound on this run's.
+      // Commits are database-wide (other clients, the bare rounds' counter reads): an upper bound.
       perRequest = { transactions: +((after.commits - before.commits) / n).toFixed(2), rowsWritten: +(rows / n).toFixed(3), tables };
     }
+    const median = [...pairs].sort((x, y) => x.ratio - y.ratio)[Math.floor(pairs.length / 2)]!;
+    const result = median.auth;
     const { peakRssMb } = await server.stop();
-    const requestsPerSecond = Math.round(result.requests.average);
-    const bareRequestsPerSecond = Math.round(bareResult.requests.average);
+    const requestsPerSecond = Math.round(median.auth.requests.average);
+    const bareRequestsPerSecond = Math.round(median.bare.requests.average);
     return {
       backend: opts.backend,
       requestsPerSecond,
@@ -125,7 +145,12 @@ export async function runReadsBench(opts: {
       non2xx: result.non2xx,
       peakRssMb,
       bareRequestsPerSecond,
-      ratio: +(requestsPerSecond / Math.max(1, bareRequestsPerSecond)).toFixed(3),
+      ratio: +median.ratio.toFixed(3),
+      rounds: pairs.map((p) => ({
+        bare: Math.round(p.bare.requests.average),
+        authenticated: Math.round(p.auth.requests.average),
+        ratio: +p.ratio.toFixed(3),
+      })),
       ...(perRequest ? { perRequest } : {}),
     };
   } finally {
