@@ -149,6 +149,8 @@ function dteBody(tipoDte: TipoDte, facturaFolio: number, today: string): Record<
             direccion: 'Av. Libertador Bernardo O’Higgins 123'.replace('’', "'"),
             comuna: 'Santiago',
             ciudad: 'Santiago',
+            // The receptor's exchange address: accepted documents are e-mailed there (docs/exchange.md).
+            correo: 'intercambio@nandu.example.cl',
           },
         }),
     detalle: lines.map((l, i) => ({ ...l, montoItem: totals.lineas[i] })),
@@ -339,6 +341,21 @@ async function main() {
     }
   }
   info(`Written to ${pdfDir}`);
+
+  step('E-mail each accepted document to its receptor (no SMTP_URL: kept in the local mailbox)');
+  for (const d of dtes.filter((x) => x.tipoDte !== 39 && x.tipoDte !== 41 && final.get(x.id)?.status !== 'rejected')) {
+    let list: Json[] = [];
+    for (const until = Date.now() + 30_000; Date.now() < until; await new Promise((res) => setTimeout(res, 200))) {
+      list = (await api('GET', `/api/v1/tenants/${tenantId}/dte/${d.id}/deliveries`)).data as Json[];
+      if (list.length > 0 && list.every((x) => x.status !== 'pending')) break;
+    }
+    const last = list[list.length - 1];
+    const mark = last?.status === 'sent' ? green('✓') : red('✗');
+    console.log(
+      `   ${mark} ${String(d.tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} ${String(last?.status ?? 'none').padEnd(8)} ${dim(`${last?.to ?? ''} ${last?.messageId ?? ''}`)}`,
+    );
+  }
+  info(`The messages and their attachments (EnvioDTE + PDF): ${base}/mailbox`);
 
   step('Webhook deliveries the local receiver got');
   const expected = 1 + dtes.length; // tenant.credentials.updated + one dte.status.changed per document

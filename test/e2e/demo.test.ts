@@ -27,6 +27,8 @@ it('the demo runs the whole flow and ends with the dashboard credentials', async
   expect(pdfs).toContain('DTE-T39-F1-80mm.pdf');
   for (const t of [33, 34, 39, 41, 46, 52, 56, 61]) expect(r.out).toMatch(new RegExp(`✓ ${t}\\s+folio \\d+\\s+accepted`));
   expect(r.out).toMatch(/signature verified\s+tenant\.credentials\.updated/);
+  // Each accepted non-boleta document e-mailed to its receptor, into the local mailbox.
+  for (const t of [33, 34, 46, 52, 56, 61]) expect(r.out).toMatch(new RegExp(`✓ ${t}\\s+folio \\d+\\s+sent\\s+intercambio@`));
   expect(r.out).not.toContain('✗');
   expect(r.out).toMatch(/e-mail\s+demo@example\.com\n\s+password\s+demo-/);
 }, 300_000);
