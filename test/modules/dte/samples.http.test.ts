@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { computeTotals, type TipoDte } from '../../../src/dte/index.ts';
+import { computeTotals, siiDate, type TipoDte } from '../../../src/dte/index.ts';
 import { siiSharedDir } from '../../support/dte/check-sii-xml.ts';
 import { describeEachDb } from '../../support/db.ts';
-import { readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
+import { readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 
 /**
  * decisions §11: every one of the 27 sample inputs in `shared/sii/samples/json-inputs/` (the SII
@@ -131,7 +131,9 @@ describeEachDb('the 27 sample inputs over HTTP', (backend) => {
   let t: IssuingApp;
   let key: string;
   let tenantId: string;
-  const fecha = '2026-03-02';
+  const created: { name: string; id: string; tipoDte: number; folio: number }[] = [];
+  // Today: the folios are authorised today, and the SII refuses a document dated before its CAF (HED-3-305).
+  const fecha = siiDate(new Date());
 
   beforeAll(async () => {
     t = await startIssuingApp(backend);
@@ -143,6 +145,7 @@ describeEachDb('the 27 sample inputs over HTTP', (backend) => {
 
   it('creates each with the expected totals: 27/27', async () => {
     const results: string[] = [];
+    created.length = 0;
     for (const { name, json } of samples) {
       const res = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: toBody(name, json, fecha) });
       const want = expected[name]!;
@@ -151,6 +154,7 @@ describeEachDb('the 27 sample inputs over HTTP', (backend) => {
         continue;
       }
       const d = res.json();
+      created.push({ name, id: d.id, tipoDte: d.tipoDte, folio: d.folio });
       const got: Obj = { MntTotal: d.montoTotal };
       if ('MntNeto' in want) got.MntNeto = d.montoNeto;
       if ('MntExe' in want) got.MntExe = d.montoExento;
@@ -165,5 +169,34 @@ describeEachDb('the 27 sample inputs over HTTP', (backend) => {
     }
     expect(results).toEqual([]);
     expect(samples).toHaveLength(27);
+  });
+
+  it('the emulated SII accepts all 27 without objection (DOK), reviewing them with its own rules', async () => {
+    expect(created).toHaveLength(27);
+    // The SII rejects a reference to an electronic document it has not yet received (REF-3-750):
+    // samples that reference another sample (a guía, a nota de crédito, an export note) are sent
+    // once what they reference is accepted, in waves.
+    const refsOf = (name: string) =>
+      list(samples.find((x) => x.name === name)!.json.Referencia)
+        .map((r) => created.find((c) => c.tipoDte === Number(r.TpoDocRef) && c.folio === Number(r.FolioRef)))
+        .filter((c) => c !== undefined);
+    const done = new Set<string>();
+    const verdicts: string[] = [];
+    while (done.size < created.length) {
+      const wave = created.filter((c) => !done.has(c.id) && refsOf(c.name).every((r) => done.has(r.id)));
+      expect(wave.length).toBeGreaterThan(0);
+      const sent = await t.call(key, {
+        method: 'POST',
+        url: `/api/v1/tenants/${tenantId}/dte/send`,
+        payload: { dteIds: wave.map((c) => c.id) },
+      });
+      expect(sent.statusCode, sent.body).toBe(202);
+      for (const c of wave) {
+        const st = await waitFinal(t, key, c.id);
+        if (st.status !== 'accepted' || st.sii.estado !== 'DOK') verdicts.push(`${c.name}: ${st.status} ${st.sii.estado} ${st.sii.glosa}`);
+        done.add(c.id);
+      }
+    }
+    expect(verdicts).toEqual([]);
   });
 });
