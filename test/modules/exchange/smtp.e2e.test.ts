@@ -7,6 +7,7 @@ import { describeEachDb } from '../../support/db.ts';
 import { runCheckSiiXml } from '../../support/dte/check-sii-xml.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 import { pdfText } from '../../support/pdf.ts';
+import { dumpTables, findings } from '../../support/secret-scan.ts';
 
 /**
  * Outbound exchange through a real SMTP server in the test (smtp-server, read back with
@@ -51,6 +52,8 @@ function startSmtpServer() {
       const a = address.address;
       // A permanent refusal that quotes the address, as real servers do.
       if (a.startsWith('permanent')) return cb(Object.assign(new Error(`5.1.1 <${a}>: Recipient address rejected`), { responseCode: 550 }));
+      // A server that is always busy for this mailbox.
+      if (a.startsWith('busy')) return cb(Object.assign(new Error('4.3.2 Service busy, try later'), { responseCode: 421 }));
       // Greylisting: the first try of each message is deferred.
       if (a.startsWith('transient') && (refusals.get(a) ?? 0) < 1) {
         refusals.set(a, (refusals.get(a) ?? 0) + 1);
@@ -123,6 +126,7 @@ describeEachDb('outbound exchange through a real SMTP server', (backend) => {
       ['good', 'good@receptor.example.cl'],
       ['transient', 'transient@receptor.example.cl'],
       ['permanent', 'permanent@receptor.example.cl'],
+      ['busy', 'busy@receptor.example.cl'],
     ] as const) {
       const body = dteBody(33);
       body.receptor = { ...(body.receptor as object), correo };
@@ -198,10 +202,19 @@ describeEachDb('outbound exchange through a real SMTP server', (backend) => {
     expect(messagesTo('permanent@receptor.example.cl')).toHaveLength(0);
   });
 
-  it('logs neither an address nor the SMTP password', () => {
+  it('fails a delivery whose every attempt is deferred, after the schedule’s attempts', async () => {
+    const [d] = await settled(ids.busy!);
+    expect(d).toMatchObject({ status: 'failed', attempts: 3, messageId: null, lastError: { code: 'smtp_deferred' } });
+    expect(messagesTo('busy@receptor.example.cl')).toHaveLength(0);
+  });
+
+  it('logs neither an address nor the SMTP password, and stores the password nowhere', async () => {
     expect(logged.some((l) => l.includes('exchange delivery'))).toBe(true);
     for (const secret of ['receptor.example.cl', 'emisor.example.cl', SMTP_PASSWORD]) {
       expect(logged.filter((l) => l.includes(secret))).toEqual([]);
     }
+    const password = { password: Buffer.from(SMTP_PASSWORD) };
+    expect(findings(await dumpTables(t.ctx.db), password, 'the main database')).toEqual([]);
+    expect(findings(await dumpTables(t.sdb.db), password, 'the secrets database')).toEqual([]);
   });
 });
