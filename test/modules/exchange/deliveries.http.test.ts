@@ -129,7 +129,8 @@ describeEachDb('outbound exchange: deliveries over HTTP, local mailbox', (backen
 
   it('resends on request, to the receptor or another address; refuses what cannot be delivered', async () => {
     const url = (id: string) => `/api/v1/tenants/${tenantId}/dte/${id}/deliveries`;
-    const again = await t.call(key, { method: 'POST', url: url(ids.withCorreo!), payload: {} });
+    // No body at all is a resend to the receptor's correo.
+    const again = await t.call(key, { method: 'POST', url: url(ids.withCorreo!) });
     expect(again.statusCode, again.body).toBe(202);
     expect(again.json()).toMatchObject({ trigger: 'resend', status: 'pending', to: 'dte@receptor.example.cl', attempts: 0 });
     const other = await t.call(key, { method: 'POST', url: url(ids.withoutCorreo!), payload: { to: 'intercambio@otro.example.cl' } });
@@ -143,6 +144,14 @@ describeEachDb('outbound exchange: deliveries over HTTP, local mailbox', (backen
       ['skipped', null],
       ['sent', 'intercambio@otro.example.cl'],
     ]);
+
+    // A retried resend (same Idempotency-Key) is the same delivery, not a second e-mail.
+    const keyed = () =>
+      t.call(key, { method: 'POST', url: url(ids.withCorreo!), payload: {}, headers: { 'idempotency-key': 'resend-withCorreo-1' } });
+    const first = await keyed();
+    expect(first.statusCode).toBe(202);
+    expect((await keyed()).json().id).toBe(first.json().id);
+    expect((await settled(ids.withCorreo!)).length).toBe(3);
 
     const refused = async (id: string, payload: Record<string, unknown>, status: number, code: string) => {
       const r = await t.call(key, { method: 'POST', url: url(id), payload });
