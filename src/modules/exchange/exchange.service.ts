@@ -123,7 +123,8 @@ export function createExchangeService(deps: ExchangeDeps) {
       deps.log?.warn({ ...log, final: true }, 'exchange delivery failed');
       return;
     }
-    const waitMs = delayBefore(attempt + 1);
+    // ±20 % jitter, as webhook retries: deliveries deferred together do not all come back together.
+    const waitMs = Math.round(delayBefore(attempt + 1) * (0.8 + 0.4 * Math.random()));
     await exchangeStore.recordRetry(db, {
       id: d.id,
       accountId: d.account_id,
