@@ -55,7 +55,7 @@ export function createDteCreate(deps: CreateDeps) {
       throw errors.conflict(isDteEngineError(e) ? e.code : 'certificate_expired', `${(e as Error).message}.`, { param: 'certificate' });
     }
 
-    const reservation = await deps.folios.reserve(accountId, tenantId, prepared.tipoDte);
+    const reservation = await deps.folios.reserve(accountId, tenantId, prepared.tipoDte, { datedOn: prepared.fechaEmision });
     let xml: Buffer;
     try {
       ({ xml } = issueDte(prepared, { folio: reservation.folio, caf: reservation.caf, signer, now }));

@@ -34,7 +34,7 @@ export const allocationStore = {
    */
   async takeNext(
     sql: Sql,
-    a: { accountId: string; tenantId: string; tipoDte: number; today: string; now: Date },
+    a: { accountId: string; tenantId: string; tipoDte: number; today: string; now: Date; datedOn?: string | undefined },
   ): Promise<TakenFolio | undefined> {
     const r = await sql.query<{
       id: string;
@@ -49,6 +49,7 @@ export const allocationStore = {
       `with pick as (
          select g.id from folio_ranges g
          where g.account_id = $1 and g.tenant_id = $2 and g.tipo_dte = $3 and ${usable('g', '$4')}
+           and ($6::date is null or g.fecha_autorizacion <= $6::date)
          order by g.desde limit 1 for update of g
        ), upd as (
          update folio_ranges g set next_folio = g.next_folio + 1
@@ -64,7 +65,7 @@ export const allocationStore = {
             where o.account_id = $1 and o.tenant_id = $2 and o.tipo_dte = $3 and o.id <> upd.id and ${usable('o', '$4')}), 0))::float8 as disponibles,
          s.low_threshold, s.low_armed
        from upd left join folio_settings s on s.tenant_id = $2 and s.tipo_dte = $3`,
-      [a.accountId, a.tenantId, a.tipoDte, a.today, a.now],
+      [a.accountId, a.tenantId, a.tipoDte, a.today, a.now, a.datedOn ?? null],
     );
     const row = r.rows[0];
     return row

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { CafCache } from './caf-cache.ts';
 import { allocationStore, type TakenFolio } from './folios.allocation.store.ts';
 import { checkStock } from './folios.inventory.ts';
+import { inventoryStore } from './folios.inventory.store.ts';
 
 /**
  * Folio allocation, what the DTE module issues with (docs/folios.md, "How folios are handed out").
@@ -58,14 +59,18 @@ export function createFolioAllocation(deps: FolioAllocationDeps) {
   };
 
   return {
-    /** Step 1 of the invariant: the next folio of the type, with the CAF that stamps it. */
-    async reserve(accountId: string, tenantId: string, tipoDte: number): Promise<Reservation> {
+    /**
+     * Step 1 of the invariant: the next folio of the type, with the CAF that stamps it. With
+     * `datedOn` (the document's fechaEmision), only from a CAF authorised on or before that day:
+     * the SII rejects a document dated before its CAF (HED-3-305), so none is spent on one.
+     */
+    async reserve(accountId: string, tenantId: string, tipoDte: number, opts: { datedOn?: string } = {}): Promise<Reservation> {
       const now = clock.now();
       const today = siiDate(now);
       let a: TakenFolio | undefined;
       for (let skipped = 0; ; skipped++) {
         if (skipped >= MAX_SKIPPED) throw new Error('folio allocation: too many folios already handed out in a row');
-        a = await allocationStore.takeNext(db, { accountId, tenantId, tipoDte, today, now });
+        a = await allocationStore.takeNext(db, { accountId, tenantId, tipoDte, today, now, datedOn: opts.datedOn });
         if (!a || a.reserved) break;
         // A folio handed out before (a rewound counter): skipped, never handed out again.
         deps.log?.warn({ tenantId, tipoDte, folio: a.folio }, 'folio already handed out before; skipped');
@@ -75,6 +80,17 @@ export function createFolioAllocation(deps: FolioAllocationDeps) {
       // still sees the crossing and fires.
       if (a && alarmMayChange(a)) {
         await db.transaction((tx) => checkStock(tx, { accountId, tenantId, tipoDte, now, mayFire: true }));
+      }
+      if (!a && opts.datedOn) {
+        const later = await inventoryStore.usableRanges(db, accountId, tenantId, today, tipoDte);
+        if (later.length > 0)
+          throw errors.unprocessable(
+            'date_before_caf',
+            `fechaEmision ${opts.datedOn} is before the authorisation of every CAF of type ${tipoDte} with folios left (the earliest is ${
+              later.map((g) => g.fecha_autorizacion).sort()[0]!
+            }); the SII rejects a document dated before its CAF. Date it on or after that day.`,
+            { param: 'fechaEmision', details: { earliestAuthorization: later.map((g) => g.fecha_autorizacion).sort()[0]! } },
+          );
       }
       if (!a)
         throw errors.conflict(

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { siiDate } from '../../../src/dte/index.ts';
 import { validTenant } from '../../support/app.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { dteBody, randomRut, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
@@ -374,6 +375,20 @@ describeEachDb('issuing routes refuse bad input with a specific 4xx', (backend) 
     // The same lines as the cancelled factura: accepted. A folio this tenant never issued cannot be checked here.
     const ok = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: annul(created.montoTotal) });
     expect(ok.statusCode, ok.body).toBe(201);
+  });
+
+  it('a document dated before every CAF with folios left is 422 date_before_caf and spends no folio', async () => {
+    // The emulated SII authorises CAFs today; the SII rejects a document dated before its CAF (HED-3-305).
+    const yesterday = siiDate(new Date(Date.now() - 86_400_000)); // dates in Chile's time zone, like the SII's
+    const before = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` })).json();
+    const r = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/dte`,
+      payload: dteBody(33, { fechaEmision: yesterday }),
+    });
+    expectError(r, { status: 422, code: 'date_before_caf', param: 'fechaEmision' }, 'dated yesterday');
+    expect(r.json().error.details.earliestAuthorization).toBe(siiDate(new Date()));
+    expect((await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` })).json()).toEqual(before);
   });
 
   it('lists with filters and iterator pagination', async () => {
