@@ -161,9 +161,13 @@ export function totalRows(d: PrintableDte): TotalRow[] {
   if (t.creditoEmpresasConstructoras !== null)
     rows.push({ label: 'Crédito empresas constructoras', value: `-${m(t.creditoEmpresasConstructoras)}` });
   if (t.comisiones) {
-    if (t.comisiones.neto !== null) rows.push({ label: 'Comisiones (neto)', value: m(t.comisiones.neto) });
-    if (t.comisiones.exento !== null) rows.push({ label: 'Comisiones (exento)', value: m(t.comisiones.exento) });
-    if (t.comisiones.iva !== null) rows.push({ label: 'IVA comisiones', value: m(t.comisiones.iva) });
+    // A liquidación-factura's commissions and their IVA are subtracted from the total (MntTotal,
+    // format document §A fields 121-124): printed with a minus, like a withholding; zero rows left out.
+    const c = t.comisiones;
+    const some = (v: string | null): v is string => v !== null && Number(v) !== 0;
+    if (some(c.neto)) rows.push({ label: 'Comisiones (neto)', value: `-${m(c.neto)}` });
+    if (some(c.exento)) rows.push({ label: 'Comisiones (exento)', value: `-${m(c.exento)}` });
+    if (some(c.iva)) rows.push({ label: 'IVA comisiones', value: `-${m(c.iva)}` });
   }
   if (t.montoNoFacturable !== null) rows.push({ label: 'Monto no facturable', value: m(t.montoNoFacturable) });
   rows.push({ label: t.moneda && t.moneda !== 'PESO CL' ? `TOTAL (${t.moneda})` : 'TOTAL', value: m(t.montoTotal), strong: true });

@@ -171,6 +171,17 @@ describe('printed document (PDF): timbre and text read back', () => {
     }
   });
 
+  it("prints a liquidación-factura's commissions as subtracted, and an export's amounts in its currency", () => {
+    const l = rendered.find((r) => r.tipo === 43 && r.formato === 'carta' && !r.cedible)!.text;
+    expect(l).toMatch(/Comisiones \(neto\)\s+-\$ 17\.500/);
+    expect(l).toMatch(/IVA comisiones\s+-\$ 3\.325/);
+    expect(l).not.toContain('Comisiones (exento)'); // zero: left out
+    expect(l).toMatch(/TOTAL\s+\$ 415\.675/);
+    const e = rendered.find((r) => r.tipo === 110 && r.formato === 'carta' && !r.cedible)!.text;
+    expect(e).toMatch(/TOTAL \(DOLAR USA\)\s+1\.302,4999/);
+    expect(e).toMatch(/Total en PESO CL\s+1\.237\.701/);
+  });
+
   it('prints the lines, the references with their reason, and Spanish numbers', () => {
     const f = rendered.find((r) => r.tipo === 33 && r.formato === 'carta' && !r.cedible)!.text;
     expect(f).toContain('Servicio de programación <backend>');
