@@ -88,6 +88,13 @@ describe('buildDte', () => {
     expect(n).toContain(
       '<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>33</TpoDocRef><FolioRef>1</FolioRef><FchRef>2026-03-01</FchRef><CodRef>3</CodRef><RazonRef>Corrige montos</RazonRef></Referencia><TED',
     );
+    // A boleta's Referencia (EnvioBOLETA_v11.xsd) has no FchRef, IndGlobal or RUTOtr.
+    const boletaRef = sampleDteInput(39, 1, {
+      referencias: [{ tipoDocRef: 'SET', folioRef: '1', fechaRef: '2026-03-01', razonRef: 'CASO-1' }],
+    });
+    expect(text(kit.build(boletaRef).xml)).toContain(
+      '<Referencia><NroLinRef>1</NroLinRef><TpoDocRef>SET</TpoDocRef><FolioRef>1</FolioRef><RazonRef>CASO-1</RazonRef></Referencia>',
+    );
     expect(text(kit.build(sampleDteInput(52)).xml)).toContain('<IndTraslado>1</IndTraslado>');
     expect(text(kit.build(sampleDteInput(34)).xml)).toContain('<Totales><MntExe>75990</MntExe><MntTotal>75990</MntTotal></Totales>');
   });

@@ -2,7 +2,7 @@ import { el } from '../xml-escape.ts';
 import { MAX_DETALLE_LINES_BOLETA } from '../limits.ts';
 import { opt } from './strategy.ts';
 import type { DocumentStrategy } from './strategy.ts';
-import { detalle, globales } from './parts.ts';
+import { detalle, globales, referencias } from './parts.ts';
 
 /** BOLETADefType: RznSocEmisor/GiroEmisor, IndServicio mandatory, no Acteco, no TasaIVA, light receptor. */
 const boletaBase: Omit<DocumentStrategy, 'totales'> = {
@@ -58,24 +58,7 @@ const boletaBase: Omit<DocumentStrategy, 'totales'> = {
     );
   },
   detalle: (d) => detalle(d, 'BOLETA'),
-  referencias(d) {
-    // Boleta references have no FchRef and a free-text CodRef.
-    return (
-      globales(d) +
-      d.referencias
-        .map(
-          (r, i) =>
-            '<Referencia>' +
-            el('NroLinRef', i + 1) +
-            el('TpoDocRef', r.tipoDocRef) +
-            el('FolioRef', r.folioRef) +
-            opt('CodRef', r.codRef) +
-            opt('RazonRef', r.razonRef) +
-            '</Referencia>',
-        )
-        .join('')
-    );
-  },
+  referencias: (d) => globales(d) + referencias(d, 'BOLETA'),
 };
 
 const montoNF = (n: number) => (n !== 0 ? el('MontoNF', n) : '');

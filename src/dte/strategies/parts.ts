@@ -212,17 +212,22 @@ export function globales(d: NormalizedDte): string {
     .join('');
 }
 
-export function referencias(d: NormalizedDte, root: Root): string {
+/**
+ * Referencia in each root's sequence. A boleta's (EnvioBOLETA_v11.xsd) has no IndGlobal, RUTOtr or
+ * FchRef, and its CodRef is free text; a Liquidacion's has no RUTOtr.
+ */
+export function referencias(d: NormalizedDte, root: Root | 'BOLETA'): string {
+  const dte = root !== 'BOLETA';
   return d.referencias
     .map(
       (r, i) =>
         '<Referencia>' +
         el('NroLinRef', i + 1) +
         el('TpoDocRef', r.tipoDocRef) +
-        (r.indGlobal ? el('IndGlobal', 1) : '') +
+        (dte && r.indGlobal ? el('IndGlobal', 1) : '') +
         el('FolioRef', r.folioRef) +
-        (root !== 'Liquidacion' ? opt('RUTOtr', r.rutOtro) : '') +
-        el('FchRef', r.fechaRef) +
+        (dte && root !== 'Liquidacion' ? opt('RUTOtr', r.rutOtro) : '') +
+        (dte ? el('FchRef', r.fechaRef) : '') +
         opt('CodRef', r.codRef) +
         opt('RazonRef', r.razonRef) +
         '</Referencia>',
