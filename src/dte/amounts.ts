@@ -144,6 +144,11 @@ function percentOf(units: bigint, pct: Decimal): bigint {
   return num >= 0n ? divideRoundHalfUp(num, den) : -divideRoundHalfUp(-num, den);
 }
 
+/** ValComIVA of one commission line: "Valor * Tasa IVA" (format document, Comisiones field 7), half-up. */
+export function comisionIva(montoNeto: number, param = 'comisiones'): number {
+  return Number(divideRoundHalfUp(scaled(montoNeto, 0, param) * BigInt(IVA_RATE_PERCENT), 100n));
+}
+
 export function computeLineAmount(cantidad: number, precioUnitario: number, param = 'detalle'): number {
   const q = dec(cantidad, `${param}.cantidad`);
   const p = dec(precioUnitario, `${param}.precioUnitario`);
@@ -316,7 +321,7 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
       const neto = scaled(c.montoNeto, 0, `comisiones[${i}].montoNeto`);
       cn += neto;
       ce += scaled(c.montoExento ?? 0, 0, `comisiones[${i}].montoExento`);
-      ci += divideRoundHalfUp(neto * BigInt(IVA_RATE_PERCENT), 100n);
+      ci += BigInt(comisionIva(c.montoNeto, `comisiones[${i}].montoNeto`));
     });
     comisiones = { neto: Number(cn), exento: Number(ce), iva: Number(ci) };
     comisionTotal = cn + ce + ci;

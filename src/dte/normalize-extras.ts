@@ -5,7 +5,7 @@ import { checkSiiDate } from './dates.ts';
 import { toSiiRut } from './rut.ts';
 import { decimalFromNumber, formatDecimal } from './decimal.ts';
 import { percentText } from './normalize-lines.ts';
-import type { Totals } from './amounts.ts';
+import { comisionIva, type Totals } from './amounts.ts';
 import type { AduanaInput, ComisionInput, DescuentoGlobalInput, ExportacionInput, PagoInput, TransporteInput } from './types.ts';
 
 /**
@@ -268,7 +268,7 @@ export function normalizeComisiones(input: readonly ComisionInput[] | undefined,
       tasa: percentText(c.tasa, `${p}.tasa`),
       montoNeto: c.montoNeto,
       montoExento,
-      iva: Math.round((c.montoNeto * 19) / 100),
+      iva: comisionIva(c.montoNeto, `${p}.montoNeto`),
     };
   });
 }
