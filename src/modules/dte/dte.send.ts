@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import { referencedFirst } from './dte.envelope-order.ts';
 import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
@@ -143,7 +144,13 @@ export function createSendService(deps: SendDeps) {
           groups.set(kind, [...(groups.get(kind) ?? []), id]);
         }
         const ids: string[] = [];
-        for (const [kind, members] of groups) {
+        for (const [kind, given] of groups) {
+          const members = referencedFirst(
+            given.map((id) => {
+              const r = rows.get(id)!;
+              return { id, tipoDte: r.tipo_dte, folio: Number(r.folio), referencias: r.referencias };
+            }),
+          ).map((d) => d.id);
           const envioId = newId();
           ids.push(envioId);
           await dteStore.insertEnvio(tx, { id: envioId, accountId, tenantId, tipoEnvio: kind, dteIds: members, now });
