@@ -63,7 +63,7 @@ type Features = typeof features extends fc.Arbitrary<infer T> ? T : never;
 function validBody(tipo: TipoDte, f: Features): Body {
   const base = dteBody(tipo);
   const extras: Body = {};
-  let lines = (base.detalle as Line[]).map(({ montoItem: _m, ...l }) => ({ ...l }));
+  const lines = (base.detalle as Line[]).map(({ montoItem: _m, ...l }) => ({ ...l }));
   if (f.nombre) lines[0] = { ...lines[0], nombre: f.nombre };
   if (f.lineExtras) {
     const { descuentoPct, recargoMonto, ...rest } = f.lineExtras;
