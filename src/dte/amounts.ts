@@ -233,7 +233,12 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
   let noFacturable = 0n;
   let deposit = 0n;
   const codeBase = new Map<number, bigint>();
-  const perLine = detalle.map((l, i) => lineAmounts(l, i, scale));
+  // IndExe 4 ("ítem no venta") and 5 ("ítem a rebajar"): MontoItem "debe ser cero" (format document
+  // §B field 38); their price and quantity are printed only.
+  const perLine = detalle.map((l, i) => {
+    const ind = lineIndExe(tipoDte, l);
+    return ind === 4 || ind === 5 ? { units: 0n } : lineAmounts(l, i, scale);
+  });
   perLine.forEach(({ units }, i) => {
     const line = detalle[i]!;
     const ind = lineIndExe(tipoDte, line);
@@ -242,7 +247,7 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
     else if (ind === 6) noFacturable -= units;
     else if (ind === 3) deposit += units;
     else if (ind === 4 || ind === 5) {
-      /* "ítem no venta" / "ítem a rebajar": printed, counted nowhere (format document, IndExe). */
+      /* "ítem no venta" / "ítem a rebajar": amount 0, counted nowhere (format document, IndExe). */
     } else {
       taxed += units;
       for (const c of taxCodesOf(line)) codeBase.set(c, (codeBase.get(c) ?? 0n) + units);

@@ -159,7 +159,7 @@ export const DetalleBody = Type.Object(
         minimum: 1,
         maximum: 6,
         description:
-          'Line indicator (IndExe): 1 exento, 2 no facturable (MontoNF), 3 garantía de depósito por envases (GrntDep, added to the total), 4 ítem no venta, 5 ítem a rebajar, 6 no facturable negativo; 4 and 5 count in no total, and the SII wants their montoItem 0 (give precioUnitario 0). Boletas: 1, 2 or 6. Not with exento true unless 1.',
+          'Line indicator (IndExe): 1 exento, 2 no facturable (MontoNF), 3 garantía de depósito por envases (GrntDep, added to the total), 4 ítem no venta, 5 ítem a rebajar, 6 no facturable negativo; 4 and 5 count in no total and their montoItem is 0 (format document §B field 38), whatever their price. Boletas: 1, 2 or 6. Not with exento true unless 1.',
         examples: [2],
       }),
     ),
