@@ -22,9 +22,9 @@ describe('line amounts', () => {
 
   it('IndExe 4 and 5: montoItem 0 whatever the price (format document §B field 38), in no total', () => {
     const t = computeTotals(33, [
-      { nombre: 'Servicio', cantidad: 1, precioUnitario: 1000 },
-      { nombre: 'Exhibidor en comodato', cantidad: 1, precioUnitario: 45000, indExe: 4 },
-      { nombre: 'Envases devueltos', cantidad: 20, precioUnitario: 150, indExe: 5 },
+      { cantidad: 1, precioUnitario: 1000 },
+      { cantidad: 1, precioUnitario: 45000, indExe: 4 },
+      { cantidad: 20, precioUnitario: 150, indExe: 5 },
     ]);
     expect(t.lineas).toEqual([1000, 0, 0]);
     expect(t.montoTotal).toBe(1190);
