@@ -12,7 +12,7 @@
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { startBareFastify } from './lib/bare-fastify.ts';
-import { createAccount, freshPostgresUrl, startServer, UNLIMITED_RATES } from './lib/server.ts';
+import { createAccount, freshPostgresUrl, readCpuMicros, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 export interface ReadsResult {
   backend: 'pglite' | 'postgres';
@@ -27,6 +27,8 @@ export interface ReadsResult {
   /** The median of the rounds' authenticated ÷ bare (requestsPerSecond and bareRequestsPerSecond are that round's). */
   ratio: number;
   rounds: { bare: number; authenticated: number; ratio: number }[];
+  /** CPU time of each server process per request, in the median round (the service's includes its PGlite). */
+  cpuMicrosPerRequest: { bare: number; authenticated: number };
   /** PostgreSQL only: per request, transactions committed and rows inserted+updated in the schema. */
   perRequest?: { transactions: number; rowsWritten: number; tables: Record<string, { written: number; scans: number }> };
 }
@@ -98,14 +100,24 @@ export async function runReadsBench(opts: {
     const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
     const slice = Math.max(2, Math.round(seconds / rounds));
     const schema = pgUrl ? new URL(pgUrl.url).searchParams.get('options')!.split('=')[1]! : '';
-    const pairs: { bare: autocannon.Result; auth: autocannon.Result; ratio: number }[] = [];
+    const pairs: {
+      bare: autocannon.Result;
+      auth: autocannon.Result;
+      ratio: number;
+      bareCpuUsPerRequest: number;
+      serverCpuUsPerRequest: number;
+    }[] = [];
     let before: Awaited<ReturnType<typeof dbCounters>> | undefined;
     let after: typeof before;
     let total = 0;
     for (let i = 0; i < rounds; i++) {
+      const bareCpu = readCpuMicros(bare.pid);
       const bareResult = await load(bare.url, {}, connections, slice);
+      const bareCpuUs = (readCpuMicros(bare.pid) ?? NaN) - (bareCpu ?? NaN);
       const b = pgUrl ? await dbCounters(base, schema) : undefined;
+      const serverCpu = readCpuMicros(server.pid);
       const auth = await load(url, headers, connections, slice);
+      const serverCpuUs = (readCpuMicros(server.pid) ?? NaN) - (serverCpu ?? NaN);
       if (pgUrl) {
         await new Promise((r) => setTimeout(r, 700)); // the statistics collector reports every 500 ms
         const a = await dbCounters(base, schema);
@@ -113,7 +125,13 @@ export async function runReadsBench(opts: {
         after = a;
       }
       total += auth.requests.total;
-      pairs.push({ bare: bareResult, auth, ratio: auth.requests.average / Math.max(1, bareResult.requests.average) });
+      pairs.push({
+        bare: bareResult,
+        auth,
+        ratio: auth.requests.average / Math.max(1, bareResult.requests.average),
+        bareCpuUsPerRequest: bareCpuUs / Math.max(1, bareResult.requests.total),
+        serverCpuUsPerRequest: serverCpuUs / Math.max(1, auth.requests.total),
+      });
     }
     await bare.stop();
     let perRequest: ReadsResult['perRequest'];
@@ -146,6 +164,12 @@ export async function runReadsBench(opts: {
       peakRssMb,
       bareRequestsPerSecond,
       ratio: +median.ratio.toFixed(3),
+      // The servers' own CPU per request (user + system, from /proc): what the load on the rest of
+      // the machine does not change, unlike the rates.
+      cpuMicrosPerRequest: {
+        bare: Math.round(median.bareCpuUsPerRequest),
+        authenticated: Math.round(median.serverCpuUsPerRequest),
+      },
       rounds: pairs.map((p) => ({
         bare: Math.round(p.bare.requests.average),
         authenticated: Math.round(p.auth.requests.average),

@@ -74,7 +74,7 @@ async function main() {
     rows.push({
       benchmark: 'authenticated GET /api/v1/tenants/{id} ÷ bare Fastify (same run, 32 connections)',
       backend,
-      figure: `${r.requestsPerSecond} req/s ÷ ${r.bareRequestsPerSecond} req/s = ${r.ratio.toFixed(3)}`,
+      figure: `${r.requestsPerSecond} req/s ÷ ${r.bareRequestsPerSecond} req/s = ${r.ratio.toFixed(3)}; server CPU ${r.cpuMicrosPerRequest.authenticated} µs/req vs ${r.cpuMicrosPerRequest.bare}`,
       p50: `${r.p50Ms} ms`,
       p99: `${r.p99Ms} ms`,
       peakRssMb: fmt(r.peakRssMb),

@@ -8,6 +8,7 @@ import { launch, type Proc } from '../../test/support/processes.ts';
 
 export interface BareHandle {
   url: string;
+  pid: number;
   stop: () => Promise<void>;
 }
 
@@ -17,7 +18,7 @@ export async function startBareFastify(): Promise<BareHandle> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const m = /listening on (\d+)/.exec(p.log());
-    if (m) return { url: `http://127.0.0.1:${m[1]}/bare`, stop: () => p.stop() };
+    if (m) return { url: `http://127.0.0.1:${m[1]}/bare`, pid: p.pid, stop: () => p.stop() };
     if (p.proc.exitCode !== null || Date.now() > deadline) throw new Error(`bare Fastify did not start:\n${p.log()}`);
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -26,6 +26,16 @@ export function readPeakRssMb(pid: number): number | undefined {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in microseconds (Linux /proc). */
+export function readCpuMicros(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks of 1/100 s
+  } catch {
+    return undefined;
+  }
+}
+
 export interface ServerHandle {
   url: string;
   pid: number;
