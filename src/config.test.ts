@@ -58,3 +58,18 @@ it('reads the outbound e-mail settings and never repeats the SMTP password', () 
   expect(() => loadConfig({ SMTP_URL: 'smtp//relay:S3cret-pass@host' })).toThrow(/^(?!.*S3cret)/s);
   expect(() => loadConfig({ SMTP_URL: 'ftp://relay:S3cret-pass@host' })).toThrow(/^(?!.*S3cret)/s);
 });
+
+it('metrics: on by default, off by default in production unless a token is set; a short token is refused unechoed', () => {
+  const base = { DATA_DIR: '/tmp/x' };
+  expect(loadConfig(base).metrics).toEqual({ enabled: true, token: undefined });
+  expect(loadConfig({ ...base, NODE_ENV: 'production' }).metrics.enabled).toBe(false);
+  const token = 'a'.repeat(32);
+  expect(loadConfig({ ...base, NODE_ENV: 'production', METRICS_TOKEN: token }).metrics).toEqual({ enabled: true, token });
+  expect(loadConfig({ ...base, METRICS_ENABLED: 'false', METRICS_TOKEN: token }).metrics.enabled).toBe(false);
+  expect(() => loadConfig({ ...base, METRICS_TOKEN: 'short-secret' })).toThrow(/METRICS_TOKEN/);
+  try {
+    loadConfig({ ...base, METRICS_TOKEN: 'short-secret' });
+  } catch (e) {
+    expect((e as Error).message).not.toContain('short-secret');
+  }
+});

@@ -95,6 +95,8 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bodyLimitBytes: number;
   readonly certificateLimitBytes: number;
+  /** Prometheus /metrics (docs/operations.md): served when enabled; with a token, only to `Bearer <token>`. */
+  readonly metrics: { readonly enabled: boolean; readonly token: string | undefined };
 }
 
 export class ConfigError extends Error {
@@ -265,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     certificateLimitBytes: int(env, 'CERTIFICATE_LIMIT_BYTES', 256 * 1024, 1024),
+    metrics: metricsSettings(env, nodeEnv),
   };
   if (config.databaseUrl && !config.dataEncryptionKeys)
     throw new ConfigError('DATA_ENCRYPTION_KEY', 'required when DATABASE_URL is set (the embedded default creates its own)');
@@ -274,6 +277,17 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('SECRETS_ENCRYPTION_KEY', 'required when SECRETS_DATABASE_URL is set');
   return deepFreeze(config);
 }
+
+/**
+ * METRICS_ENABLED defaults to on, except in production mode where it is on only once a
+ * METRICS_TOKEN is set: a public deployment does not publish its tenants' ids and volumes by default.
+ */
+const metricsSettings = (env: Env, nodeEnv: Config['env']): Config['metrics'] => {
+  const token = str(env, 'METRICS_TOKEN');
+  if (token !== undefined && !/^[\x21-\x7e]{16,200}$/.test(token))
+    throw new ConfigError('METRICS_TOKEN', 'expected 16 to 200 printable characters without spaces (e.g. openssl rand -hex 32)');
+  return { enabled: bool(env, 'METRICS_ENABLED', nodeEnv !== 'production' || token !== undefined), token };
+};
 
 const rateLimits = (env: Env, name: string): RateLimits | null => {
   try {

@@ -30,11 +30,17 @@ import { foliosEncryptedColumns } from './modules/folios/index.ts';
 import { idempotencyEncryptedColumns } from './http/plugins/idempotency.ts';
 import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
-import { createDbSecretStore } from './secrets/secret-store.ts';
+import { createDbSecretStore, SECRETS_MIGRATIONS } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
 import { createReceivedService } from './modules/received/index.ts';
 import { schemaValidatorFrom } from './provider/emulator/schemas.ts';
 import { createExchangeService, createMailboxTransport, createSmtpTransport } from './modules/exchange/index.ts';
+import { folioStock } from './modules/folios/index.ts';
+import { siiDate } from './dte/index.ts';
+import { queueStats } from './jobs/queue.ts';
+import { MAIN_MIGRATIONS } from './db/open.ts';
+import { createMetrics } from './ops/metrics.ts';
+import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
   config: Config;
@@ -56,6 +62,16 @@ export interface ContextDeps {
 
 export function createContext(deps: ContextDeps) {
   const { db, clock } = deps;
+  // Operations (docs/operations.md): metrics read the queue and the folio stock at scrape time;
+  // the webhook worker and the provider client are handed observers, never a global registry.
+  const metrics = createMetrics({
+    queueStats: () => queueStats(db),
+    folioStock: () => folioStock(db, siiDate(clock.now())),
+  });
+  const readiness = createReadiness([
+    { name: 'database', db, migrationsDir: MAIN_MIGRATIONS },
+    { name: 'secrets_database', db: deps.secretsDb, migrationsDir: SECRETS_MIGRATIONS },
+  ]);
   const apiKeys = createApiKeysService({ db, clock });
   const accounts = createAccountsService({ db, clock, apiKeys });
   const tenants = createTenantsService({ db, clock });
@@ -77,7 +93,7 @@ export function createContext(deps: ContextDeps) {
   const dataCipher = createEnvelope(deps.keyrings.data.keyring);
   const secretsEnvelope = createEnvelope(deps.keyrings.secrets.keyring);
   const secretStore = createDbSecretStore({ db: deps.secretsDb, envelope: secretsEnvelope, clock });
-  const providerSetup = createProvider(deps.config, { db, clock });
+  const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider });
   const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
   const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
   // One writer keeps the two-database write order for the API and the hosted page alike.
@@ -164,6 +180,8 @@ export function createContext(deps: ContextDeps) {
     ...deps,
     provider,
     cafKeys,
+    metrics,
+    readiness,
     secrets: { dataCipher, secretsEnvelope, store: secretStore },
     // Keys of the hosted pages, derived from server key material so every process agrees.
     pageKeys: { csrf: Buffer.from(crypto.hkdfSync('sha256', deps.keyrings.data.keyring.current.key, 'dte-pages', 'csrf-v1', 32)) },

@@ -12,6 +12,7 @@ import { genRequestId } from './plugins/request-id.ts';
 import { ErrorBody } from './schemas.ts';
 import { addSharedSchema, validatorCompiler } from './validation.ts';
 import docsRoutes from './docs.ts';
+import opsRoutes from './ops.routes.ts';
 import { refuseNul } from './text-guard.ts';
 import { rateLimiterFor } from '../lib/rate-limiter.ts';
 
@@ -89,6 +90,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) || `def-${i}` },
   });
   await app.register(errorsPlugin);
+  // Before the routes: its request timing hook must see every one of them.
+  await app.register(opsRoutes, { ctx });
   await app.register(authPlugin, {
     apiKeys: ctx.services.apiKeys,
     rateLimiter: rateLimiterFor(ctx.db),

@@ -185,3 +185,16 @@ export function createWorker(opts: WorkerOptions) {
 }
 
 export type Worker = ReturnType<typeof createWorker>;
+
+/**
+ * Depth (pending or running) and the age of the oldest due, unclaimed job, per queue: one
+ * statement over the partial index of live jobs, for the metrics scrape (src/ops/metrics.ts).
+ */
+export async function queueStats(sql: Sql): Promise<{ queue: string; depth: number; oldestReadySeconds: number }[]> {
+  const r = await sql.query<{ queue: string; depth: number; oldest: number | null }>(
+    `select queue, count(*)::float8 as depth,
+       extract(epoch from clock_timestamp() - min(run_at) filter (where status = 'pending' and run_at <= clock_timestamp()))::float8 as oldest
+     from jobs where status in ('pending', 'running') group by queue`,
+  );
+  return r.rows.map((row) => ({ queue: row.queue, depth: Number(row.depth), oldestReadySeconds: Math.max(0, Number(row.oldest ?? 0)) }));
+}

@@ -10,6 +10,7 @@ import { loadOrCreateSiiKey } from './emulator/sii-key.ts';
 import type { Provider } from './port.ts';
 import { createDbPacer } from './simpleapi/pacing.ts';
 import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
+import type { ProviderCallObserver } from './simpleapi/client.ts';
 import { cafTrust } from './sii-keys.ts';
 
 /**
@@ -24,7 +25,7 @@ export interface ProviderSetup {
   cafKeys: SiiKeys;
 }
 
-export function createProvider(config: Config, deps: { db: Db; clock: Clock }): ProviderSetup {
+export function createProvider(config: Config, deps: { db: Db; clock: Clock; observer?: ProviderCallObserver }): ProviderSetup {
   const limits = config.simpleapi.rateLimits;
   const pacer = limits ? createDbPacer(deps.db, limits, { maxWaitMs: config.simpleapi.maxPaceWaitMs }) : undefined;
   if (config.provider === 'simpleapi') {
@@ -38,6 +39,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock }): 
         timeoutMs: config.simpleapi.timeoutMs,
         retries: config.simpleapi.retries,
         pacer,
+        observer: deps.observer,
       }),
       cafKeys: cafTrust(extra),
     };
@@ -53,6 +55,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock }): 
     timeoutMs: config.simpleapi.timeoutMs,
     rateLimits: limits,
     pacer,
+    observer: deps.observer,
   });
   return { provider, cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }]) };
 }

@@ -13,4 +13,5 @@ export { createFolioAnnulment, MAX_ANNUL_ATTEMPTS } from './folios.annul.ts';
 export type { FolioAnnulment } from './folios.annul.ts';
 export { folioJobHandlers, folioPeriodics } from './folios.jobs.ts';
 export { foliosEncryptedColumns } from './folios.encrypted.ts';
+export { folioStock } from './folios.metrics.ts';
 export { default as foliosRoutes } from './folios.routes.ts';

@@ -11,7 +11,7 @@ export { webhooksEncryptedColumns } from './webhooks.encrypted.ts';
 export { webhookLoops, webhookPeriodics } from './webhooks.background.ts';
 // The delivery worker on its own, for tests and bench/webhooks.ts that drive it with their own settings.
 export { createDeliveryWorker } from './delivery/delivery-worker.ts';
-export type { DeliveryWorker, DeliverySettings } from './delivery/delivery-worker.ts';
+export type { DeliveryWorker, DeliverySettings, DeliveryObserver } from './delivery/delivery-worker.ts';
 export type { Sender, SendRequest, SendResult } from './delivery/http-sender.ts';
 export type { Resolver, ResolvedAddress } from './delivery/url-policy.ts';
 export { EVENT_DATA_SCHEMAS, WebhookPayloadSchema } from './event-schemas.ts';

@@ -12,6 +12,7 @@ export function webhookLoops(ctx: AppContext): Loop[] {
     cipher: ctx.secrets.dataCipher,
     settings: ctx.config.webhooks,
     log: backgroundLog,
+    observer: ctx.metrics.webhooks,
   });
   return [{ name: 'webhooks.delivery', start: () => worker.start(), stop: () => worker.stop() }];
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Provider } from '../port.ts';
 import type { Pacer } from '../simpleapi/pacing.ts';
+import type { ProviderCallObserver } from '../simpleapi/client.ts';
 import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
 import { createEmulatorCore, type EmulatorCoreOptions } from './emulator.ts';
 import { buildEmulatorServer } from './server.ts';
@@ -24,7 +25,9 @@ export interface InProcessEmulator extends Provider {
 
 const BASE = 'http://emulator.invalid';
 
-export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?: number; pacer?: Pacer | undefined }): InProcessEmulator {
+export function createInProcessEmulator(
+  opts: EmulatorCoreOptions & { timeoutMs?: number; pacer?: Pacer | undefined; observer?: ProviderCallObserver | undefined },
+): InProcessEmulator {
   const core = createEmulatorCore(opts);
   let server: Promise<FastifyInstance> | undefined;
   const app = () => (server ??= buildEmulatorServer(core).then(async (a) => (await a.ready(), a)));
@@ -53,6 +56,7 @@ export function createInProcessEmulator(opts: EmulatorCoreOptions & { timeoutMs?
     retries: 0,
     fetch: viaInject,
     pacer: opts.pacer,
+    observer: opts.observer,
   });
   return {
     ...adapter,

@@ -58,7 +58,16 @@ export interface SimpleApiClientOptions {
    * for its Retry-After and the attempt is made again, not counted as a retry.
    */
   pacer?: Pacer | undefined;
+  /** Told of every HTTP attempt (the metrics, src/ops/metrics.ts); `status` null when no answer came. */
+  observer?: ProviderCallObserver | undefined;
 }
+
+export interface ProviderCallObserver {
+  call(host: 'api' | 'servicios', operation: string, status: number | null): void;
+}
+
+/** A path as a metrics label: the numbers in it (document type, quantity, folios) become `:n`. */
+export const operationOf = (path: string): string => path.replace(/\/\d+(?=\/|$)/g, '/:n');
 
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
@@ -172,6 +181,7 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
       for (const f of req.files ?? []) body.append(FILE_PART, new Blob([new Uint8Array(f.data)], { type: f.type }), f.name);
     }
     let res: Response;
+    const observe = (status: number | null) => opts.observer?.call(req.host, operationOf(req.path), status);
     try {
       res = await doFetch(url, {
         method: req.method,
@@ -181,6 +191,7 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
         signal: AbortSignal.timeout(opts.timeoutMs),
       });
     } catch (e) {
+      observe(null);
       const name = (e as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
         throw Object.assign(new ProviderError('timeout', `The billing provider did not answer within ${opts.timeoutMs} ms.`), {
@@ -192,6 +203,7 @@ export function createSimpleApiClient(opts: SimpleApiClientOptions) {
         sent: !(code && CONNECT_ERRORS.has(code)),
       });
     }
+    observe(res.status);
     let buf: Buffer;
     try {
       buf = await readCapped(res, maxBytes);

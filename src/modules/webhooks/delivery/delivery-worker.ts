@@ -42,6 +42,15 @@ export interface DeliverySettings {
   endpointConcurrency: number;
 }
 
+/**
+ * Told how each attempt ended, once it is recorded (the metrics, src/ops/metrics.ts): `retrying`
+ * failed with attempts left, `failed` had none left, `gone` was a 410 (the endpoint is disabled),
+ * `abandoned` was never sent (the endpoint was deleted or disabled).
+ */
+export interface DeliveryObserver {
+  deliveryFinished(outcome: 'succeeded' | 'retrying' | 'failed' | 'gone' | 'abandoned'): void;
+}
+
 export interface DeliveryWorkerDeps {
   db: Db;
   clock: Clock;
@@ -52,6 +61,7 @@ export interface DeliveryWorkerDeps {
   random?: () => number;
   pollMs?: number;
   log?: { error: (obj: object, msg: string) => void; warn?: (obj: object, msg: string) => void };
+  observer?: DeliveryObserver;
 }
 
 /**
@@ -113,7 +123,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       attemptedAt,
       now,
     });
-    if (!rec || ok) return; // lease lost: the worker that took over records its own attempt
+    if (!rec) return; // lease lost: the worker that took over records its own attempt
+    deps.observer?.deliveryFinished(ok ? 'succeeded' : gone ? 'gone' : nextAttemptAt ? 'retrying' : 'failed');
+    if (ok) return;
     const failingTooLong = rec.failingSince !== null && now.getTime() - rec.failingSince.getTime() >= settings.disableAfterMs;
     if (gone || failingTooLong) await db.transaction((tx) => endpointsStore.disable(tx, d.endpoint_id, gone ? 'gone' : 'failing', now));
   };
@@ -123,10 +135,12 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const now = clock.now();
     if (d.url === null) {
       await deliveriesStore.abandon(db, d.id, claimed.lease_id, 'cancelled', 'endpoint_deleted', now);
+      deps.observer?.deliveryFinished('abandoned');
       return;
     }
     if (d.disabled) {
       await deliveriesStore.abandon(db, d.id, claimed.lease_id, 'failed', 'endpoint_disabled', now);
+      deps.observer?.deliveryFinished('abandoned');
       return;
     }
     const ts = Math.floor(now.getTime() / 1000);
