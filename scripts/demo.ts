@@ -22,7 +22,7 @@ import { startWebhookReceiver } from '../test/support/webhook-receiver.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DEMO_DIR = path.resolve(process.env.DEMO_DIR ?? path.join(ROOT, '.demo'));
 const exitAtEnd = process.argv.includes('--exit') || process.env.DEMO_EXIT === '1';
-const TYPES: TipoDte[] = [33, 34, 39, 41, 46, 52, 56, 61];
+const TYPES: TipoDte[] = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
 const NAMES: Record<number, string> = {
   33: 'Factura electrónica',
   34: 'Factura exenta',
@@ -32,6 +32,10 @@ const NAMES: Record<number, string> = {
   52: 'Guía de despacho',
   56: 'Nota de débito',
   61: 'Nota de crédito',
+  43: 'Liquidación factura',
+  110: 'Factura exportación',
+  111: 'N. débito export.',
+  112: 'N. crédito export.',
 };
 
 const tty = process.stdout.isTTY;
@@ -122,8 +126,12 @@ function pageClient(base: string) {
   };
 }
 
-function dteBody(tipoDte: TipoDte, facturaFolio: number, today: string): Record<string, unknown> {
-  type Line = { nombre: string; cantidad: number; precioUnitario: number; exento?: boolean };
+/** The folio each note refers to: the factura (33) for 56 and 61, the factura de exportación (110) for 111 and 112. */
+type Referenced = Partial<Record<33 | 110, number>>;
+
+function dteBody(tipoDte: TipoDte, referenced: Referenced, today: string): Record<string, unknown> {
+  if (tipoDte >= 110) return exportBody(tipoDte, referenced, today);
+  type Line = { nombre: string; cantidad: number; precioUnitario: number; exento?: boolean; tipoDocLiquidado?: number };
   let lines: Line[] = [
     { nombre: 'Desarrollo de software', cantidad: 10, precioUnitario: 35000 },
     { nombre: 'Licencia anual', cantidad: 1, precioUnitario: 129900 },
@@ -136,7 +144,10 @@ function dteBody(tipoDte: TipoDte, facturaFolio: number, today: string): Record<
       { nombre: 'Medialuna', cantidad: 3, precioUnitario: 890 },
     ];
   if (tipoDte === 56 || tipoDte === 61) lines = [{ nombre: 'Ajuste de precio', cantidad: 1, precioUnitario: 10000 }];
-  const totals = computeTotals(tipoDte, lines);
+  // A liquidación-factura settles sales made on behalf of the receptor, less the commission.
+  if (tipoDte === 43) lines = [{ nombre: 'Venta por cuenta de terceros', cantidad: 10, precioUnitario: 35000, tipoDocLiquidado: 33 }];
+  const comisiones = tipoDte === 43 ? [{ tipo: 'comision', glosa: 'Comisión 5 %', tasa: 5, montoNeto: 17500 }] : undefined;
+  const totals = computeTotals(tipoDte, lines, { comisiones });
   return {
     tipoDte,
     ...(tipoDte === 39 || tipoDte === 41
@@ -155,8 +166,36 @@ function dteBody(tipoDte: TipoDte, facturaFolio: number, today: string): Record<
         }),
     detalle: lines.map((l, i) => ({ ...l, montoItem: totals.lineas[i] })),
     montoTotal: totals.montoTotal,
+    ...(comisiones ? { comisiones } : {}),
     ...(tipoDte === 56 || tipoDte === 61
-      ? { referencias: [{ tipoDocRef: 33, folioRef: facturaFolio, fechaRef: today, codRef: 3, razonRef: 'Corrige monto' }] }
+      ? { referencias: [{ tipoDocRef: 33, folioRef: referenced[33], fechaRef: today, codRef: 3, razonRef: 'Corrige monto' }] }
+      : {}),
+  };
+}
+
+/** 110, 111, 112: a foreign receptor (55.555.555-5), amounts in US dollars, also shown in pesos. */
+function exportBody(tipoDte: TipoDte, referenced: Referenced, today: string): Record<string, unknown> {
+  const lines = [{ nombre: 'Consultoría de software', cantidad: 12, precioUnitario: 95.5 }];
+  const exportacion = { moneda: 'DOLAR USA', otraMoneda: { moneda: 'PESO CL', tipoCambio: 950.25 } };
+  const totals = computeTotals(tipoDte, lines, { moneda: exportacion.moneda, otraMoneda: exportacion.otraMoneda });
+  return {
+    tipoDte,
+    receptor: {
+      rut: '55.555.555-5',
+      razonSocial: 'Globex Corporation',
+      giro: 'Software',
+      direccion: '1 Main Street, Springfield',
+      ciudad: 'Springfield',
+      correo: 'billing@globex.example.com',
+      extranjero: { nacionalidad: '225' },
+    },
+    // Services (IndServicio 3): no sale clause and no units per line; the route of the services' delivery is still declared.
+    indServicio: 3,
+    exportacion: { ...exportacion, aduana: { viaTransporte: 4, puertoEmbarque: 901, puertoDesembarque: 262, paisReceptor: 225 } },
+    detalle: lines.map((l, i) => ({ ...l, montoItem: totals.lineas[i] })),
+    montoTotal: totals.montoTotal,
+    ...(tipoDte !== 110
+      ? { referencias: [{ tipoDocRef: 110, folioRef: referenced[110], fechaRef: today, codRef: 3, razonRef: 'Corrige monto' }] }
       : {}),
   };
 }
@@ -287,14 +326,15 @@ async function main() {
   step('Create one document of each type (folio + XML + TED stamp + signature)');
   const today = siiDate(new Date());
   const dtes: { id: string; tipoDte: number; folio: number; montoTotal: number }[] = [];
-  let facturaFolio = 1;
+  const referenced: Referenced = {};
   for (const tipoDte of TYPES) {
-    const d = await api('POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(tipoDte, facturaFolio, today), {
+    const d = await api('POST', `/api/v1/tenants/${tenantId}/dte`, dteBody(tipoDte, referenced, today), {
       'idempotency-key': `demo-${tipoDte}`,
     });
-    if (tipoDte === 33) facturaFolio = d.folio;
+    if (tipoDte === 33 || tipoDte === 110) referenced[tipoDte] = d.folio;
     dtes.push({ id: d.id, tipoDte, folio: d.folio, montoTotal: d.montoTotal });
-    ok(`${String(tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} total $${Number(d.montoTotal).toLocaleString('es-CL')}`);
+    const currency = tipoDte >= 110 ? 'US$' : '$';
+    ok(`${String(tipoDte).padEnd(3)} folio ${String(d.folio).padEnd(3)} total ${currency}${Number(d.montoTotal).toLocaleString('es-CL')}`);
   }
 
   step('Send them to the SII');
