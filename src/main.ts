@@ -11,6 +11,14 @@ import { systemClock } from './lib/clock.ts';
 import { startBackground } from './worker.ts';
 import { adminCommands, startAdminSocket } from './cli/admin-socket.ts';
 
+/** The HTTP port is taken by another process: one line naming PORT, no stack trace (src/main.ts). */
+export class PortInUseError extends Error {
+  constructor(port: number, host: string) {
+    super(`port ${port} is in use${host === '127.0.0.1' ? '' : ` on ${host}`}: set PORT=… or stop the other process`);
+    this.name = 'PortInUseError';
+  }
+}
+
 function roleFromArgs(argv: string[]): string | undefined {
   const i = argv.indexOf('--role');
   return i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--role='))?.slice(7);
@@ -31,7 +39,16 @@ export async function main(argv = process.argv.slice(2)) {
     stops.push(() => background.stop());
   }
   if (config.role !== 'worker') {
-    await app.listen({ port: config.port, host: config.host });
+    try {
+      await app.listen({ port: config.port, host: config.host });
+    } catch (e) {
+      // Undo what started (workers, admin socket, databases) before saying why we stop.
+      for (const stop of stops) await stop().catch(() => {});
+      await app.close().catch(() => {});
+      await stores.close().catch(() => {});
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new PortInUseError(config.port, config.host);
+      throw e;
+    }
     const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
     console.log(`\nDTE service listening on ${config.baseUrl} (database: ${where}, provider: ${config.provider})`);
     console.log(`Secrets store: ${stores.secretsDescription}`);
@@ -62,7 +79,7 @@ export async function main(argv = process.argv.slice(2)) {
 
 if (import.meta.main) {
   main().catch((e: unknown) => {
-    if (e instanceof ConfigError || e instanceof DirectoryLockedError) {
+    if (e instanceof ConfigError || e instanceof DirectoryLockedError || e instanceof PortInUseError) {
       console.error(`\n${e.message}\n`);
       process.exit(1);
     }

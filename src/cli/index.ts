@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { createContext } from '../context.ts';
@@ -21,11 +23,23 @@ ${EMULATOR_USAGE}
 
 Settings come from the same environment variables as the server (DATABASE_URL, DATA_DIR, …).`;
 
+/** A refusal the CLI explains in one line (exit 1), with no error code around it. */
+export class CliRefusal extends Error {}
+
 /**
  * Runs an admin command against the database directly, or, when the embedded database is held
  * by a running server, through that server's admin socket.
+ *
+ * The CLI reads the same settings as the server (DATA_DIR, PORT, DATABASE_URL, … through
+ * loadConfig), so it finds the server's data where the server keeps it. It never creates an
+ * embedded database of its own: a missing one almost always means the server runs with another
+ * DATA_DIR, and an account made in a fresh ./data would be invisible to it.
  */
 async function runAdmin(config: Config, cmd: AdminCommand): Promise<unknown> {
+  if (!config.databaseUrl && !fs.existsSync(path.join(config.dataDir, 'main')))
+    throw new CliRefusal(
+      `no server data at ${config.dataDir}; start the service with npm start or set DATA_DIR (and PORT) to the ones the server uses`,
+    );
   let stores;
   try {
     stores = await openStores(config, (m) => console.error(m));
@@ -33,6 +47,13 @@ async function runAdmin(config: Config, cmd: AdminCommand): Promise<unknown> {
     if (e instanceof DirectoryLockedError) return callAdminSocket(config.dataDir, cmd);
     throw e;
   }
+  // Say which database is written: no server holds it, so this process opens it itself.
+  console.error(
+    config.databaseUrl
+      ? `Using the PostgreSQL database of DATABASE_URL directly; with these settings the service answers on ${config.baseUrl}.`
+      : `No server is running on ${config.dataDir}; using its embedded database directly. ` +
+          `Started with these settings (npm start), the service will answer on ${config.baseUrl}.`,
+  );
   try {
     const ctx = createContext({ config, db: stores.db, clock: systemClock, secretsDb: stores.secretsDb, keyrings: stores.keyrings });
     return await adminCommands(ctx)(cmd);
@@ -113,7 +134,7 @@ export async function runCli(argv: string[]): Promise<number> {
     return 2;
   } catch (e) {
     const err = e as { code?: string; message?: string };
-    if (e instanceof ConfigError) console.error(err.message);
+    if (e instanceof ConfigError || e instanceof CliRefusal) console.error(err.message);
     else console.error(`Error${err.code ? ` (${err.code})` : ''}: ${err.message ?? String(e)}`);
     return 1;
   }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../../src/cli/index.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { createContext } from '../../../src/context.ts';
+import { openStores } from '../../../src/stores.ts';
 import { generateKeySpec } from '../../../src/secrets/envelope.ts';
 import { keyFilePath, loadKeyrings } from '../../../src/secrets/keyring-files.ts';
 import { keyStatus, pruneKeys, rotateKeys } from '../../../src/secrets/keys-admin.ts';
@@ -154,7 +155,7 @@ describeEachDb('key rotation of both stores', (backend) => {
 describe('npx dte keys …', () => {
   const saved = { ...process.env };
   let dir: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-keys-'));
     Object.assign(process.env, {
       NODE_ENV: 'test',
@@ -167,6 +168,9 @@ describe('npx dte keys …', () => {
     delete process.env.DATABASE_URL;
     delete process.env.DATA_ENCRYPTION_KEY;
     delete process.env.SECRETS_ENCRYPTION_KEY;
+    // The CLI works on a server's existing data, never on a directory it would create (src/cli):
+    // open the stores once, as the server's first start does.
+    await (await openStores(loadConfig())).close();
   });
   afterAll(() => {
     process.env = saved;

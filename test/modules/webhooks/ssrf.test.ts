@@ -123,6 +123,19 @@ describeEachDb('SSRF guard', (backend) => {
     }
   });
 
+  it('names WEBHOOK_ALLOW_PRIVATE_NETWORKS when the setting would allow the address, and only then', async () => {
+    const acct = await h.account();
+    const refusal = (url: string) =>
+      h.service.createEndpoint(acct, { url }).then(
+        () => '',
+        (x: { message: string }) => x.message,
+      );
+    expect(await refusal('http://127.0.0.1:8080/hook')).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+    expect(await refusal('http://localhost/hook')).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+    expect(await refusal('http://10.1.2.3/hook')).toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS=true/);
+    expect(await refusal('http://169.254.169.254/latest/meta-data')).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_NETWORKS/);
+  });
+
   it('refuses every form again at delivery: all attempts fail with forbidden_address and the receiver sees nothing', async () => {
     // Endpoints as they would exist had they been registered before the policy or the DNS changed.
     const acct = await h.account();

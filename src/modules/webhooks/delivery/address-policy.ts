@@ -14,7 +14,8 @@ export type AddressCategory =
   'loopback' | 'private' | 'cgnat' | 'link_local' | 'metadata' | 'multicast' | 'unspecified' | 'reserved' | 'documentation';
 
 /** Categories that WEBHOOK_ALLOW_PRIVATE_NETWORKS=true lets through (local demos and tests). */
-const ALLOWED_WITH_PRIVATE_NETWORKS: ReadonlySet<AddressCategory> = new Set(['loopback', 'private', 'cgnat']);
+/** The ranges WEBHOOK_ALLOW_PRIVATE_NETWORKS opens (the refusal names the setting for these only). */
+export const ALLOWED_WITH_PRIVATE_NETWORKS: ReadonlySet<AddressCategory> = new Set(['loopback', 'private', 'cgnat']);
 
 interface Range {
   bytes: number[];

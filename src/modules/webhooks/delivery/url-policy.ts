@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { errors } from '../../../errors.ts';
-import { refusedCategory, type AddressCategory } from './address-policy.ts';
+import { ALLOWED_WITH_PRIVATE_NETWORKS as PRIVATE_NETWORK_CATEGORIES, refusedCategory, type AddressCategory } from './address-policy.ts';
 
 /**
  * The SSRF guard (docs/webhooks.md "Which URLs are accepted"). A webhook URL is checked twice:
@@ -127,7 +127,10 @@ export async function checkWebhookUrl(raw: string, opts: { allowPrivateNetworks:
     if (e instanceof ForbiddenAddressError)
       throw errors.unprocessable(
         'webhook_url_forbidden_address',
-        `${e.message}. Use a public address; loopback, private, link-local, metadata and other special ranges are refused.`,
+        `${e.message}. Use a public address; loopback, private, link-local, metadata and other special ranges are refused.` +
+          (PRIVATE_NETWORK_CATEGORIES.has(e.category)
+            ? ' For local development, start the service with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true to allow loopback and private networks.'
+            : ''),
         { param, details: { address: e.address, range: e.category } },
       );
     throw errors.unprocessable('webhook_url_unresolvable', `The host '${host}' could not be resolved. Check the spelling of the URL.`, {
