@@ -184,10 +184,7 @@ const routes: RouteModule = async (app, { ctx }) => {
           'retried by the service; asking again retries at once); 422 acceptance_refused_by_sii with the SII code when it refuses.',
         params: ReceivedParams,
         body: AcceptanceBody,
-        response: withErrors({
-          200: ReceivedDteSchema,
-          202: { ...ReceivedDteSchema, description: 'Recorded; its registration at the SII is pending (see acciones[].sii).' },
-        }),
+        response: withErrors({ 200: ReceivedDteSchema, 202: ReceivedDteSchema }),
       },
     },
     async (req, reply) => {

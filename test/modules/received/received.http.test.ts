@@ -288,7 +288,8 @@ describeEachDb('POST …/received: documents from suppliers', (backend) => {
       const asSupplier = await t.call(supplier.key, { method: 'GET', url: `/api/v1/tenants/${tenantB}/received/${receivedId}` });
       expect([asSupplier.statusCode, asSupplier.json().error.code]).toEqual([404, 'tenant_not_found']);
       for (const url of [
-        `/received/${receivedId.replace(/.$/, '0')}`,
+        // Another id: its last digit changed (to 1 when it already was 0).
+        `/received/${receivedId.replace(/.$/, (c) => (c === '0' ? '1' : '0'))}`,
         '/received/not-a-uuid/xml',
         `/received/envios/${receivedId}/respuesta`,
       ]) {
