@@ -21,7 +21,8 @@ const USAGE = `Usage: npx dte <command>
 ${EMULATOR_USAGE}
   help                                                 this text
 
-Settings come from the same environment variables as the server (DATABASE_URL, DATA_DIR, …).`;
+Settings come from the same environment variables as the server (DATABASE_URL, DATA_DIR, PORT, …): give the
+CLI the server's settings. While the server runs, commands go through it; the CLI never creates a database.`;
 
 /** A refusal the CLI explains in one line (exit 1), with no error code around it. */
 export class CliRefusal extends Error {}

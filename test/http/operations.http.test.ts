@@ -68,8 +68,10 @@ describeEachDb('operations endpoints', (backend) => {
 });
 
 describe('/readyz with its database gone', () => {
-  it('answers 503 database_unavailable while /healthz still answers 200', async () => {
-    const t = await startTestApp('pglite');
+  it('answers 503 database_unavailable while /healthz still answers 200, and logs no error or warning for it', async () => {
+    const lines: { level: number; msg?: string }[] = [];
+    const stream = { write: (l: string) => void lines.push(JSON.parse(l) as { level: number }) };
+    const t = await startTestApp('pglite', { logger: { level: 'info', stream } });
     try {
       await t.sdb.db.close();
       const r = await t.app.inject({ method: 'GET', url: '/readyz' });
@@ -78,6 +80,9 @@ describe('/readyz with its database gone', () => {
       expect(r.json().error).toMatchObject({ code: 'database_unavailable', details: { check: 'secrets_database' } });
       expect(r.body).not.toMatch(/PGlite|closed/i);
       expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      // Probes are logged at warn and above only, and a not-ready answer is neither.
+      expect(lines.filter((l) => l.level >= 40)).toEqual([]);
+      expect(lines.filter((l) => JSON.stringify(l).includes('/readyz'))).toEqual([]);
     } finally {
       await t.app.close();
       await t.tdb.close();
