@@ -160,8 +160,12 @@ export function createAcceptance(deps: AcceptanceDeps) {
       const recinto = body.accion === 'ERM' ? (body.recinto?.trim() || `${tenant.direccion}, ${tenant.comuna}`).slice(0, 80) : null;
       const answer = await signedAnswer(tenant, row, body, glosa, recinto);
       const recorded = await db.transaction(async (tx) => {
-        const locked = await receivedStore.getForUpdate(tx, tenant.account_id, tenant.id, row.id);
-        if (!locked) throw errors.notFound('received_dte', id);
+        const lockedRow = await receivedStore.getForUpdate(tx, tenant.account_id, tenant.id, row.id);
+        if (!lockedRow) throw errors.notFound('received_dte', id);
+        // Read again once the lock is held: the locking statement's own snapshot (PostgreSQL, read
+        // committed) predates an answer committed by the request that held the lock before us.
+        const answered = await accionesStore.listFor(tx, tenant.account_id, row.id);
+        const locked = { ...lockedRow, acciones: answered.map((a) => ({ n: a.n, accion: a.accion, state: a.sii_state })) };
         const now = clock.now();
         const again = checkAcceptance(locked, body.accion, now);
         if (again) return again.n; // a concurrent request recorded it first

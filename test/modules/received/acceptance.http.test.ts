@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildEnvelope, formatRutDotted } from '../../../src/dte/index.ts';
 import type { manualClock } from '../../../src/lib/clock.ts';
 import { ProviderError, type AcceptanceRegistration, type Provider } from '../../../src/provider/port.ts';
+import { collectPeriodics } from '../../../src/worker.ts';
 import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
 import { describeEachDb } from '../../support/db.ts';
 import {
@@ -273,6 +274,21 @@ describeEachDb('POST …/received/{id}/acceptance: rules, window, signed answers
     expect(await get(received[5]!)).toMatchObject({ status: 'received', acciones: [] });
     // An action recorded in time is still answered as recorded.
     expect((await answer(received[4]!, { accion: 'ERM' })).statusCode).toBe(200);
+  });
+
+  it('records an action asked twice at the same moment once, and registers it once', async () => {
+    clock.set(new Date((await get(received[5]!)).receivedAt));
+    const before = asked.length;
+    const both = await Promise.all([answer(received[5]!, { accion: 'RFP' }), answer(received[5]!, { accion: 'RFP' })]);
+    // The second finds the first's answer: registered (200), or still being registered (202).
+    expect(both.map((r) => r.statusCode).sort()).toEqual(expect.arrayContaining([200]));
+    expect(both.every((r) => r.statusCode === 200 || r.statusCode === 202)).toBe(true);
+    expect((await get(received[5]!)).acciones).toMatchObject([{ n: 1, accion: 'RFP', registeredAtSii: true }]);
+    expect(asked.length - before).toBe(1);
+  });
+
+  it('is retried by the worker: its periodic scan is registered', async () => {
+    expect(collectPeriodics(t.ctx).find((p) => p.name === 'received.register-acceptances')).toMatchObject({ everyMs: 30_000 });
   });
 
   it('validates the body, the id and the type', async () => {
