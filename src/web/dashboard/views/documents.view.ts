@@ -99,6 +99,7 @@ ${section(
     [t.tenant.razonSocial, r.razonSocial],
     [t.tenant.giro, r.giro],
     [t.tenant.direccion, [r.direccion, r.comuna, r.ciudad].filter(Boolean).join(', ')],
+    [t.auth.email, r.correo],
   ]),
   { id: 'receptor' },
 )}
