@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueDte, prepareDte } from '../../dte/index.ts';
 import { manualClock } from '../../lib/clock.ts';
 import { openTestDb, type TestDb } from '../../../test/support/db.ts';
 import type { EnvioResponse } from '../simpleapi/protocol.ts';
@@ -44,9 +45,15 @@ describe('the emulator reviews Liquidacion and Exportaciones documents', () => {
       receptor: city(112, c112.desde).receptor,
       referencias: [{ tipoDocRef: 110, folioRef: c110.desde, fechaRef: '2026-03-02', codRef: 1, razonRef: 'Anula' }],
     });
-    const noCity = co.input(110, c110.desde + 1);
-    const { ciudad: _dropped, ...receptorWithoutCity } = noCity.receptor!;
-    const docs = [co.build(c43, co.input(43, c43.desde)).xml, f110.xml, co.build(c110, { ...noCity, receptor: receptorWithoutCity }).xml];
+    // The engine refuses a 110 without CiudadRecep before a folio (receptor_incomplete): the fault
+    // is written into a prepared document, as a client that bypasses our validation would send it.
+    const prepared = prepareDte(co.input(110, c110.desde + 1));
+    const noCity = { ...prepared, document: { ...prepared.document, receptor: { ...prepared.document.receptor, ciudad: undefined } } };
+    const docs = [
+      co.build(c43, co.input(43, c43.desde)).xml,
+      f110.xml,
+      issueDte(noCity, { folio: c110.desde + 1, caf: c110, signer: co.cert.signer, now: clock.now() }).xml,
+    ];
     const up = await co.send(co.envelope(docs), 1);
     expect(up.status, up.text).toBe(200);
     const first = (await emulatorStore.getEnvio(tdb.db, up.json<EnvioResponse>().trackId))!;
