@@ -10,6 +10,7 @@ import { createAccountsService } from './modules/accounts/index.ts';
 import { createApiKeysService } from './modules/api-keys/index.ts';
 import { createTenantLogos, createTenantsService } from './modules/tenants/index.ts';
 import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.service.ts';
+import { createSignupMailer } from './web/dashboard/auth/signup-mail.ts';
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
 import { createActivationService } from './modules/credentials/index.ts';
@@ -76,6 +77,8 @@ export function createContext(deps: ContextDeps) {
   const accounts = createAccountsService({ db, clock, apiKeys });
   const tenants = createTenantsService({ db, clock });
   const tenantLogos = createTenantLogos({ db, clock });
+  // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations).
+  const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
   const dashboardAuth = createDashboardAuthService({
     db,
     clock,
@@ -87,7 +90,12 @@ export function createContext(deps: ContextDeps) {
       anonymousMs: Math.min(deps.config.dashboard.sessionMaxMs, 2 * 3_600_000),
       signupEnabled: deps.config.signupEnabled,
       loginRateLimit: deps.config.dashboard.loginRateLimit,
+      confirmationTtlMs: 24 * 3_600_000,
+      publicUrl: deps.config.appUrl,
     },
+    // With SMTP, sign-up confirms the address by e-mail and never says whether it has an account
+    // (docs/dashboard.md "Sign-up"); without it, the embedded default signs up at once.
+    mailer: smtpTransport ? createSignupMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog }) : undefined,
   });
   // Secrets: the main store's envelope (the .pfx, CAF keys) and the separate secrets store.
   const dataCipher = createEnvelope(deps.keyrings.data.keyring);
@@ -143,7 +151,7 @@ export function createContext(deps: ContextDeps) {
   const exchange = createExchangeService({
     db,
     clock,
-    transport: deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : createMailboxTransport({ db, clock }),
+    transport: smtpTransport ?? createMailboxTransport({ db, clock }),
     from: deps.config.smtp.from,
     retryScheduleMs: deps.config.smtp.retryScheduleMs,
     getTenant: tenants.getRow,

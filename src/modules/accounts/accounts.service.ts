@@ -27,15 +27,24 @@ export function normaliseEmail(email: string): string {
   return e;
 }
 
+/** The account name as stored: trimmed, never empty. */
+export function normaliseAccountName(name: string): string {
+  const n = name.trim();
+  if (!n) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
+  return n;
+}
+
 export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: ApiKeysService }) {
   const { db, clock } = deps;
   return {
-    /** Creates an account and, when asked, its first API key (the CLI and sign-up use this). */
-    async create(input: { name: string; email: string; passwordHash?: string; withApiKey?: boolean }) {
-      const name = input.name.trim();
-      if (!name) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
+    /**
+     * Creates an account and, when asked, its first API key (the CLI and sign-up use this). `sql`
+     * may be the caller's transaction (a confirmed sign-up consumes its link in the same one).
+     */
+    async create(input: { name: string; email: string; passwordHash?: string; withApiKey?: boolean }, sql?: Sql) {
+      const name = normaliseAccountName(input.name);
       const email = normaliseEmail(input.email);
-      return db.transaction(async (tx) => {
+      const run = async (tx: Sql) => {
         if (await accountsStore.findByEmail(tx, email))
           throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
         const row = await accountsStore.insert(tx, {
@@ -47,7 +56,8 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
         });
         const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, row.id, { name: 'default' }) : undefined;
         return { account: toAccount(row), apiKey };
-      });
+      };
+      return sql ? run(sql) : db.transaction(run);
     },
     async get(accountId: string): Promise<Account> {
       const row = await accountsStore.get(db, accountId);

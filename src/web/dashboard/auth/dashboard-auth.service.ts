@@ -4,7 +4,8 @@ import { AppError, errors } from '../../../errors.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { RateLimit, RateLimiter } from '../../../lib/rate-limiter.ts';
 import { sha256Hex } from '../../../lib/tokens.ts';
-import { normaliseEmail, type AccountsService } from '../../../modules/accounts/index.ts';
+import { normaliseAccountName, normaliseEmail, type AccountsService } from '../../../modules/accounts/index.ts';
+import type { Lang } from '../i18n/index.ts';
 import {
   dummyHash,
   hashPassword,
@@ -14,7 +15,9 @@ import {
   PASSWORD_MIN_LENGTH,
   verifyPassword,
 } from './password.ts';
+import { pendingSignupsStore } from './pending-signups.store.ts';
 import { sessionsStore, type SessionRow } from './sessions.store.ts';
+import type { SignupMailer } from './signup-mail.ts';
 
 /**
  * The account holder's login to the dashboard: sign-up, log-in, log-out, server-side sessions and
@@ -28,9 +31,16 @@ import { sessionsStore, type SessionRow } from './sessions.store.ts';
  *   whichever comes first; changing the password ends all of the account's sessions.
  * - The CSRF token is HMAC-SHA256(session token, "csrf"): bound to the session, different for every
  *   session, and not derivable from the database (which has only the token's hash).
+ * - With a mailer (SMTP_URL set), sign-up never says whether an e-mail has an account: a new and a
+ *   registered address get the same answer after the same work (a scrypt hash, one write), and
+ *   only the e-mail sent differs (a confirmation link, or "you already have an account"). The
+ *   link's token is 32 random bytes kept as its SHA-256, used once, for `confirmationTtlMs`.
+ *   Without a mailer, sign-up creates the account at once and so does tell (docs/dashboard.md).
  */
 export const SESSION_TOKEN_BYTES = 32;
 const SESSION_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
+/** Confirmation tokens have the same shape as session tokens (32 random bytes, base64url). */
+const CONFIRM_TOKEN_RE = SESSION_TOKEN_RE;
 
 export interface DashboardSession {
   tokenHash: string;
@@ -45,7 +55,12 @@ export interface DashboardAuthSettings {
   /** Pre-login sessions (they only carry the CSRF token of the login form) live this long at most. */
   anonymousMs: number;
   signupEnabled: boolean;
+  /** Per client IP; the login and sign-up forms each have their own bucket. */
   loginRateLimit: RateLimit;
+  /** How long a sign-up confirmation link works (24 h). */
+  confirmationTtlMs: number;
+  /** The public URL links in e-mails start with (APP_URL). */
+  publicUrl: string;
 }
 
 export const csrfTokenFor = (sessionToken: string): string =>
@@ -73,6 +88,8 @@ export function createDashboardAuthService(deps: {
   accounts: AccountsService;
   rateLimiter: RateLimiter;
   settings: DashboardAuthSettings;
+  /** Present when SMTP_URL is set: sign-up then confirms the address by e-mail. */
+  mailer?: SignupMailer | undefined;
 }) {
   const { db, clock, settings } = deps;
 
@@ -110,8 +127,23 @@ export function createDashboardAuthService(deps: {
       );
   };
 
+  const signupAllowed = async (ip: string) => {
+    if (!settings.signupEnabled)
+      throw new AppError('not_found', 'signup_disabled', 'Sign-up is turned off on this server. Ask its operator for an account.');
+    await limited(`signup-ip:${ip}`);
+  };
+
+  const linkProblem = (code: 'signup_link_invalid' | 'signup_link_expired' | 'signup_link_account_exists') =>
+    code === 'signup_link_expired'
+      ? new AppError('gone', code, 'This confirmation link has expired. Sign up again to get a new one.')
+      : code === 'signup_link_account_exists'
+        ? errors.conflict(code, 'An account with this e-mail already exists. Log in instead.')
+        : new AppError('not_found', code, 'This confirmation link is not valid or was already used. Log in, or sign up again.');
+
   return {
     settings,
+    /** True when sign-up goes through an e-mailed confirmation link (SMTP_URL set). */
+    confirmsByEmail: deps.mailer !== undefined,
 
     /** The session a cookie names, if it is still valid; expired ones are deleted on sight. */
     async resolve(token: string | undefined): Promise<DashboardSession | undefined> {
@@ -131,10 +163,9 @@ export function createDashboardAuthService(deps: {
     /** A pre-login session, so the login and sign-up forms carry a CSRF token too. */
     startAnonymous: () => issue(null, undefined),
 
+    /** Immediate sign-up (no SMTP): creates the account and logs in; says so when the e-mail is taken. */
     async signUp(input: { name: string; email: string; password: string; ip: string }, current?: string) {
-      if (!settings.signupEnabled)
-        throw new AppError('not_found', 'signup_disabled', 'Sign-up is turned off on this server. Ask its operator for an account.');
-      await limited(`signup-ip:${input.ip}`);
+      await signupAllowed(input.ip);
       checkPassword(input.password);
       const { account } = await deps.accounts.create({
         name: input.name,
@@ -142,6 +173,75 @@ export function createDashboardAuthService(deps: {
         passwordHash: await hashPassword(input.password),
       });
       return issue(account.id, current);
+    },
+
+    /**
+     * Sign-up with an e-mailed confirmation (SMTP set). Bad input is refused as in `signUp`; then
+     * the answer is the same whether or not the address has an account: a new one gets a pending
+     * sign-up (replacing an earlier one) and a confirmation link, a registered one gets an e-mail
+     * saying so, and nothing is created. Returns the address the mail goes to.
+     */
+    async requestSignUp(input: { name: string; email: string; password: string; ip: string; lang: Lang }): Promise<{ email: string }> {
+      const mailer = deps.mailer;
+      if (!mailer) throw new Error('requestSignUp needs a mailer (SMTP_URL)');
+      await signupAllowed(input.ip);
+      const name = normaliseAccountName(input.name);
+      const email = normaliseEmail(input.email);
+      checkPassword(input.password);
+      // Both branches pay for the hash and one write, so the time taken does not tell them apart.
+      const passwordHash = await hashPassword(input.password);
+      const token = crypto.randomBytes(SESSION_TOKEN_BYTES).toString('base64url');
+      const now = clock.now();
+      const existing = await deps.accounts.findByEmail(email);
+      await db.transaction(async (tx) => {
+        // A pending sign-up for an address that has an account can never be confirmed: dropped.
+        if (existing) await pendingSignupsStore.removeByEmail(tx, email);
+        else
+          await pendingSignupsStore.upsert(tx, {
+            email,
+            name,
+            passwordHash,
+            tokenHash: sha256Hex(token),
+            now,
+            expiresAt: new Date(now.getTime() + settings.confirmationTtlMs),
+          });
+      });
+      const base = settings.publicUrl.replace(/\/+$/, '');
+      if (existing) mailer.alreadyRegistered(email, input.lang, `${base}/login`);
+      else mailer.confirmLink(email, input.lang, `${base}/signup/confirm?token=${token}`);
+      return { email };
+    },
+
+    /**
+     * The link of a confirmation e-mail: creates the account exactly as `signUp` does and logs in.
+     * Single use (the pending row is taken in the same transaction that creates the account); an
+     * expired link is refused with its own code, an unknown or used one as not found.
+     */
+    async confirmSignUp(input: { token: string | undefined }, current?: string) {
+      if (!settings.signupEnabled)
+        throw new AppError('not_found', 'signup_disabled', 'Sign-up is turned off on this server. Ask its operator for an account.');
+      const token = input.token;
+      if (!token || !CONFIRM_TOKEN_RE.test(token)) throw linkProblem('signup_link_invalid');
+      const tokenHash = sha256Hex(token);
+      const now = clock.now();
+      type LinkProblem = Parameters<typeof linkProblem>[0];
+      const outcome = await db.transaction(async (tx): Promise<{ accountId: string } | { problem: LinkProblem }> => {
+        const row = await pendingSignupsStore.getByToken(tx, tokenHash);
+        if (!row) return { problem: 'signup_link_invalid' };
+        if (row.expires_at.getTime() <= now.getTime()) return { problem: 'signup_link_expired' };
+        const taken = await pendingSignupsStore.takeByToken(tx, tokenHash);
+        if (!taken) return { problem: 'signup_link_invalid' };
+        try {
+          const { account } = await deps.accounts.create({ name: taken.name, email: taken.email, passwordHash: taken.password_hash }, tx);
+          return { accountId: account.id };
+        } catch (e) {
+          // Created meanwhile (CLI, or an immediate sign-up before SMTP was configured): the link is spent.
+          if (e instanceof AppError && e.code === 'email_taken') return { problem: 'signup_link_account_exists' };
+          throw e;
+        }
+      });
+      if ('problem' in outcome) throw linkProblem(outcome.problem);
+      return issue(outcome.accountId, current);
     },
 
     /**
@@ -183,8 +283,12 @@ export function createDashboardAuthService(deps: {
       return { accountId: row.id, sessionsEnded };
     },
 
-    /** Periodic clean-up of sessions that can no longer be used. */
-    purgeExpired: () => sessionsStore.purgeExpired(db, clock.now(), settings.idleMs),
+    /** Periodic clean-up of sessions and sign-up links that can no longer be used; returns the sessions removed. */
+    async purgeExpired() {
+      const now = clock.now();
+      await pendingSignupsStore.purgeExpired(db, now);
+      return sessionsStore.purgeExpired(db, now, settings.idleMs);
+    },
   };
 }
 

@@ -63,6 +63,13 @@ export const en: Messages = {
     noAccount: 'No account yet?',
     haveAccount: 'Already have an account?',
     signupDisabled: 'Sign-up is turned off on this server. Ask its operator for an account.',
+    checkEmailTitle: 'Check your e-mail',
+    checkEmail: (email: string) =>
+      `We sent an e-mail to ${email} to confirm your account. Open the link in it; it expires in 24 hours. If it does not arrive within a few minutes, look in your spam folder or sign up again.`,
+    confirmFailedTitle: 'We could not confirm your account',
+    signupLinkInvalid: 'This confirmation link is not valid or was already used. Log in, or sign up again to get a new one.',
+    signupLinkExpired: 'This confirmation link has expired. Sign up again to get a new one.',
+    signupLinkAccountExists: 'There is already an account with this e-mail. Log in.',
     loggedOut: 'You have logged out.',
     sessionExpired: 'Your session has expired. Please log in again.',
     intro: 'Manage the companies you issue electronic tax documents for.',
@@ -309,6 +316,15 @@ export const en: Messages = {
       no_endpoints: 'No endpoints',
     },
     attemptStatus: { succeeded: 'Success', failed: 'Failure' },
+  },
+  /** The e-mails of a sign-up with confirmation (SMTP_URL set). Plain text. */
+  signupMail: {
+    confirmSubject: 'Confirm your DTE dashboard account',
+    confirmText: (link: string) =>
+      `Hello,\n\nTo finish creating your DTE dashboard account, open this link (it expires in 24 hours and works once):\n\n${link}\n\nIf this was not you, ignore this e-mail: no account will be created.\n`,
+    existingSubject: 'You already have a DTE dashboard account',
+    existingText: (loginUrl: string) =>
+      `Hello,\n\nSomeone (probably you) tried to create a DTE dashboard account with this e-mail, but you already have one. Nothing was created.\n\nLog in here: ${loginUrl}\n\nIf you forgot your password, ask the server's operator to reset it (the \`account set-password\` command).\nIf this was not you, ignore this e-mail.\n`,
   },
   errorCodes: {
     invalid_logo: 'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side).',

@@ -61,6 +61,14 @@ export const es = {
     noAccount: '¿No tienes cuenta?',
     haveAccount: '¿Ya tienes cuenta?',
     signupDisabled: 'El registro está desactivado en este servidor. Pide una cuenta a quien lo administra.',
+    checkEmailTitle: 'Revisa tu correo',
+    checkEmail: (email: string) =>
+      `Te enviamos un correo a ${email} para confirmar tu cuenta. Abre el enlace que contiene; vence en 24 horas. Si no llega en unos minutos, revisa la carpeta de spam o vuelve a registrarte.`,
+    confirmFailedTitle: 'No pudimos confirmar tu cuenta',
+    signupLinkInvalid:
+      'Este enlace de confirmación no es válido o ya se usó. Inicia sesión, o vuelve a registrarte para recibir uno nuevo.',
+    signupLinkExpired: 'Este enlace de confirmación venció. Vuelve a registrarte para recibir uno nuevo.',
+    signupLinkAccountExists: 'Ya hay una cuenta con este correo. Inicia sesión.',
     loggedOut: 'Cerraste sesión.',
     sessionExpired: 'Tu sesión expiró. Vuelve a iniciar sesión.',
     intro: 'Administra las empresas para las que emites documentos tributarios electrónicos.',
@@ -307,6 +315,15 @@ export const es = {
       no_endpoints: 'Sin endpoints',
     } as Record<string, string>,
     attemptStatus: { succeeded: 'Éxito', failed: 'Fallo' } as Record<string, string>,
+  },
+  /** The e-mails of a sign-up with confirmation (SMTP_URL set). Plain text. */
+  signupMail: {
+    confirmSubject: 'Confirma tu cuenta en el Panel DTE',
+    confirmText: (link: string) =>
+      `Hola:\n\nPara terminar de crear tu cuenta en el Panel DTE, abre este enlace (vence en 24 horas y sirve una sola vez):\n\n${link}\n\nSi no fuiste tú, ignora este correo: no se creará ninguna cuenta.\n`,
+    existingSubject: 'Ya tienes una cuenta en el Panel DTE',
+    existingText: (loginUrl: string) =>
+      `Hola:\n\nAlguien (probablemente tú) intentó crear una cuenta en el Panel DTE con este correo, pero ya tienes una. No se creó nada.\n\nInicia sesión aquí: ${loginUrl}\n\nSi olvidaste tu contraseña, pide a quien administra el servidor que la restablezca (comando \`account set-password\`).\nSi no fuiste tú, ignora este correo.\n`,
   },
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {

@@ -3,7 +3,7 @@ import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
 import { asForm, text } from '../http/form.ts';
 import { clearSessionCookie, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
-import { loginView, signupView } from '../views/auth.view.ts';
+import { loginView, signupConfirmFailedView, signupSentView, signupView } from '../views/auth.view.ts';
 import { errorText } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
 
@@ -77,6 +77,11 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     const email = text(body, 'email', 320);
     const password = text(body, 'password', 1024);
     try {
+      if (auth.confirmsByEmail) {
+        // The same page for a new and a registered address (docs/dashboard.md "Sign-up").
+        const sent = await auth.requestSignUp({ name, email, password, ip: req.ip, lang: state(req).lang });
+        return sendPage(reply, signupSentView(pageContext(req), { email: sent.email }));
+      }
       const { token, session } = await auth.signUp({ name, email, password, ip: req.ip }, state(req).token);
       setSessionCookie(reply, cookies, token, session, ctx.clock.now());
       return seeOther(reply, '/');
@@ -85,9 +90,39 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
       if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
       return sendPage(
         reply,
-        signupView(pageContext(req), { name, email, error: { message: errorText(e, t(req)), param: e.param }, enabled: true }),
+        signupView(pageContext(req), {
+          name,
+          email,
+          error: {
+            message: e.code === 'login_rate_limited' ? t(req).errors.rateLimited(e.retryAfterSeconds ?? 60) : errorText(e, t(req)),
+            param: e.param,
+          },
+          enabled: true,
+        }),
         statusOf(e),
       );
+    }
+  });
+
+  // The link of a sign-up confirmation e-mail (SMTP_URL set): creates the account, logs in, and
+  // redirects so the token leaves the address bar. The token is redacted from request logs (?token=).
+  app.get<{ Querystring: { token?: string } }>('/signup/confirm', { config: { dashboardPublic: true } }, async (req, reply) => {
+    if (!signupEnabled) return sendPage(reply, signupView(pageContext(req), { enabled: false }), 404);
+    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : undefined;
+    try {
+      const started = await auth.confirmSignUp({ token }, state(req).token);
+      setSessionCookie(reply, cookies, started.token, started.session, ctx.clock.now());
+      return seeOther(reply, '/');
+    } catch (e) {
+      if (!isAppError(e) || !e.code.startsWith('signup_link_')) throw e;
+      const texts = t(req).auth;
+      const message =
+        e.code === 'signup_link_expired'
+          ? texts.signupLinkExpired
+          : e.code === 'signup_link_account_exists'
+            ? texts.signupLinkAccountExists
+            : texts.signupLinkInvalid;
+      return sendPage(reply, signupConfirmFailedView(pageContext(req), { message }), statusOf(e));
     }
   });
 

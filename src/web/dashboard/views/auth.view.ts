@@ -54,3 +54,24 @@ ${field({
 <p>${t.auth.haveAccount} <a href="/login">${t.auth.loginTitle}</a></p>`,
   });
 }
+
+/**
+ * The answer to every accepted sign-up when sign-up confirms by e-mail: the same page (and status)
+ * whether or not the address already had an account.
+ */
+export function signupSentView(ctx: PageContext, o: { email: string }): string {
+  const t = ctx.t;
+  return bareLayout(ctx, {
+    title: t.auth.checkEmailTitle,
+    body: html`${notice(t.auth.checkEmail(o.email), 'info')}<p><a href="/login">${t.auth.loginTitle}</a></p>`,
+  });
+}
+
+/** A confirmation link that cannot be used (unknown, used, expired, or its e-mail already has an account). */
+export function signupConfirmFailedView(ctx: PageContext, o: { message: string }): string {
+  const t = ctx.t;
+  return bareLayout(ctx, {
+    title: t.auth.confirmFailedTitle,
+    body: html`${notice(o.message, 'bad')}<p><a href="/login">${t.auth.loginTitle}</a> · <a href="/signup">${t.auth.signupTitle}</a></p>`,
+  });
+}
