@@ -1,6 +1,13 @@
 import type { Sql } from '../../db/types.ts';
 import type { StoredDocument } from '../../dte/index.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
+import { UUID_RE } from '../../lib/tokens.ts';
+
+/**
+ * Ids are compared as uuids so that the primary key finds them (`id::text = …` scanned every row
+ * of the account); a malformed id cannot be a row, and would not cast.
+ */
+const onlyUuids = (ids: readonly string[]): string[] => ids.filter((id) => UUID_RE.test(id));
 
 /** DTE, history and envío rows. Every query is scoped by account (another account's row is a 404). */
 export type DteStatus = 'created' | 'sending' | 'sent' | 'accepted' | 'accepted_with_objections' | 'rejected' | 'send_failed';
@@ -132,8 +139,9 @@ export const dteStore = {
   },
 
   async get(sql: Sql, accountId: string, id: string, tenantId?: string): Promise<DteRow | undefined> {
+    if (!UUID_RE.test(id)) return undefined;
     const r = await sql.query<DteRow>(
-      `select ${DTE_COLS} from dtes where account_id = $1 and id::text = $2 and ($3::uuid is null or tenant_id = $3)`,
+      `select ${DTE_COLS} from dtes where account_id = $1 and id = $2 and ($3::uuid is null or tenant_id = $3)`,
       [accountId, id, tenantId ?? null],
     );
     return r.rows[0];
@@ -155,6 +163,7 @@ export const dteStore = {
     tenantId: string,
     id: string,
   ): Promise<{ xml: Buffer; unidadSii: string | null } | undefined> {
+    if (!UUID_RE.test(id)) return undefined;
     const r = await sql.query<{ xml: Buffer; unidad_sii: string | null }>(
       `select xml, documento->>'unidadSii' as unidad_sii from dtes where account_id = $1 and tenant_id = $2 and id = $3`,
       [accountId, tenantId, id],
@@ -164,7 +173,8 @@ export const dteStore = {
   },
 
   async getXml(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | undefined> {
-    const r = await sql.query<{ xml: Buffer }>('select xml from dtes where account_id = $1 and tenant_id = $2 and id::text = $3', [
+    if (!UUID_RE.test(id)) return undefined;
+    const r = await sql.query<{ xml: Buffer }>('select xml from dtes where account_id = $1 and tenant_id = $2 and id = $3', [
       accountId,
       tenantId,
       id,
@@ -191,24 +201,24 @@ export const dteStore = {
   /** The DTEs to send, locked for the state change, in the order asked. */
   async lockForSend(tx: Sql, accountId: string, tenantId: string, ids: string[]): Promise<DteRow[]> {
     const r = await tx.query<DteRow>(
-      `select ${DTE_COLS} from dtes where account_id = $1 and tenant_id = $2 and id::text = any($3::text[]) order by id for update`,
-      [accountId, tenantId, ids],
+      `select ${DTE_COLS} from dtes where account_id = $1 and tenant_id = $2 and id = any($3::uuid[]) order by id for update`,
+      [accountId, tenantId, onlyUuids(ids)],
     );
     return r.rows;
   },
 
   async xmlsOf(sql: Sql, accountId: string, ids: string[]): Promise<Map<string, Buffer>> {
-    const r = await sql.query<{ id: string; xml: Buffer }>(
-      'select id, xml from dtes where account_id = $1 and id::text = any($2::text[])',
-      [accountId, ids],
-    );
+    const r = await sql.query<{ id: string; xml: Buffer }>('select id, xml from dtes where account_id = $1 and id = any($2::uuid[])', [
+      accountId,
+      onlyUuids(ids),
+    ]);
     return new Map(r.rows.map((x) => [x.id, x.xml]));
   },
 
   async rowsOf(sql: Sql, accountId: string, ids: string[], forUpdate = false): Promise<DteRow[]> {
     const r = await sql.query<DteRow>(
-      `select ${DTE_COLS} from dtes where account_id = $1 and id::text = any($2::text[]) order by id${forUpdate ? ' for update' : ''}`,
-      [accountId, ids],
+      `select ${DTE_COLS} from dtes where account_id = $1 and id = any($2::uuid[]) order by id${forUpdate ? ' for update' : ''}`,
+      [accountId, onlyUuids(ids)],
     );
     return r.rows;
   },
@@ -270,8 +280,9 @@ export const dteStore = {
   },
 
   async getEnvio(sql: Sql, accountId: string, id: string, tenantId?: string): Promise<EnvioRow | undefined> {
+    if (!UUID_RE.test(id)) return undefined;
     const r = await sql.query<EnvioRow>(
-      `select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = $2 and ($3::uuid is null or tenant_id = $3)`,
+      `select ${ENVIO_COLS} from dte_envios where account_id = $1 and id = $2 and ($3::uuid is null or tenant_id = $3)`,
       [accountId, id, tenantId ?? null],
     );
     return r.rows[0];
@@ -298,16 +309,17 @@ export const dteStore = {
   },
 
   async envios(sql: Sql, accountId: string, ids: string[]): Promise<EnvioRow[]> {
-    const r = await sql.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id::text = any($2::text[])`, [
+    const r = await sql.query<EnvioRow>(`select ${ENVIO_COLS} from dte_envios where account_id = $1 and id = any($2::uuid[])`, [
       accountId,
-      ids,
+      onlyUuids(ids),
     ]);
     return r.rows;
   },
 
   async getEnvelope(sql: Sql, accountId: string, tenantId: string, id: string): Promise<Buffer | null | undefined> {
+    if (!UUID_RE.test(id)) return undefined;
     const r = await sql.query<{ envelope: Buffer | null }>(
-      'select envelope from dte_envios where account_id = $1 and tenant_id = $2 and id::text = $3',
+      'select envelope from dte_envios where account_id = $1 and tenant_id = $2 and id = $3',
       [accountId, tenantId, id],
     );
     return r.rows[0] ? r.rows[0].envelope : undefined;

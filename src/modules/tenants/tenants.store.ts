@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/types.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
+import { UUID_RE } from '../../lib/tokens.ts';
 
 export interface TenantRow {
   id: string;
@@ -97,7 +98,9 @@ export const tenantsStore = {
     return (await this.get(tx, accountId, id))!;
   },
   async get(tx: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) {
-    const r = await tx.query<TenantRow>(`${SELECT} where t.account_id = $1 and t.id::text = $2${opts.forUpdate ? ' for update' : ''}`, [
+    // Compared as a uuid, so the primary key finds it (a text comparison scans the account's rows).
+    if (!UUID_RE.test(id)) return undefined;
+    const r = await tx.query<TenantRow>(`${SELECT} where t.account_id = $1 and t.id = $2${opts.forUpdate ? ' for update' : ''}`, [
       accountId,
       id,
     ]);
@@ -122,7 +125,7 @@ export const tenantsStore = {
       // land; a key patched to null is removed.
       sets.push(k === 'emisor' ? `emisor = jsonb_strip_nulls(emisor || $${params.length}::jsonb)` : `${COLUMNS[k]} = $${params.length}`);
     }
-    await tx.query(`update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id::text = $2`, params);
+    await tx.query(`update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id = $2`, params);
     return this.get(tx, accountId, id);
   },
   /** Recomputes status from the credential summary; returns the row and whether it changed. */
@@ -131,8 +134,8 @@ export const tenantsStore = {
       `update tenants t set status = case when t.api_key_verified_at is not null and t.certificate_configured
            then 'active' else 'pending_credentials' end,
          updated_at = $3
-       from (select status as previous from tenants where account_id = $1 and id::text = $2) p
-       where t.account_id = $1 and t.id::text = $2 returning t.status, p.previous`,
+       from (select status as previous from tenants where account_id = $1 and id = $2) p
+       where t.account_id = $1 and t.id = $2 returning t.status, p.previous`,
       [accountId, id, now],
     );
     return r.rows[0];
