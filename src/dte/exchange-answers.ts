@@ -1,7 +1,7 @@
 import { XML_DECLARATION, NS_SII } from './dte-xml.ts';
 import { siiTimestamp, SII_TIME_ZONE } from './dates.ts';
 import { DteEngineError } from './errors.ts';
-import { asciiOnly, bounded, positive10, RESPUESTA_TIPOS_DTE, type BuiltRespuesta } from './exchange.ts';
+import { asciiOnly, bounded, positive10, respuestaCaratula, RESPUESTA_TIPOS_DTE, type BuiltRespuesta } from './exchange.ts';
 import { toSiiRut } from './rut.ts';
 import { el } from './xml-escape.ts';
 import { assertSignerValidAt, buildSignature, prepareSigner, type PreparedSigner } from './xmldsig.ts';
@@ -88,13 +88,7 @@ export function buildResultadoDte(input: ResultadoDteInput): BuiltRespuesta {
   const d = input.documento;
   const resultado =
     `<Resultado ID="${id}">` +
-    '<Caratula version="1.0">' +
-    el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
-    el('RutRecibe', toSiiRut(input.rutRecibe, 'rutRecibe')) +
-    el('IdRespuesta', idRespuesta) +
-    el('NroDetalles', 1) +
-    el('TmstFirmaResp', timestamp) +
-    '</Caratula>' +
+    respuestaCaratula(input, idRespuesta, timestamp) +
     '<ResultadoDTE>' +
     el('TipoDTE', d.tipoDte) +
     documentFields(d, 'documento') +

@@ -165,6 +165,22 @@ function recepcionDte(d: RecepcionDteInput, i: number): string {
 }
 
 /** The signed RespuestaEnvioDTE (RecepcionEnvio) for one received envelope. */
+
+/**
+ * The Caratula of a RespuestaDTE's Resultado (RespuestaEnvioDTE_v10.xsd): who answers whom, the
+ * answer's id, one detail (one RecepcionEnvio, or one ResultadoDTE), when it was signed.
+ */
+export function respuestaCaratula(input: { rutResponde: string; rutRecibe: string }, idRespuesta: number, timestamp: string): string {
+  return (
+    '<Caratula version="1.0">' +
+    el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
+    el('RutRecibe', toSiiRut(input.rutRecibe, 'rutRecibe')) +
+    el('IdRespuesta', idRespuesta) +
+    el('NroDetalles', 1) +
+    el('TmstFirmaResp', timestamp) +
+    '</Caratula>'
+  );
+}
 export function buildRespuestaEnvio(input: RespuestaEnvioInput): BuiltRespuesta {
   const signer = prepareSigner(input.signer);
   assertSignerValidAt(signer, input.now);
@@ -178,13 +194,7 @@ export function buildRespuestaEnvio(input: RespuestaEnvioInput): BuiltRespuesta 
   const car = input.caratula;
   const resultado =
     `<Resultado ID="${id}">` +
-    '<Caratula version="1.0">' +
-    el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
-    el('RutRecibe', toSiiRut(input.rutRecibe, 'rutRecibe')) +
-    el('IdRespuesta', idRespuesta) +
-    el('NroDetalles', 1) +
-    el('TmstFirmaResp', timestamp) +
-    '</Caratula>' +
+    respuestaCaratula(input, idRespuesta, timestamp) +
     '<RecepcionEnvio>' +
     el('NmbEnvio', bounded(input.nombreEnvio, 80, 'nombreEnvio')) +
     el('FchRecep', siiTimestamp(input.recibidoEn, timeZone)) +
