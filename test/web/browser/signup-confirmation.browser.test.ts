@@ -70,12 +70,17 @@ describe('sign-up with e-mail confirmation in Chromium', () => {
     const link = /(http:\/\/\S+\/signup\/confirm\?token=[A-Za-z0-9_-]+)/.exec(mails.find((m) => m.to.includes(email))!.text)![1]!;
     expect(link.startsWith(`${server.baseUrl}/signup/confirm?token=`)).toBe(true);
     await page.goto(link);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Confirma tu cuenta');
+    await check('02a-confirma');
+    await page.getByRole('button', { name: 'Confirmar y entrar' }).click();
+    await page.waitForURL(`${server.baseUrl}/`);
     expect(page.url()).toBe(`${server.baseUrl}/`);
     await expect(page.locator('h1').textContent()).resolves.toBe('Resumen');
     await check('02-resumen');
 
     // The same link again: a clear page, not a login.
     await page.goto(link);
+    await page.getByRole('button', { name: 'Confirmar y entrar' }).click();
     await expect(page.locator('h1').textContent()).resolves.toBe('No pudimos confirmar tu cuenta');
     await check('03-enlace-usado');
     expect(server.log()).not.toContain(email);

@@ -66,6 +66,7 @@ describeEachDb('dashboard security', (backend) => {
         '/login',
         '/logout',
         '/signup',
+        '/signup/confirm',
         '/logs/webhooks/:messageId/resend',
         '/settings/api-keys',
         '/settings/api-keys/:id/revoke',

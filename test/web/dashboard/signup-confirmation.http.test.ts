@@ -53,6 +53,13 @@ const PASSWORD = 'una clave bien larga';
 const SESSION = '__Host-dte_session';
 const ENV = { PAGE_RATE_LIMIT_BURST: '100000', LOGIN_RATE_LIMIT_BURST: '1000', APP_URL: 'https://dte.example.cl' };
 
+/** What a person does with the e-mailed link: open it, then press its button (a POST with the page's CSRF token). */
+async function confirm(client: DashboardClient, link: string) {
+  const page = await client.get(link);
+  if (page.statusCode !== 200) return page;
+  return client.post('/signup/confirm', { token: new URL(link, 'http://localhost').searchParams.get('token') ?? '' });
+}
+
 describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail is registered', (backend) => {
   let t: TestApp;
   let smtp: ReturnType<typeof startSmtpServer>;
@@ -142,15 +149,23 @@ describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail i
     ]);
   });
 
-  it('the link creates the account and logs the browser in; a second use fails', async () => {
+  it('the link shows a button whose POST creates the account and logs the browser in; a second use fails', async () => {
     const fresh = address('new');
     const browser = new DashboardClient(t.app, '198.51.100.23');
     expect((await signUp(browser, fresh)).statusCode).toBe(200);
     expect(await accountExists(fresh)).toBe(false);
     const link = linkIn(await mailTo(fresh));
 
+    // Opening the link (what a mail scanner does) changes nothing: no account, no login, the token still good.
+    const scanner = new DashboardClient(t.app, '198.51.100.22');
+    const page = await scanner.get(link);
+    expect(page.statusCode).toBe(200);
+    expect(textOf(page.body)).toContain('Confirmar y entrar');
+    expect(await accountExists(fresh)).toBe(false);
+    expect((await scanner.get('/')).statusCode).toBe(303);
+
     const before = browser.session(SESSION);
-    const confirmed = await browser.get(link);
+    const confirmed = await confirm(browser, link);
     expect(confirmed.statusCode).toBe(303);
     expect(confirmed.headers.location).toBe('/');
     expect(browser.session(SESSION)).toBeDefined();
@@ -166,7 +181,7 @@ describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail i
 
     // Single use: the same link again (another browser) is refused, and logs no one in.
     const again = new DashboardClient(t.app, '198.51.100.25');
-    const second = await again.get(link);
+    const second = await confirm(again, link);
     expect(second.statusCode).toBe(404);
     expect(textOf(second.body)).toContain('no es válido o ya se usó');
     expect((await again.get('/')).statusCode).toBe(303);
@@ -178,7 +193,7 @@ describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail i
     await signUp(browser, fresh);
     const link = linkIn(await mailTo(fresh));
     clock.advance(24 * 3_600_000 + 1000);
-    const r = await new DashboardClient(t.app, '198.51.100.27').get(link);
+    const r = await confirm(new DashboardClient(t.app, '198.51.100.27'), link);
     expect(r.statusCode).toBe(410);
     expect(textOf(r.body)).toContain('Este enlace de confirmación venció');
     expect(await accountExists(fresh)).toBe(false);
@@ -222,7 +237,7 @@ describeEachDb('dashboard sign-up without SMTP (the embedded default)', (backend
     expect(r.statusCode).toBe(409);
     expect(textOf(r.body)).toContain('Ya existe una cuenta con ese correo');
     // The confirmation route exists but has nothing to confirm.
-    expect((await again.get('/signup/confirm?token=' + 'A'.repeat(43))).statusCode).toBe(404);
+    expect((await confirm(again, '/signup/confirm?token=' + 'A'.repeat(43))).statusCode).toBe(404);
   });
 
   it('limits sign-up attempts per IP (LOGIN_RATE_LIMIT_BURST), in this mode too', async () => {

@@ -66,6 +66,9 @@ export const en: Messages = {
     checkEmailTitle: 'Check your e-mail',
     checkEmail: (email: string) =>
       `We sent an e-mail to ${email} to confirm your account. Open the link in it; it expires in 24 hours. If it does not arrive within a few minutes, look in your spam folder or sign up again.`,
+    confirmTitle: 'Confirm your account',
+    confirmIntro: 'One more step: confirm that you want to create your account with this e-mail.',
+    confirmButton: 'Confirm and log in',
     confirmFailedTitle: 'We could not confirm your account',
     signupLinkInvalid: 'This confirmation link is not valid or was already used. Log in, or sign up again to get a new one.',
     signupLinkExpired: 'This confirmation link has expired. Sign up again to get a new one.',

@@ -64,6 +64,9 @@ export const es = {
     checkEmailTitle: 'Revisa tu correo',
     checkEmail: (email: string) =>
       `Te enviamos un correo a ${email} para confirmar tu cuenta. Abre el enlace que contiene; vence en 24 horas. Si no llega en unos minutos, revisa la carpeta de spam o vuelve a registrarte.`,
+    confirmTitle: 'Confirma tu cuenta',
+    confirmIntro: 'Un paso más: confirma que quieres crear tu cuenta con este correo.',
+    confirmButton: 'Confirmar y entrar',
     confirmFailedTitle: 'No pudimos confirmar tu cuenta',
     signupLinkInvalid:
       'Este enlace de confirmación no es válido o ya se usó. Inicia sesión, o vuelve a registrarte para recibir uno nuevo.',

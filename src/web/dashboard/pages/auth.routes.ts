@@ -3,7 +3,7 @@ import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
 import { asForm, text } from '../http/form.ts';
 import { clearSessionCookie, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
-import { loginView, signupConfirmFailedView, signupSentView, signupView } from '../views/auth.view.ts';
+import { loginView, signupConfirmFailedView, signupConfirmView, signupSentView, signupView } from '../views/auth.view.ts';
 import { errorText } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
 
@@ -106,9 +106,18 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
 
   // The link of a sign-up confirmation e-mail (SMTP_URL set): creates the account, logs in, and
   // redirects so the token leaves the address bar. The token is redacted from request logs (?token=).
+  // The e-mailed link only shows a button: the account is created by its POST (a mail scanner
+  // that opens links must not use the token up, nor be logged in).
   app.get<{ Querystring: { token?: string } }>('/signup/confirm', { config: { dashboardPublic: true } }, async (req, reply) => {
     if (!signupEnabled) return sendPage(reply, signupView(pageContext(req), { enabled: false }), 404);
-    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : undefined;
+    const token = typeof req.query.token === 'string' ? req.query.token.slice(0, 128) : '';
+    await ensureSession(req, reply);
+    return sendPage(reply, signupConfirmView(pageContext(req), { token }));
+  });
+
+  app.post('/signup/confirm', { config: { dashboardPublic: true } }, async (req, reply) => {
+    if (!signupEnabled) return sendPage(reply, signupView(pageContext(req), { enabled: false }), 404);
+    const token = text(asForm(req.body), 'token', 128) || undefined;
     try {
       const started = await auth.confirmSignUp({ token }, state(req).token);
       setSessionCookie(reply, cookies, started.token, started.session, ctx.clock.now());

@@ -67,6 +67,20 @@ export function signupSentView(ctx: PageContext, o: { email: string }): string {
   });
 }
 
+/**
+ * What the e-mailed link opens: a button that POSTs the token. Opening the link changes nothing,
+ * so a mail scanner that follows links neither uses it up nor gets a logged-in session.
+ */
+export function signupConfirmView(ctx: PageContext, o: { token: string }): string {
+  const t = ctx.t;
+  return bareLayout(ctx, {
+    title: t.auth.confirmTitle,
+    body: html`<p>${t.auth.confirmIntro}</p>
+<form method="post" action="/signup/confirm" class="card">${csrfInput(ctx.csrf)}<input type="hidden" name="token" value="${o.token}">
+<div class="actions">${submit(t.auth.confirmButton)}</div></form>`,
+  });
+}
+
 /** A confirmation link that cannot be used (unknown, used, expired, or its e-mail already has an account). */
 export function signupConfirmFailedView(ctx: PageContext, o: { message: string }): string {
   const t = ctx.t;
