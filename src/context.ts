@@ -157,6 +157,14 @@ export function createContext(deps: ContextDeps) {
     getTenant: tenants.getRow,
     signers,
     documents: dte,
+    // The received module's reads, for the signed answers to suppliers (docs/received.md); bound
+    // lazily because the received module is handed this module's outbox in turn.
+    respuestas: {
+      envio: (tenant, id) => received.envio(tenant, id),
+      respuesta: (tenant, id) => received.respuesta(tenant, id),
+      get: (tenant, id) => received.get(tenant, id),
+      acceptanceXml: (tenant, id, n) => received.acceptanceXml(tenant, id, n),
+    },
     log: backgroundLog,
   });
   const dteSend = createSendService({
@@ -182,6 +190,8 @@ export function createContext(deps: ContextDeps) {
     provider,
     credentials,
     getTenant: tenants.getRow,
+    // Its answers are e-mailed to the supplier through the exchange module's outbox.
+    respuestas: exchange,
     log: backgroundLog,
   });
   return {

@@ -3,7 +3,7 @@ import type { RouteModule } from '../../http/route-module.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { withErrors } from '../../http/schemas.ts';
-import { DeliveryList, DeliverySchema, ResendBody, TenantDteParams } from './exchange.schemas.ts';
+import { DeliveryList, DeliverySchema, ResendBody, TenantDteParams, TenantEnvioParams, TenantReceivedParams } from './exchange.schemas.ts';
 
 /**
  * A document's deliveries to its receptor (docs/exchange.md): a route of its own beside the
@@ -31,6 +31,40 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req) => exchange.list(tenantOf(req), req.params.dteId),
+  );
+
+  // The tenant's signed answers to its suppliers (docs/received.md, "Sending the signed answers"):
+  // beside the received document and the envío, as a document's deliveries are beside it.
+  app.get<{ Params: Static<typeof TenantReceivedParams> }>(
+    '/api/v1/tenants/:tenantId/received/:receivedId/deliveries',
+    {
+      schema: {
+        tags: ['Received'],
+        summary: "The document's signed answers sent to the supplier (ResultadoDTE, EnvioRecibos by e-mail), oldest first",
+        description:
+          'One delivery (kind respuesta, trigger accion) per answer recorded by POST …/acceptance, to the supplier’s CorreoEmisor or ' +
+          'the request’s respuestaA; skipped when there is no address (supplier_email_missing / supplier_email_invalid).',
+        params: TenantReceivedParams,
+        response: withErrors({ 200: DeliveryList }),
+      },
+    },
+    async (req) => exchange.listOfReceivedDte(tenantOf(req), req.params.receivedId),
+  );
+
+  app.get<{ Params: Static<typeof TenantEnvioParams> }>(
+    '/api/v1/tenants/:tenantId/received/envios/:envioId/deliveries',
+    {
+      schema: {
+        tags: ['Received'],
+        summary: "The upload's RespuestaEnvioDTE sent to the supplier by e-mail",
+        description:
+          'One delivery (kind respuesta, trigger recepcion) per upload, to the supplier’s CorreoEmisor or the upload’s respuestaA; ' +
+          'skipped when there is no address.',
+        params: TenantEnvioParams,
+        response: withErrors({ 200: DeliveryList }),
+      },
+    },
+    async (req) => exchange.listOfReceivedEnvio(tenantOf(req), req.params.envioId),
   );
 
   app.post<{ Params: Static<typeof TenantDteParams>; Body: Static<typeof ResendBody> }>(

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
-import { DELIVERY_STATUSES } from './exchange.store.ts';
+import { DELIVERY_STATUSES, RESPUESTA_TIPOS } from './exchange.store.ts';
 
 /** Request and response schemas of the deliveries routes (docs/exchange.md). */
 export const TenantDteParams = Type.Object(
@@ -12,9 +12,34 @@ export const DeliverySchema = Type.Object(
   {
     id: Uuid(),
     tenantId: Uuid(),
-    dteId: Uuid(),
-    trigger: Type.Union([Type.Literal('accepted'), Type.Literal('resend')], {
-      description: 'accepted: the automatic delivery when the SII accepted the document; resend: POST …/deliveries.',
+    kind: Type.Union([Type.Literal('dte'), Type.Literal('respuesta')], {
+      description:
+        "dte: one of the tenant's accepted documents to its receptor (EnvioDTE + PDF); respuesta: one of the tenant's signed " +
+        'answers to a supplier (RespuestaEnvioDTE, ResultadoDTE or EnvioRecibos).',
+    }),
+    dteId: Nullable(Uuid('The document sent (kind dte); null for a respuesta.')),
+    respuesta: Nullable(
+      Type.Object(
+        {
+          tipo: Type.Union(
+            RESPUESTA_TIPOS.map((t) => Type.Literal(t)),
+            {
+              description:
+                "RecepcionEnvio: the upload's RespuestaEnvioDTE; ResultadoDTE: the RespuestaDTE of an ACD, RCD, RFP or RFT; " +
+                'EnvioRecibos: the Recibo of an ERM.',
+            },
+          ),
+          receivedEnvioId: Nullable(Uuid('The upload answered (RecepcionEnvio).')),
+          receivedDteId: Nullable(Uuid('The received document answered (ResultadoDTE, EnvioRecibos).')),
+          n: Nullable(Type.Integer({ description: "The answer's number among the document's acciones (…/acceptance/{n}/xml)." })),
+        },
+        { description: 'Kind respuesta: which signed answer it carries.' },
+      ),
+    ),
+    trigger: Type.Union([Type.Literal('accepted'), Type.Literal('resend'), Type.Literal('recepcion'), Type.Literal('accion')], {
+      description:
+        'accepted: the automatic delivery when the SII accepted the document; resend: POST …/deliveries; recepcion: the answer to ' +
+        'an upload (POST …/received); accion: the answer to an acceptance or claim (POST …/received/{id}/acceptance).',
     }),
     status: Type.Union(
       DELIVERY_STATUSES.map((s) => Type.Literal(s)),
@@ -25,10 +50,20 @@ export const DeliverySchema = Type.Object(
       },
     ),
     skipReason: Nullable(
-      Type.String({ description: 'Why a delivery was skipped: receptor_email_missing or receptor_email_invalid.', maxLength: 64 }),
+      Type.String({
+        description:
+          'Why a delivery was skipped: receptor_email_missing or receptor_email_invalid (dte); supplier_email_missing, ' +
+          'supplier_email_invalid or answer_refused_by_sii (respuesta).',
+        maxLength: 64,
+      }),
     ),
     to: Nullable(
-      Type.String({ description: "The receptor's exchange address it goes to (receptor.correo, or a resend's `to`).", maxLength: 254 }),
+      Type.String({
+        description:
+          "The address it goes to: the receptor's (receptor.correo, or a resend's `to`), or for a respuesta the supplier's " +
+          "(the DTE's CorreoEmisor, or the request's respuestaA).",
+        maxLength: 254,
+      }),
     ),
     transport: Nullable(
       Type.Union([Type.Literal('smtp'), Type.Literal('mailbox')], {
@@ -60,6 +95,15 @@ export const DeliverySchema = Type.Object(
 );
 
 export const DeliveryList = Type.Object({ data: Type.Array(DeliverySchema, { description: 'Oldest first.' }) });
+
+export const TenantReceivedParams = Type.Object(
+  { tenantId: Type.String({ maxLength: 64 }), receivedId: Type.String({ maxLength: 64, description: 'Received document id' }) },
+  { additionalProperties: false },
+);
+export const TenantEnvioParams = Type.Object(
+  { tenantId: Type.String({ maxLength: 64 }), envioId: Type.String({ maxLength: 64, description: 'Received envío id' }) },
+  { additionalProperties: false },
+);
 
 export const ResendBody = Type.Object(
   {

@@ -7,8 +7,8 @@ import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
 import { classifySmtpError, MailSendError, recipientHash, type MailTransport } from './exchange.mail.ts';
-import { composeDeliveryMail, isDeliverableAddress } from './exchange.message.ts';
-import { exchangeStore, type DeliveryRow } from './exchange.store.ts';
+import { composeDeliveryMail, composeRespuestaMail, isDeliverableAddress } from './exchange.message.ts';
+import { exchangeStore, type DeliveryRow, type RespuestaTipo } from './exchange.store.ts';
 import { toDelivery, toMailboxMessage, type Delivery, type MailboxMessage } from './exchange.views.ts';
 
 /**
@@ -26,6 +26,11 @@ import { toDelivery, toMailboxMessage, type Delivery, type MailboxMessage } from
  * - Attempts are counted on the delivery row and spaced by `retryScheduleMs` (the job reschedules
  *   itself); a permanent refusal (SMTP 5yz) or the last attempt marks it `failed`.
  * - Logs carry the delivery id and a hash of the address, never the address.
+ * - A second kind, `respuesta` (docs/received.md, "Sending the signed answers"): the tenant's signed
+ *   answers to a supplier, enqueued by `onRespuesta` in the received module's transaction that
+ *   stores the answer, sent to the supplier's address with the stored bytes attached unchanged,
+ *   with the same jobs, retries and records. An answer the SII refused before its e-mail went out
+ *   is not sent (`skipped`, answer_refused_by_sii).
  */
 export const DELIVERY_QUEUE = 'exchange.deliver';
 
@@ -36,6 +41,44 @@ export interface AcceptedDocument {
   dteId: string;
   tipoDte: number;
   receptor: { correo?: string | null | undefined };
+}
+
+/**
+ * A signed answer to a supplier to deliver (kind respuesta), told by the received module in the
+ * transaction that stores the answer: the upload's RespuestaEnvioDTE (`receivedEnvioId`), or the
+ * ResultadoDTE / EnvioRecibos of answer `n` to a received document. `to`: the request's address,
+ * else the supplier's CorreoEmisor (a given one was validated by the route already).
+ */
+export interface RespuestaToSend {
+  accountId: string;
+  tenantId: string;
+  answer: { receivedEnvioId: string } | { receivedDteId: string; n: number; tipo: 'ResultadoDTE' | 'EnvioRecibos' };
+  to: string | null | undefined;
+}
+
+/** What this module reads of received documents and envíos, through the received module's public reads. */
+interface RespuestaSource {
+  envio(
+    tenant: TenantRef,
+    envioId: string,
+  ): Promise<{
+    id: string;
+    codEnvio: number;
+    nombreEnvio: string;
+    documents: { tipoDte: number | null; folio: number | null; rutEmisor: string | null }[];
+  }>;
+  respuesta(tenant: TenantRef, envioId: string): Promise<Buffer>;
+  get(
+    tenant: TenantRef,
+    id: string,
+  ): Promise<{
+    id: string;
+    tipoDte: number;
+    folio: number;
+    emisor: { rut: string };
+    acciones: { n: number; accion: string; sii: { state: string } }[];
+  }>;
+  acceptanceXml(tenant: TenantRef, id: string, n: number): Promise<{ xml: Buffer }>;
 }
 
 /** The documents this module reads, through the dte module's public reads. */
@@ -64,10 +107,23 @@ export interface ExchangeDeps {
     xml(tenant: TenantRef, id: string): Promise<Buffer>;
     pdf(tenant: TenantRow, id: string, opts: { formato: 'carta'; cedible: false }): Promise<{ pdf: Buffer; filename: string }>;
   };
+  /** Received envíos and documents, for the answers to suppliers (kind respuesta). */
+  respuestas?: RespuestaSource | undefined;
   log?: { warn: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void };
 }
 
 const ACCEPTED_STATES = ['accepted', 'accepted_with_objections'];
+
+/** What a log line says a delivery is about (ids only). */
+const subjectOf = (d: DeliveryRow) =>
+  d.kind === 'respuesta'
+    ? {
+        kind: d.kind,
+        receivedEnvioId: d.received_envio_id ?? undefined,
+        receivedDteId: d.received_dte_id ?? undefined,
+        n: d.accion_n ?? undefined,
+      }
+    : { dteId: d.dte_id };
 
 export function createExchangeService(deps: ExchangeDeps) {
   const { db, clock } = deps;
@@ -77,13 +133,64 @@ export function createExchangeService(deps: ExchangeDeps) {
   const enqueueDelivery = (tx: Sql, accountId: string, deliveryId: string) =>
     enqueue(tx, DELIVERY_QUEUE, { deliveryId, accountId }, { delayMs: delayBefore(1), singletonKey: `${DELIVERY_QUEUE}:${deliveryId}` });
 
-  /** Everything the message needs, gathered and built outside any transaction. */
-  const build = async (d: DeliveryRow) => {
+  const respuestas = (): RespuestaSource => {
+    if (!deps.respuestas) throw new Error('exchange: no source of received documents is wired');
+    return deps.respuestas;
+  };
+
+  /**
+   * An answer to a supplier: its signed bytes as stored, attached unchanged. `undefined` when there
+   * is nothing to send any more: the SII refused the answer before its e-mail went out.
+   */
+  const buildRespuesta = async (d: DeliveryRow) => {
     const tenant = await deps.getTenant(d.account_id, d.tenant_id);
-    const doc = await deps.documents.get(tenant, d.dte_id);
+    const src = respuestas();
+    const base = {
+      deliveryId: d.id,
+      from: deps.from,
+      to: d.recipient!,
+      replyTo: tenant.email,
+      responde: { rut: tenant.rut_empresa, razonSocial: tenant.razon_social },
+    };
+    if (d.received_envio_id) {
+      const [envio, xml] = await Promise.all([src.envio(tenant, d.received_envio_id), src.respuesta(tenant, d.received_envio_id)]);
+      return composeRespuestaMail({
+        ...base,
+        tipo: 'RecepcionEnvio',
+        accion: null,
+        documentos: envio.documents.flatMap((x) =>
+          x.tipoDte !== null && x.folio !== null && x.rutEmisor !== null
+            ? [{ tipoDte: x.tipoDte, folio: x.folio, rutEmisor: x.rutEmisor }]
+            : [],
+        ),
+        envio: { nombreEnvio: envio.nombreEnvio, codEnvio: envio.codEnvio },
+        xml,
+      });
+    }
+    const doc = await src.get(tenant, d.received_dte_id!);
+    const accion = doc.acciones.find((a) => a.n === d.accion_n);
+    if (!accion || accion.sii.state === 'refused') return undefined;
+    const { xml } = await src.acceptanceXml(tenant, doc.id, accion.n);
+    return composeRespuestaMail({
+      ...base,
+      tipo: d.respuesta_tipo === 'EnvioRecibos' ? 'EnvioRecibos' : 'ResultadoDTE',
+      accion: accion.accion,
+      documentos: [{ tipoDte: doc.tipoDte, folio: doc.folio, rutEmisor: doc.emisor.rut }],
+      envio: null,
+      xml,
+    });
+  };
+
+  /** Everything the message needs, gathered and built outside any transaction. */
+  const build = async (d: DeliveryRow) => (d.kind === 'respuesta' ? buildRespuesta(d) : buildDte(d));
+
+  const buildDte = async (d: DeliveryRow) => {
+    const dteId = d.dte_id!;
+    const tenant = await deps.getTenant(d.account_id, d.tenant_id);
+    const doc = await deps.documents.get(tenant, dteId);
     const [xml, pdf, { signer }] = await Promise.all([
-      deps.documents.xml(tenant, d.dte_id),
-      deps.documents.pdf(tenant, d.dte_id, { formato: 'carta', cedible: false }),
+      deps.documents.xml(tenant, dteId),
+      deps.documents.pdf(tenant, dteId, { formato: 'carta', cedible: false }),
       deps.signers.get(d.account_id, d.tenant_id),
     ]);
     const envelope = buildEnvelope({
@@ -117,7 +224,7 @@ export function createExchangeService(deps: ExchangeDeps) {
     e: { code: string; message: string; permanent: boolean },
   ): Promise<JobResult> => {
     const now = clock.now();
-    const log = { deliveryId: d.id, dteId: d.dte_id, attempt, code: e.code, recipient: recipientHash(d.recipient ?? '') };
+    const log = { deliveryId: d.id, ...subjectOf(d), attempt, code: e.code, recipient: recipientHash(d.recipient ?? '') };
     if (e.permanent || attempt >= d.max_attempts) {
       await exchangeStore.recordFailed(db, { id: d.id, accountId: d.account_id, attempts: attempt, code: e.code, message: e.message, now });
       deps.log?.warn({ ...log, final: true }, 'exchange delivery failed');
@@ -166,6 +273,51 @@ export function createExchangeService(deps: ExchangeDeps) {
         now: clock.now(),
       });
       if (inserted && ok) await enqueueDelivery(tx, doc.accountId, id);
+    },
+
+    /**
+     * In the transaction that stores a signed answer to a supplier (the received module calls it
+     * there, outbox): its delivery to the supplier's exchange address, or a `skipped` entry saying
+     * why there is none. Returns the delivery's id.
+     */
+    async onRespuesta(tx: Sql, r: RespuestaToSend): Promise<string> {
+      const given = r.to?.trim() || null;
+      const ok = isDeliverableAddress(given);
+      const id = newId();
+      const envio = 'receivedEnvioId' in r.answer ? r.answer : undefined;
+      const accion = 'receivedDteId' in r.answer ? r.answer : undefined;
+      const tipo: RespuestaTipo = envio ? 'RecepcionEnvio' : accion!.tipo;
+      await exchangeStore.insertDelivery(tx, {
+        id,
+        accountId: r.accountId,
+        tenantId: r.tenantId,
+        kind: 'respuesta',
+        dteId: null,
+        receivedEnvioId: envio?.receivedEnvioId ?? null,
+        receivedDteId: accion?.receivedDteId ?? null,
+        accionN: accion?.n ?? null,
+        respuestaTipo: tipo,
+        trigger: envio ? 'recepcion' : 'accion',
+        status: ok ? 'pending' : 'skipped',
+        skipReason: ok ? null : given ? 'supplier_email_invalid' : 'supplier_email_missing',
+        recipient: given,
+        maxAttempts,
+        now: clock.now(),
+      });
+      if (ok) await enqueueDelivery(tx, r.accountId, id);
+      return id;
+    },
+
+    /** GET …/received/envios/{envioId}/deliveries: the upload's answer sent to the supplier. */
+    async listOfReceivedEnvio(tenant: TenantRef, envioId: string): Promise<{ data: Delivery[] }> {
+      const e = await respuestas().envio(tenant, envioId);
+      return { data: (await exchangeStore.ofReceivedEnvio(db, tenant.account_id, tenant.id, e.id)).map(toDelivery) };
+    },
+
+    /** GET …/received/{receivedId}/deliveries: the document's answers sent to the supplier. */
+    async listOfReceivedDte(tenant: TenantRef, receivedId: string): Promise<{ data: Delivery[] }> {
+      const doc = await respuestas().get(tenant, receivedId);
+      return { data: (await exchangeStore.ofReceivedDte(db, tenant.account_id, tenant.id, doc.id)).map(toDelivery) };
     },
 
     /** GET …/dte/{dteId}/deliveries: every delivery of the document, oldest first. */
@@ -245,12 +397,16 @@ export function createExchangeService(deps: ExchangeDeps) {
         // The tenant's certificate removed or expired, the document unreadable: retried on the
         // schedule (the tenant can fix its certificate), then failed with the reason's code.
         const known = e instanceof AppError ? e.code : isDteEngineError(e) ? e.code : undefined;
-        if (!known) deps.log?.error({ deliveryId: d.id, err: e }, 'exchange delivery could not be built');
+        if (!known) deps.log?.error({ deliveryId: d.id, ...subjectOf(d), err: e }, 'exchange delivery could not be built');
         return failedAttempt(d, attempt, {
           code: known ?? 'delivery_build_failed',
           message: e instanceof AppError || isDteEngineError(e) ? e.message : 'The message could not be built; it is tried again.',
           permanent: false,
         });
+      }
+      if (!mail) {
+        await exchangeStore.recordSkipped(db, { id: d.id, accountId, reason: 'answer_refused_by_sii', now: clock.now() });
+        return;
       }
       let sent;
       try {

@@ -2,20 +2,33 @@ import type { Sql } from '../../db/types.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
 
 /**
- * Deliveries of accepted documents to their receptors, and the embedded default's local mailbox.
+ * Deliveries of accepted documents to their receptors and of a tenant's signed answers to its
+ * suppliers (kind respuesta), and the embedded default's local mailbox.
  * Every query is scoped by account (another account's row is never found). Functions take the
  * caller's `Sql`: a transaction or the pool, never a transaction of their own.
  */
 export const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-export type DeliveryTrigger = 'accepted' | 'resend';
+/** dte: accepted → resend; respuesta: recepcion (an upload's RespuestaEnvioDTE), accion (an acceptance or claim's answer). */
+export type DeliveryTrigger = 'accepted' | 'resend' | 'recepcion' | 'accion';
+export const DELIVERY_KINDS = ['dte', 'respuesta'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
+export const RESPUESTA_TIPOS = ['RecepcionEnvio', 'ResultadoDTE', 'EnvioRecibos'] as const;
+export type RespuestaTipo = (typeof RESPUESTA_TIPOS)[number];
 export type DeliveryTransport = 'smtp' | 'mailbox';
 
 export interface DeliveryRow {
   id: string;
   account_id: string;
   tenant_id: string;
-  dte_id: string;
+  kind: DeliveryKind;
+  /** kind dte: the document sent. */
+  dte_id: string | null;
+  /** kind respuesta: the upload whose RespuestaEnvioDTE it carries, or the received document and answer n. */
+  received_envio_id: string | null;
+  received_dte_id: string | null;
+  accion_n: number | null;
+  respuesta_tipo: RespuestaTipo | null;
   trigger: DeliveryTrigger;
   status: DeliveryStatus;
   skip_reason: string | null;
@@ -37,7 +50,13 @@ export interface NewDelivery {
   id: string;
   accountId: string;
   tenantId: string;
-  dteId: string;
+  /** Default 'dte' (dteId); 'respuesta' names receivedEnvioId, or receivedDteId and accionN. */
+  kind?: DeliveryKind;
+  dteId: string | null;
+  receivedEnvioId?: string | null;
+  receivedDteId?: string | null;
+  accionN?: number | null;
+  respuestaTipo?: RespuestaTipo | null;
   trigger: DeliveryTrigger;
   status: 'pending' | 'skipped';
   skipReason: string | null;
@@ -51,7 +70,9 @@ export interface MailboxRow {
   account_id: string;
   tenant_id: string;
   delivery_id: string;
-  dte_id: string;
+  dte_id: string | null;
+  received_envio_id: string | null;
+  received_dte_id: string | null;
   message_id: string;
   from_address: string;
   to_address: string;
@@ -75,10 +96,10 @@ export interface NewMailboxMessage {
   now: Date;
 }
 
-const DELIVERY_COLS = `id, account_id, tenant_id, dte_id, trigger, status, skip_reason, recipient, transport, attempts, max_attempts,
+const DELIVERY_COLS = `id, account_id, tenant_id, kind, dte_id, received_envio_id, received_dte_id, accion_n, respuesta_tipo, trigger, status, skip_reason, recipient, transport, attempts, max_attempts,
   last_error_code, last_error_message, message_id, smtp_response, next_attempt_at, sent_at, created_at, updated_at`;
 
-const MAILBOX_SELECT = `select m.id, m.account_id, m.tenant_id, m.delivery_id, d.dte_id, m.message_id, m.from_address, m.to_address, m.subject,
+const MAILBOX_SELECT = `select m.id, m.account_id, m.tenant_id, m.delivery_id, d.dte_id, d.received_envio_id, d.received_dte_id, m.message_id, m.from_address, m.to_address, m.subject,
     octet_length(m.raw) as size, m.created_at,
     coalesce((select json_agg(json_build_object('idx', a.idx, 'filename', a.filename, 'contentType', a.content_type,
         'size', octet_length(a.content)) order by a.idx)
@@ -90,10 +111,26 @@ export const exchangeStore = {
   async insertDelivery(tx: Sql, d: NewDelivery): Promise<boolean> {
     const r = await tx.query(
       `insert into exchange_deliveries (id, account_id, tenant_id, dte_id, trigger, status, skip_reason, recipient, max_attempts,
-         next_attempt_at, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, case when $6 = 'pending' then $10::timestamptz end, $10, $10)
+         next_attempt_at, created_at, updated_at, kind, received_envio_id, received_dte_id, accion_n, respuesta_tipo)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, case when $6 = 'pending' then $10::timestamptz end, $10, $10, $11, $12, $13, $14, $15)
        on conflict do nothing`,
-      [d.id, d.accountId, d.tenantId, d.dteId, d.trigger, d.status, d.skipReason, d.recipient, d.maxAttempts, d.now],
+      [
+        d.id,
+        d.accountId,
+        d.tenantId,
+        d.dteId,
+        d.trigger,
+        d.status,
+        d.skipReason,
+        d.recipient,
+        d.maxAttempts,
+        d.now,
+        d.kind ?? 'dte',
+        d.receivedEnvioId ?? null,
+        d.receivedDteId ?? null,
+        d.accionN ?? null,
+        d.respuestaTipo ?? null,
+      ],
     );
     return r.rowCount === 1;
   },
@@ -121,6 +158,35 @@ export const exchangeStore = {
       [accountId, tenantId, dteId],
     );
     return r.rows;
+  },
+
+  /** The answers sent to a supplier for one upload (its RespuestaEnvioDTE), oldest first. */
+  async ofReceivedEnvio(sql: Sql, accountId: string, tenantId: string, envioId: string): Promise<DeliveryRow[]> {
+    const r = await sql.query<DeliveryRow>(
+      `select ${DELIVERY_COLS} from exchange_deliveries
+       where account_id = $1 and tenant_id = $2 and received_envio_id = $3 order by created_at, id`,
+      [accountId, tenantId, envioId],
+    );
+    return r.rows;
+  },
+
+  /** The answers sent to a supplier for one received document (its ResultadoDTE / EnvioRecibos), oldest first. */
+  async ofReceivedDte(sql: Sql, accountId: string, tenantId: string, receivedDteId: string): Promise<DeliveryRow[]> {
+    const r = await sql.query<DeliveryRow>(
+      `select ${DELIVERY_COLS} from exchange_deliveries
+       where account_id = $1 and tenant_id = $2 and received_dte_id = $3 order by created_at, id`,
+      [accountId, tenantId, receivedDteId],
+    );
+    return r.rows;
+  },
+
+  /** A pending delivery found to have nothing to send after all (an answer the SII refused meanwhile). */
+  async recordSkipped(sql: Sql, u: { id: string; accountId: string; reason: string; now: Date }): Promise<void> {
+    await sql.query(
+      `update exchange_deliveries set status = 'skipped', skip_reason = $3, next_attempt_at = null, updated_at = $4
+       where account_id = $1 and id = $2 and status = 'pending'`,
+      [u.accountId, u.id, u.reason, u.now],
+    );
   },
 
   /** An attempt that will be made again: its count, its error, and when. */

@@ -1,10 +1,12 @@
-import type { DeliveryRow, MailboxRow } from './exchange.store.ts';
+import type { DeliveryRow, MailboxRow, RespuestaTipo } from './exchange.store.ts';
 
 /** The API's views of the exchange rows (the response schemas in exchange.schemas.ts are their allow-list). */
 export interface Delivery {
   id: string;
   tenantId: string;
-  dteId: string;
+  kind: DeliveryRow['kind'];
+  dteId: string | null;
+  respuesta: { tipo: RespuestaTipo; receivedEnvioId: string | null; receivedDteId: string | null; n: number | null } | null;
   trigger: DeliveryRow['trigger'];
   status: DeliveryRow['status'];
   skipReason: string | null;
@@ -27,7 +29,11 @@ export function toDelivery(r: DeliveryRow): Delivery {
   return {
     id: r.id,
     tenantId: r.tenant_id,
+    kind: r.kind,
     dteId: r.dte_id,
+    respuesta: r.respuesta_tipo
+      ? { tipo: r.respuesta_tipo, receivedEnvioId: r.received_envio_id, receivedDteId: r.received_dte_id, n: r.accion_n }
+      : null,
     trigger: r.trigger,
     status: r.status,
     skipReason: r.skip_reason,
@@ -49,7 +55,10 @@ export interface MailboxMessage {
   id: string;
   tenantId: string;
   deliveryId: string;
-  dteId: string;
+  /** The document a delivery sent (kind dte); null for an answer to a supplier (receivedDteId / receivedEnvioId). */
+  dteId: string | null;
+  receivedDteId: string | null;
+  receivedEnvioId: string | null;
   messageId: string;
   from: string;
   to: string;
@@ -65,6 +74,8 @@ export function toMailboxMessage(r: MailboxRow): MailboxMessage {
     tenantId: r.tenant_id,
     deliveryId: r.delivery_id,
     dteId: r.dte_id,
+    receivedDteId: r.received_dte_id,
+    receivedEnvioId: r.received_envio_id,
     messageId: r.message_id,
     from: r.from_address,
     to: r.to_address,

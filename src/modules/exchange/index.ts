@@ -12,3 +12,5 @@ export type { Delivery, MailboxMessage } from './exchange.views.ts';
 export { DELIVERY_STATUSES } from './exchange.store.ts';
 export { exchangeJobHandlers } from './exchange.jobs.ts';
 export { default as exchangeRoutes } from './exchange.routes.ts';
+export type { RespuestaToSend } from './exchange.service.ts';
+export { isDeliverableAddress } from './exchange.message.ts';

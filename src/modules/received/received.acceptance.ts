@@ -9,7 +9,8 @@ import {
 } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
-import type { TenantRow } from '../tenants/index.ts';
+import type { TenantRef, TenantRow } from '../tenants/index.ts';
+import { checkRespuestaA, type ReceiveDeps } from './received.receive.ts';
 import { accionesStore, type AccionRow } from './received.acciones.store.ts';
 import { createRegistration, type RegistrationDeps } from './received.registration.ts';
 import { checkAcceptance, statusOf, type Accion } from './received.rules.ts';
@@ -53,12 +54,15 @@ const ACCION_TEXT: Record<Accion, string> = {
 
 export interface AcceptanceDeps extends RegistrationDeps {
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
+  respuestas?: ReceiveDeps['respuestas'];
 }
 
 export interface AcceptanceBodyInput {
   accion: Accion;
   glosa?: string | undefined;
   recinto?: string | undefined;
+  /** Where to e-mail the signed answer instead of the supplier's CorreoEmisor. */
+  respuestaA?: string | undefined;
 }
 
 /** The answer and whether the SII holds it yet: `registered` 200, `pending`/`failed` 202 (the route). */
@@ -148,6 +152,7 @@ export function createAcceptance(deps: AcceptanceDeps) {
 
     async accept(tenant: TenantRow, id: string, body: AcceptanceBodyInput): Promise<AcceptanceResult> {
       const glosa = body.glosa?.trim() || null;
+      const respuestaA = checkRespuestaA(body.respuestaA);
       const row = UUID_RE.test(id) ? await receivedStore.get(db, tenant.account_id, tenant.id, id) : undefined;
       if (!row) throw errors.notFound('received_dte', id);
       const repeat = checkAcceptance(row, body.accion, clock.now());
@@ -187,6 +192,13 @@ export function createAcceptance(deps: AcceptanceDeps) {
           status: statusOf([...locked.acciones, { accion: a.accion, state: a.sii_state }]),
           now,
         });
+        // Its signed document to the supplier (outbox): sent after commit by the exchange module.
+        await deps.respuestas?.onRespuesta(tx, {
+          accountId: tenant.account_id,
+          tenantId: tenant.id,
+          answer: { receivedDteId: row.id, n: a.n, tipo: answer.tipo === 'EnvioRecibos' ? 'EnvioRecibos' : 'ResultadoDTE' },
+          to: respuestaA ?? lockedRow.correo_emisor,
+        });
         return a.n;
       });
       await registration.attemptNow(tenant.account_id, row.id, recorded);
@@ -194,7 +206,7 @@ export function createAcceptance(deps: AcceptanceDeps) {
     },
 
     /** The signed answer for the supplier, byte for byte (GET …/acceptance/{n}/xml). */
-    async respuestaXml(tenant: TenantRow, id: string, n: number): Promise<{ xml: Buffer; tipo: string }> {
+    async respuestaXml(tenant: TenantRef, id: string, n: number): Promise<{ xml: Buffer; tipo: string }> {
       const r = UUID_RE.test(id) ? await accionesStore.getRespuesta(db, tenant.account_id, tenant.id, id, n) : undefined;
       if (!r) throw errors.notFound('received_acceptance', `${id}/${n}`);
       if (!r.respuesta || !r.respuesta_tipo) throw errors.notFound('received_acceptance', `${id}/${n}`);

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../db/types.ts';
+import type { Db, Sql } from '../../db/types.ts';
 import {
   assertSignerValidAt,
   buildRespuestaEnvio,
@@ -20,6 +20,7 @@ import { AppError, errors } from '../../errors.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
+import { isDeliverableAddress, type RespuestaToSend } from '../exchange/index.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { receivedStore, type EnvioDocument, type ReceivedDteRow } from './received.store.ts';
 import { documentProblem, envelopeError, type DocumentProblem } from './received.verdict.ts';
@@ -50,6 +51,21 @@ export interface ReceiveDeps {
   /** Keys a CAF's signature may verify with, by IDK (src/provider/sii-keys.ts). */
   cafKeys: SiiKeys;
   schemaValidator: SchemaValidator;
+  /**
+   * The exchange module's outbox for answers to suppliers: called in the transaction that stores
+   * an answer, it records its delivery (or a skipped one) and enqueues the e-mail sent after commit.
+   */
+  respuestas?: { onRespuesta(tx: Sql, r: RespuestaToSend): Promise<unknown> } | undefined;
+}
+
+/** `respuestaA` of a request: where the answer goes instead of the supplier's CorreoEmisor (400 when unusable). */
+export function checkRespuestaA(to: string | undefined): string | undefined {
+  const v = to?.trim() || undefined;
+  if (v !== undefined && !isDeliverableAddress(v))
+    throw errors.invalid('invalid_email', '`respuestaA` is not an e-mail address an answer can be sent to (name@domain.tld).', {
+      param: 'respuestaA',
+    });
+  return v;
 }
 
 /** Ley 19.983 art. 3: eight calendar days from reception to accept or claim. */
@@ -81,8 +97,13 @@ const amount = (s: string | null): number | null => (s !== null && /^\d{1,15}$/.
 export function createReceive(deps: ReceiveDeps) {
   const { db, clock } = deps;
 
-  return async function receive(tenant: TenantRow, body: Buffer, opts: { nombreEnvio?: string | undefined } = {}): Promise<ReceiveResult> {
+  return async function receive(
+    tenant: TenantRow,
+    body: Buffer,
+    opts: { nombreEnvio?: string | undefined; respuestaA?: string | undefined } = {},
+  ): Promise<ReceiveResult> {
     const { account_id: accountId, id: tenantId } = tenant;
+    const respuestaA = checkRespuestaA(opts.respuestaA);
     guardXml(body);
     const { signer } = await deps.signers.get(accountId, tenantId);
     try {
@@ -265,6 +286,7 @@ export function createReceive(deps: ReceiveDeps) {
               rutReceptor: c.rutReceptor,
               razonSocialEmisor: c.printable.emisor.razonSocial.slice(0, 100),
               giroEmisor: c.printable.emisor.giro?.slice(0, 80) ?? null,
+              correoEmisor: c.printable.emisor.correo?.trim().slice(0, 254) || null,
               montoNeto: amount(c.printable.totales.montoNeto),
               montoExento: amount(c.printable.totales.montoExento),
               iva: amount(c.printable.totales.iva),
@@ -278,6 +300,14 @@ export function createReceive(deps: ReceiveDeps) {
             if (!inserted) throw new RaceLost();
             await emitEvent(tx, { accountId, type: 'dte.received', data: receivedEventData(inserted), now });
           }
+          // The answer to the supplier (outbox): to respuestaA, else the CorreoEmisor its documents
+          // carry (one issuer per envelope: the first that has one).
+          await deps.respuestas?.onRespuesta(tx, {
+            accountId,
+            tenantId,
+            answer: { receivedEnvioId: envioId },
+            to: respuestaA ?? candidates.map((c) => c.printable.emisor.correo?.trim()).find((x) => x),
+          });
           return envio;
         });
         return {

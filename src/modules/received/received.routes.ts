@@ -66,7 +66,10 @@ const routes: RouteModule = async (app, { ctx }) => {
             'unsupported_media_type',
             "Send the supplier's EnvioDTE itself as the body, with Content-Type application/xml.",
           );
-        const r = await received.receive(tenantOf(req), req.body, { nombreEnvio: req.query.nombreEnvio });
+        const r = await received.receive(tenantOf(req), req.body, {
+          nombreEnvio: req.query.nombreEnvio,
+          respuestaA: req.query.respuestaA,
+        });
         return reply.status(r.created ? 201 : 200).send({ envio: r.envio, respuestaXml: r.respuestaXml });
       },
     );

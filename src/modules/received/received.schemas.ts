@@ -24,6 +24,11 @@ export const ReceivedDteSchema = Type.Object(
       rut: Type.String({ description: 'The supplier, SII form (76123456-7).' }),
       razonSocial: Type.String(),
       giro: Nullable(Type.String()),
+      correo: Nullable(
+        Type.String({
+          description: "The supplier's exchange address as its DTE carries it (CorreoEmisor): where the signed answers are e-mailed.",
+        }),
+      ),
     }),
     receptor: Type.Object({ rut: Type.String({ description: "The tenant's RUT, SII form." }) }),
     montoNeto: Nullable(Type.Integer()),
@@ -129,6 +134,16 @@ export const ReceiveQuery = Type.Object(
         description: "The envelope's file name as the supplier sent it (NmbEnvio of the answer); default {SetDTE ID}.xml.",
       }),
     ),
+    respuestaA: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description:
+          "Where to e-mail the signed answer (RespuestaEnvioDTE) (the supplier's exchange address); default the supplier's CorreoEmisor " +
+          'as its DTE carries it. Without either, the delivery is recorded as skipped.',
+        examples: ['intercambio@proveedor.cl'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -192,6 +207,16 @@ export const AcceptanceBody = Type.Object(
         minLength: 1,
         maxLength: 80,
         description: "ERM only: where the goods or services were received (the Recibo's Recinto); default the tenant's address.",
+      }),
+    ),
+    respuestaA: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description:
+          "Where to e-mail the signed answer (ResultadoDTE or EnvioRecibos) (the supplier's exchange address); default the supplier's CorreoEmisor " +
+          'as its DTE carries it. Without either, the delivery is recorded as skipped.',
+        examples: ['intercambio@proveedor.cl'],
       }),
     ),
   },

@@ -20,6 +20,8 @@ export interface ReceivedDteRow {
   rut_receptor: string;
   razon_social_emisor: string;
   giro_emisor: string | null;
+  /** The supplier's exchange address as its DTE carries it (Emisor/CorreoEmisor). */
+  correo_emisor: string | null;
   monto_neto: number | null;
   monto_exento: number | null;
   iva: number | null;
@@ -93,6 +95,7 @@ export interface NewReceivedDte {
   rutReceptor: string;
   razonSocialEmisor: string;
   giroEmisor: string | null;
+  correoEmisor: string | null;
   montoNeto: number | null;
   montoExento: number | null;
   iva: number | null;
@@ -118,7 +121,7 @@ export interface ListFilters {
 
 // Never selects `xml`: the document's bytes are read only where they are needed.
 const DTE_COLS = `id, account_id, tenant_id, envio_id, rut_emisor, tipo_dte, folio::float8 as folio,
-  to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, rut_receptor, razon_social_emisor, giro_emisor,
+  to_char(fecha_emision, 'YYYY-MM-DD') as fecha_emision, rut_receptor, razon_social_emisor, giro_emisor, correo_emisor,
   monto_neto::float8 as monto_neto, monto_exento::float8 as monto_exento, iva::float8 as iva, monto_total::float8 as monto_total,
   to_char(fecha_resolucion, 'YYYY-MM-DD') as fecha_resolucion, numero_resolucion, status, received_at, acceptance_deadline,
   coalesce((select jsonb_agg(jsonb_build_object('n', a.n, 'accion', a.accion, 'glosa', a.glosa,
@@ -207,8 +210,8 @@ export const receivedStore = {
     const r = await tx.query<ReceivedDteRow>(
       `insert into received_dtes (id, account_id, tenant_id, envio_id, rut_emisor, tipo_dte, folio, fecha_emision, rut_receptor,
          razon_social_emisor, giro_emisor, monto_neto, monto_exento, iva, monto_total, fecha_resolucion, numero_resolucion, xml,
-         status, received_at, acceptance_deadline, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'received', $19, $20, $19, $19)
+         status, received_at, acceptance_deadline, created_at, updated_at, correo_emisor)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, 'received', $19, $20, $19, $19, $21)
        on conflict (tenant_id, rut_emisor, tipo_dte, folio) do nothing
        returning ${DTE_COLS}`,
       [
@@ -232,6 +235,7 @@ export const receivedStore = {
         d.xml,
         d.receivedAt,
         d.acceptanceDeadline,
+        d.correoEmisor,
       ],
     );
     return r.rows[0];

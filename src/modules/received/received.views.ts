@@ -8,7 +8,7 @@ export interface ReceivedDte {
   tipoDte: number;
   folio: number;
   fechaEmision: string;
-  emisor: { rut: string; razonSocial: string; giro: string | null };
+  emisor: { rut: string; razonSocial: string; giro: string | null; correo: string | null };
   receptor: { rut: string };
   montoNeto: number | null;
   montoExento: number | null;
@@ -71,7 +71,7 @@ export const toReceivedDte = (r: ReceivedDteRow): ReceivedDte => ({
   tipoDte: r.tipo_dte,
   folio: Number(r.folio),
   fechaEmision: r.fecha_emision,
-  emisor: { rut: r.rut_emisor, razonSocial: r.razon_social_emisor, giro: r.giro_emisor },
+  emisor: { rut: r.rut_emisor, razonSocial: r.razon_social_emisor, giro: r.giro_emisor, correo: r.correo_emisor },
   receptor: { rut: r.rut_receptor },
   montoNeto: r.monto_neto === null ? null : Number(r.monto_neto),
   montoExento: r.monto_exento === null ? null : Number(r.monto_exento),
