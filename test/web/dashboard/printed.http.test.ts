@@ -22,6 +22,7 @@ describeEachDb('dashboard: printed documents and the logo', (backend) => {
   let tenantId: string;
   let facturaId: string;
   let boletaId: string;
+  let exportId: string;
 
   beforeAll(async () => {
     t = await startIssuingApp(backend);
@@ -30,11 +31,12 @@ describeEachDb('dashboard: printed documents and the logo', (backend) => {
     const accountId = (await t.tdb.db.query<{ id: string }>(`select id from accounts where name = 'Imprenta Digital'`)).rows[0]!.id;
     const { key } = await t.ctx.services.apiKeys.create(accountId, { name: 'tests' });
     tenantId = await readyTenant(t, key);
-    for (const tipo of [33, 39]) await requestFolios(t, key, tenantId, tipo, 2);
-    const create = async (tipo: 33 | 39) =>
+    for (const tipo of [33, 39, 110]) await requestFolios(t, key, tenantId, tipo, 2);
+    const create = async (tipo: 33 | 39 | 110) =>
       (await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(tipo) })).json().id as string;
     facturaId = await create(33);
     boletaId = await create(39);
+    exportId = await create(110);
   });
   afterAll(() => t?.close());
 
@@ -56,6 +58,19 @@ describeEachDb('dashboard: printed documents and the logo', (backend) => {
     expect(pdfText(pdf.rawPayload)).toContain('ACUSE DE RECIBO');
     expect((await c.get(`${docs()}/${boletaId}/pdf?cedible=true`)).statusCode).toBe(422);
     expect((await c.get(`${docs()}/${facturaId}/pdf?formato=a4`)).statusCode).toBe(400);
+  });
+
+  it("names a boleta's receptor 'Consumidor final', and shows an export's amounts in its currency", async () => {
+    const list = textOf((await c.get(docs())).body);
+    expect(list).toContain('Consumidor final');
+    expect(list).not.toContain('66666666-6');
+    expect(list).toContain('DOLAR USA 1302,4999'.replace('1302', '1.302'));
+    const boleta = textOf((await c.get(`${docs()}/${boletaId}`)).body);
+    expect(boleta).toContain('66666666-6 (Consumidor final)');
+    const exportacion = textOf((await c.get(`${docs()}/${exportId}`)).body);
+    expect(exportacion).toContain('DOLAR USA 1.302,4999');
+    expect(exportacion).toContain('DOLAR USA 120,25'); // a unit price in its currency
+    expect(exportacion).not.toMatch(/\$\s?1\.302/);
   });
 
   it('takes a logo from the company page, shows it, prints it, and removes it', async () => {

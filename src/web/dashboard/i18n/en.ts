@@ -175,6 +175,7 @@ export const en: Messages = {
     folio: 'Folio',
     fecha: 'Issue date',
     receptor: 'Recipient',
+    consumidorFinal: 'End consumer (consumidor final)',
     montoNeto: 'Net',
     montoExento: 'Exempt',
     iva: 'VAT (IVA)',

@@ -174,6 +174,7 @@ export const es = {
     folio: 'Folio',
     fecha: 'Fecha de emisión',
     receptor: 'Receptor',
+    consumidorFinal: 'Consumidor final',
     montoNeto: 'Neto',
     montoExento: 'Exento',
     iva: 'IVA',

@@ -24,6 +24,16 @@ export function formatDate(ymd: string | null | undefined, t: Messages): string 
 
 const clp = new Intl.NumberFormat('es-CL', { style: 'currency', currency: 'CLP', maximumFractionDigits: 0 });
 export const formatClp = (n: number | null | undefined): string => (typeof n === 'number' ? clp.format(n) : '—');
+
+const foreign = new Intl.NumberFormat('es-CL', { minimumFractionDigits: 0, maximumFractionDigits: 4 });
+/**
+ * An amount of a document in its own currency: pesos as CLP, an export's amounts (up to 4
+ * decimals) after the SII's currency name, e.g. "DOLAR USA 1.146,5" (decisions §11).
+ */
+export function formatAmount(n: number | null | undefined, moneda: string | null | undefined): string {
+  if (!moneda || moneda === 'PESO CL') return formatClp(n);
+  return typeof n === 'number' ? `${moneda} ${foreign.format(n)}` : '—';
+}
 /** A unit price keeps the decimals the document carries (PrcItem has up to 6), as the PDF prints it. */
 const unitPrice = new Intl.NumberFormat('es-CL', {
   style: 'currency',

@@ -2,9 +2,9 @@ import type { Delivery, MailboxMessage } from '../../../modules/exchange/index.t
 import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
-import { DTE_STATUSES, isCedibleType, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
+import { DTE_STATUSES, isCedibleType, RUT_ANONYMOUS, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
 import { badge, dl, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
-import { formatClp, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
+import { formatAmount, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import { deliveriesSection } from './mailbox.view.ts';
 
@@ -21,6 +21,12 @@ const STATUS_TONE: Record<string, Tone> = {
 export const dteStatus = (status: string, t: Messages): SafeHtml =>
   badge(t.dte.statusLabel[status] ?? status, STATUS_TONE[status] ?? 'neutral');
 export const tipoLabel = (tipo: number, t: Messages): string => `${tipo} · ${t.dte.tipos[tipo] ?? ''}`;
+
+/** A boleta's anonymous receptor (66.666.666-6) is the consumidor final, not a RUT to read. */
+function receptorName(d: DteRecord, t: PageContext['t']): string {
+  if (!d.receptor || d.receptor.rut === RUT_ANONYMOUS) return t.dte.consumidorFinal;
+  return d.receptor.razonSocial ?? d.receptor.rut;
+}
 
 export function documentsView(
   ctx: PageContext,
@@ -49,8 +55,8 @@ ${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options
         tipoLabel(d.tipoDte, t),
         html`<a href="${base}/${d.id}">${String(d.folio)}</a>`,
         formatDate(d.fechaEmision, t),
-        d.receptor?.razonSocial ?? d.receptor?.rut ?? '—',
-        formatClp(d.montoTotal),
+        receptorName(d, t),
+        formatAmount(d.montoTotal, d.exportacion?.moneda),
         dteStatus(d.status, t),
       ]),
     })}${pager({ path: base, query: { status: o.filters.status, tipoDte: o.filters.tipoDte }, iterator: o.iterator, t, onFirst: o.onFirst })}`,
@@ -71,6 +77,7 @@ export function documentView(
   const d = o.dte;
   const base = `/tenants/${o.tenant.id}/documents`;
   const r = d.receptor;
+  const moneda = d.exportacion?.moneda;
   return layout(ctx, {
     title: t.dte.viewTitle(t.dte.tipos[d.tipoDte] ?? String(d.tipoDte), d.folio),
     active: 'tenants',
@@ -85,17 +92,17 @@ ${section(
     [t.dte.tipo, tipoLabel(d.tipoDte, t)],
     [t.dte.folio, String(d.folio)],
     [t.dte.fecha, formatDate(d.fechaEmision, t)],
-    [t.dte.montoNeto, formatClp(d.montoNeto)],
-    [t.dte.montoExento, formatClp(d.montoExento)],
-    [t.dte.iva, formatClp(d.iva)],
-    [t.dte.montoTotal, html`<strong>${formatClp(d.montoTotal)}</strong>`],
+    [t.dte.montoNeto, formatAmount(d.montoNeto, moneda)],
+    [t.dte.montoExento, formatAmount(d.montoExento, moneda)],
+    [t.dte.iva, formatAmount(d.iva, moneda)],
+    [t.dte.montoTotal, html`<strong>${formatAmount(d.montoTotal, moneda)}</strong>`],
   ]),
   { id: 'amounts' },
 )}
 ${section(
   t.dte.receptor,
   dl([
-    ['RUT', r.rut],
+    ['RUT', r.rut === RUT_ANONYMOUS ? `${r.rut} (${t.dte.consumidorFinal})` : r.rut],
     [t.tenant.razonSocial, r.razonSocial],
     [t.tenant.giro, r.giro],
     [t.tenant.direccion, [r.direccion, r.comuna, r.ciudad].filter(Boolean).join(', ')],
@@ -121,7 +128,7 @@ ${section(
     head: [t.dte.item, t.dte.cantidad, t.dte.precio, t.dte.monto],
     numeric: [1, 2, 3],
     empty: '—',
-    rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), formatUnitPrice(l.precioUnitario), formatClp(l.montoItem)]),
+    rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), moneda && moneda !== 'PESO CL' ? formatAmount(l.precioUnitario, moneda) : formatUnitPrice(l.precioUnitario), formatAmount(l.montoItem, moneda)]),
   }),
   { id: 'items' },
 )}

@@ -3,7 +3,7 @@ import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html } from '../../shared/html.ts';
 import type { DteRecord, FolioStock } from '../pages/issuing.ts';
 import { badge, linkButton, section, table } from '../ui/components.ts';
-import { formatClp, formatDateTime, formatNumber } from '../ui/format.ts';
+import { formatAmount, formatDateTime, formatNumber } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import { dteStatus, tipoLabel } from './documents.view.ts';
 import { tenantStatus } from './tenants.view.ts';
@@ -54,7 +54,7 @@ export function overviewView(ctx: PageContext, d: OverviewData): string {
       tenantName(tenant),
       tipoLabel(dte.tipoDte, t),
       html`<a href="/tenants/${tenant.id}/documents/${dte.id}">${String(dte.folio)}</a>`,
-      formatClp(dte.montoTotal),
+      formatAmount(dte.montoTotal, dte.exportacion?.moneda),
       dteStatus(dte.status, t),
     ]),
   });
