@@ -128,7 +128,12 @@ ${section(
     head: [t.dte.item, t.dte.cantidad, t.dte.precio, t.dte.monto],
     numeric: [1, 2, 3],
     empty: '—',
-    rows: d.detalle.map((l) => [l.nombre, formatNumber(l.cantidad, t), moneda && moneda !== 'PESO CL' ? formatAmount(l.precioUnitario, moneda) : formatUnitPrice(l.precioUnitario), formatAmount(l.montoItem, moneda)]),
+    rows: d.detalle.map((l) => [
+      l.nombre,
+      formatNumber(l.cantidad, t),
+      moneda && moneda !== 'PESO CL' ? formatAmount(l.precioUnitario, moneda) : formatUnitPrice(l.precioUnitario),
+      formatAmount(l.montoItem, moneda),
+    ]),
   }),
   { id: 'items' },
 )}
