@@ -50,7 +50,8 @@ const routes: RouteModule = async (app, { ctx }) => {
             'signature, the carátula, Caratula RutReceptor = the tenant (422 envelope_* / receptor_mismatch), then each DTE: its ' +
             'signature, its timbre (TED) and CAF against the SII keys, RUTRecep = the tenant (422 document_* / receptor_mismatch when ' +
             'no document can be received). 201 when a document is new, 200 when every document was already received (answered ' +
-            '"DTE Repetido") or refused. The tenant needs its certificate (409 certificate_not_configured): the answer is signed with it.',
+            '"DTE Repetido") or refused. The tenant needs its certificate (409 certificate_not_configured): the answer is signed with it. ' +
+            "The answer is also e-mailed to the supplier's CorreoEmisor, or to respuestaA (GET …/received/envios/{envioId}/deliveries).",
           consumes: XML_TYPES,
           // Documents the body for OpenAPI; validation has nothing to check (the bytes are a Buffer).
           body: { description: "The supplier's EnvioDTE, byte for byte (ISO-8859-1 as the SII writes it).", format: 'binary' },
@@ -184,7 +185,9 @@ const routes: RouteModule = async (app, { ctx }) => {
           'an acceptance after a claim → 409 document_already_claimed. The answer is recorded with its signed document for the ' +
           'supplier (ResultadoDTE, or EnvioRecibos for ERM; GET …/acceptance/{n}/xml), then registered at the SII through the ' +
           'provider: 200 when the SII holds it (registeredAtSii true); 202 when it could not be asked now (sii.state pending, ' +
-          'retried by the service; asking again retries at once); 422 acceptance_refused_by_sii with the SII code when it refuses.',
+          'retried by the service; asking again retries at once); 422 acceptance_refused_by_sii with the SII code when it refuses. ' +
+          "Each new answer's signed document is e-mailed to the supplier's CorreoEmisor, or to respuestaA " +
+          '(GET …/received/{receivedId}/deliveries).',
         params: ReceivedParams,
         body: AcceptanceBody,
         response: withErrors({ 200: ReceivedDteSchema, 202: ReceivedDteSchema }),
