@@ -12,6 +12,7 @@ import { genRequestId } from './plugins/request-id.ts';
 import { ErrorBody } from './schemas.ts';
 import { addSharedSchema, validatorCompiler } from './validation.ts';
 import docsRoutes from './docs.ts';
+import { transformOpenApi, type OpenApiDocument } from './openapi.ts';
 import opsRoutes from './ops.routes.ts';
 import { refuseNul } from './text-guard.ts';
 import { rateLimiterFor } from '../lib/rate-limiter.ts';
@@ -82,11 +83,9 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
           'Authenticate with `Authorization: Bearer sk_live_…`. Errors: `{error: {code, message, param?, requestId}}`.',
       },
       servers: [{ url: ctx.config.baseUrl }],
-      components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An sk_live_… API key.' } },
-      },
-      security: [{ apiKey: [] }],
     },
+    // Descriptions, error codes, bearerAuth, tags and code samples: one step (src/http/openapi.ts).
+    transformObject: (d) => transformOpenApi((d as { openapiObject: OpenApiDocument }).openapiObject) as never,
     refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) || `def-${i}` },
   });
   await app.register(errorsPlugin);

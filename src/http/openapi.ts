@@ -1,0 +1,202 @@
+import { needsApiKey } from './plugins/auth.ts';
+
+/**
+ * The one finishing step on the OpenAPI document @fastify/swagger generates from the route schemas
+ * (registered as its `transformObject`): real response descriptions instead of "Default Response",
+ * error responses pointing at the shared Error schema with the codes each status can carry, the
+ * `bearerAuth` scheme applied to every /api/v1 route, described tags, and a generated curl sample
+ * per operation. Route schemas stay the single source; nothing here is written per route.
+ */
+
+type Json = Record<string, unknown>;
+
+interface Operation {
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean; schema?: Json; example?: unknown }[];
+  requestBody?: { content?: Record<string, { schema?: Json; example?: unknown; examples?: unknown }> };
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: Json }> }>;
+  security?: Json[];
+  'x-codeSamples'?: { lang: string; label: string; source: string }[];
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  info: Json;
+  servers?: { url: string }[];
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components?: Json & { schemas?: Record<string, Json>; securitySchemes?: Json };
+  security?: Json[];
+}
+
+/** What each status means, and the generic codes any route answering it can give (docs/errors.md). */
+export const STATUS_DOCS: Record<string, { text: string; codes?: string[] }> = {
+  '200': { text: 'OK.' },
+  '201': { text: 'Created.' },
+  '202': { text: 'Accepted: the work goes on in the background; follow the returned resource or its webhooks.' },
+  '204': { text: 'No Content.' },
+  '301': { text: 'Moved Permanently.' },
+  '302': { text: 'Found (redirect).' },
+  '400': {
+    text: 'Malformed or invalid input; `param` names the field at fault.',
+    codes: ['invalid_field', 'invalid_parameter', 'invalid_json', 'invalid_character', 'invalid_url', 'invalid_idempotency_key'],
+  },
+  '401': { text: 'No usable API key.', codes: ['missing_api_key', 'malformed_api_key', 'invalid_api_key', 'revoked_api_key'] },
+  '403': { text: 'Forbidden.' },
+  '404': {
+    text: 'Unknown resource, **or one that belongs to another account**.',
+    codes: ['<resource>_not_found', 'route_not_found'],
+  },
+  '409': { text: 'State conflict.', codes: ['idempotency_key_reused', 'idempotency_key_in_use'] },
+  '410': { text: 'Gone: the link or token expired, was used or was invalidated.' },
+  '413': { text: 'Body or file too large.', codes: ['body_too_large', 'file_too_large'] },
+  '415': { text: 'Wrong `Content-Type`.', codes: ['unsupported_media_type'] },
+  '422': { text: 'Well-formed, but breaks a business rule (the codes are listed in each guide).' },
+  '429': {
+    text: 'Rate limited; wait `Retry-After` seconds.',
+    codes: ['rate_limited', 'auth_rate_limited'],
+  },
+  '500': { text: 'Our bug; quote the `requestId` when you report it.', codes: ['internal_error'] },
+  '502': { text: 'The billing provider failed.', codes: ['provider_unavailable'] },
+  '503': {
+    text: 'Overloaded or the database cannot be reached; retry after `Retry-After`.',
+    codes: ['provider_rate_limited', 'database_unavailable'],
+  },
+  '504': { text: 'The billing provider did not answer in time.' },
+};
+
+/** Keyed by the tag's lower-case name, as the route modules spell it ("API Keys" → "api keys"). */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  account: 'Your account: who the API key belongs to.',
+  'api keys': 'Create, list and revoke `sk_live_…` API keys. A key is shown once, when it is created.',
+  tenants: 'The companies you issue for: RUT, business name, activity, environment (certification or production).',
+  credentials: "Each tenant's certificate and provider credentials: uploaded directly or through a hosted activation link.",
+  folios: 'Authorised folio ranges (CAF) per document type: request more, see how many are left.',
+  dte: 'Issue, read and follow electronic tax documents: facturas, boletas, notas de crédito y débito, guías.',
+  webhooks: 'Endpoints that receive signed events when documents, folios or credentials change.',
+  received: "Documents your tenants' suppliers send them: verify, keep once, accept or claim.",
+  exchange: 'Accepted documents e-mailed to their receptors as an EnvioDTE with the PDF.',
+};
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+const describeStatus = (status: string): string => STATUS_DOCS[status]?.text ?? `HTTP ${status}.`;
+
+const isErrorStatus = (status: string) => /^[45]/.test(status);
+
+/** A value for a schema, from its examples, default, or type: enough for a readable sample body. */
+export function exampleOf(schema: Json | undefined, schemas: Record<string, Json>, depth = 0, name = 'value'): unknown {
+  if (!schema || depth > 6) return undefined;
+  if (typeof schema.$ref === 'string') return exampleOf(schemas[schema.$ref.split('/').pop()!], schemas, depth + 1);
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
+  if (schema.example !== undefined) return schema.example;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  if (Array.isArray(variants)) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], schemas, depth + 1);
+  if (Array.isArray(schema.allOf)) return Object.assign({}, ...schema.allOf.map((s) => exampleOf(s as Json, schemas, depth + 1) ?? {}));
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
+  switch (type) {
+    case 'object': {
+      const props = (schema.properties ?? {}) as Record<string, Json>;
+      const required = new Set((schema.required ?? []) as string[]);
+      const out: Json = {};
+      for (const [k, v] of Object.entries(props)) {
+        // Required fields only: the smallest body the route accepts; the reference lists the rest.
+        if (!required.has(k)) continue;
+        const value = exampleOf(v, schemas, depth + 1, k);
+        if (value !== undefined) out[k] = value;
+      }
+      return out;
+    }
+    case 'array': {
+      const item = exampleOf(schema.items as Json | undefined, schemas, depth + 1, name);
+      return item === undefined ? [] : [item];
+    }
+    case 'string':
+      if (schema.format === 'uuid') return '00000000-0000-0000-0000-000000000000';
+      if (schema.format === 'date-time') return '2026-01-01T12:00:00Z';
+      if (schema.format === 'email') return 'ana@example.com';
+      if (schema.format === 'uri') return 'https://example.com/webhooks';
+      return `<${name}>`;
+    case 'integer':
+    case 'number':
+      return typeof schema.minimum === 'number' ? schema.minimum : 1;
+    case 'boolean':
+      return true;
+    default:
+      return undefined;
+  }
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** `curl` for one operation: placeholders for path parameters, the key from $KEY, a sample body. */
+export function curlSample(method: string, path: string, op: Operation, baseUrl: string, schemas: Record<string, Json>): string {
+  const url = baseUrl.replace(/\/$/, '') + path.replace(/\{([^}]+)\}/g, (_m, name: string) => `<${name}>`);
+  const query = (op.parameters ?? [])
+    .filter((p) => p.in === 'query' && p.required)
+    .map((p) => `${p.name}=${encodeURIComponent(String(exampleOf(p.schema, schemas, 0, p.name)))}`);
+  const lines = [`curl -X ${method.toUpperCase()} "${url}${query.length ? `?${query.join('&')}` : ''}"`];
+  if (needsApiKey(path)) lines.push(`-H "Authorization: Bearer $KEY"`);
+  const content = op.requestBody?.content ?? {};
+  if (content['application/json']) {
+    const body = content['application/json'].example ?? exampleOf(content['application/json'].schema, schemas) ?? {};
+    lines.push(`-H "Content-Type: application/json"`);
+    if (method === 'post') lines.push(`-H "Idempotency-Key: $(uuidgen)"`);
+    lines.push(`-d ${shellQuote(JSON.stringify(body, null, 2))}`);
+  } else if (content['multipart/form-data']) {
+    const props = (content['multipart/form-data'].schema?.properties ?? {}) as Record<string, Json>;
+    for (const [name, s] of Object.entries(props)) {
+      const binary = s.format === 'binary' || s.contentMediaType !== undefined || s.type === undefined;
+      lines.push(binary ? `-F "${name}=@./${name}"` : `-F "${name}=${String(exampleOf(s, schemas) ?? '')}"`);
+    }
+  }
+  return lines.join(' \\\n  ');
+}
+
+/** An error response's description: what the status means and the generic codes it carries. */
+const errorDescription = (status: string): string => {
+  const codes = STATUS_DOCS[status]?.codes;
+  return `${describeStatus(status)}${codes ? ` Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : ''}`;
+};
+
+export function transformOpenApi(doc: OpenApiDocument): OpenApiDocument {
+  const out = structuredClone(doc);
+  const schemas = (out.components?.schemas ?? {}) as Record<string, Json>;
+  const baseUrl = out.servers?.[0]?.url ?? '';
+  out.components = {
+    ...out.components,
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API key: `Authorization: Bearer sk_live_…`. Create one in the dashboard or with `POST /api/v1/api-keys`.',
+      },
+    },
+  };
+  delete out.security;
+  const usedTags = new Set<string>();
+  for (const [path, item] of Object.entries(out.paths)) {
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      for (const t of op.tags ?? []) usedTags.add(t);
+      op.security = needsApiKey(path) ? [{ bearerAuth: [] }] : [];
+      for (const [status, res] of Object.entries(op.responses ?? {})) {
+        if (isErrorStatus(status)) {
+          res.description = errorDescription(status);
+          res.content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+        } else if (!res.description || res.description === 'Default Response') {
+          res.description = describeStatus(status);
+        }
+      }
+      op['x-codeSamples'] = [{ lang: 'Shell', label: 'curl', source: curlSample(method, path, op, baseUrl, schemas) }];
+    }
+  }
+  out.tags = [...usedTags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name.toLowerCase()] ?? `Operations on ${name}.` }));
+  return out;
+}
