@@ -66,6 +66,7 @@ export default async function docsRoutes(app: FastifyInstance) {
         documentDownloadType: 'json',
         defaultHttpClient: { targetKey: 'shell', clientKey: 'curl' },
         persistAuth: false,
+        authentication: { preferredSecurityScheme: 'bearerAuth' },
         theme: 'default',
         // Scalar's hosted services (AI agent, MCP generator) are not for an offline, self-hosted API.
         mcp: { disabled: true },

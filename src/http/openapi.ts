@@ -164,8 +164,37 @@ const errorDescription = (status: string): string => {
   return `${describeStatus(status)}${codes ? ` Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : ''}`;
 };
 
+/** Appended to info.description: the conventions a caller needs before the first call (Markdown). */
+const gettingStarted = (baseUrl: string) => `
+## Authentication
+Send an API key on every call: \`Authorization: Bearer sk_live_…\`. The samples read it from \`$KEY\`:
+
+\`\`\`sh
+export KEY=sk_live_…
+curl -H "Authorization: Bearer $KEY" ${baseUrl.replace(/\/$/, '')}/api/v1/account
+\`\`\`
+
+## Idempotency
+Every \`POST\` accepts an \`Idempotency-Key\` header (kept 24 h): a retry with the same key and body
+answers the first response again instead of acting twice.
+
+## Errors
+Every error is \`{"error": {"code", "message", "param?", "details?", "requestId"}}\` with a
+\`Request-Id\` header. Branch on \`code\`; each response below lists the codes of its status.
+
+${Object.entries(STATUS_DOCS)
+  .filter(([k]) => /^[45]/.test(k) && k !== '403')
+  .map(([k, v]) => `- **${k}** ${v.text}${v.codes ? ` ${v.codes.map((c) => `\`${c}\``).join(', ')}` : ''}`)
+  .join('\n')}
+
+## Pagination
+Lists take \`limit\` (1–250, default 50) and answer \`{data, iterator, done}\`; pass \`iterator\` back
+for the next page.
+`;
+
 export function transformOpenApi(doc: OpenApiDocument): OpenApiDocument {
   const out = structuredClone(doc);
+  out.info = { ...out.info, description: `${String(out.info.description ?? '')}\n${gettingStarted(doc.servers?.[0]?.url ?? '')}` };
   const schemas = (out.components?.schemas ?? {}) as Record<string, Json>;
   const baseUrl = out.servers?.[0]?.url ?? '';
   out.components = {

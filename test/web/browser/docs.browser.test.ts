@@ -57,6 +57,8 @@ describe('API reference (/docs) in Chromium', () => {
       throw new Error(`the operation list did not render: ${JSON.stringify({ problems, foreign, csp })}`, { cause: e });
     });
     await page.screenshot({ path: path.join(shots, 'docs-top.png') });
+    await page.getByText('Pagination', { exact: true }).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, 'docs-introduction.png') });
 
     // An operation with its example body (from the schema's examples) and the curl sample.
     await page.goto(`${server.baseUrl}/docs/#tag/dte/POST/api/v1/tenants/{tenantId}/dte`);
