@@ -158,10 +158,32 @@ export function curlSample(method: string, path: string, op: Operation, baseUrl:
   return lines.join(' \\\n  ');
 }
 
-/** An error response's description: what the status means and the generic codes it carries. */
-const errorDescription = (status: string): string => {
-  const codes = STATUS_DOCS[status]?.codes;
-  return `${describeStatus(status)}${codes ? ` Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : ''}`;
+/**
+ * The codes a route names in its own description ("409 tenant_not_ready, 422 amount_mismatch"), by
+ * status: the route-specific codes the reference lists beside the generic ones of each status.
+ */
+export function routeErrorCodes(description: string | undefined): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const m of (description ?? '').matchAll(/\b([45]\d\d) `?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?/g)) {
+    const list = out.get(m[1]!) ?? [];
+    if (!list.includes(m[2]!)) list.push(m[2]!);
+    out.set(m[1]!, list);
+  }
+  return out;
+}
+
+const codeList = (codes: string[]) => codes.map((c) => `\`${c}\``).join(', ');
+
+/** An error response's description: what the status means, this route's codes, the generic ones. */
+const errorDescription = (status: string, routeCodes: string[] = []): string => {
+  const generic = (STATUS_DOCS[status]?.codes ?? []).filter((c) => !routeCodes.includes(c));
+  return [
+    describeStatus(status),
+    routeCodes.length ? `This route: ${codeList(routeCodes)}.` : '',
+    generic.length ? `${routeCodes.length ? 'Also' : 'Codes'}: ${codeList(generic)}.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 };
 
 /** Appended to info.description: the conventions a caller needs before the first call (Markdown). */
@@ -215,9 +237,10 @@ export function transformOpenApi(doc: OpenApiDocument): OpenApiDocument {
       if (!op) continue;
       for (const t of op.tags ?? []) usedTags.add(t);
       op.security = needsApiKey(path) ? [{ bearerAuth: [] }] : [];
+      const named = routeErrorCodes(op.description);
       for (const [status, res] of Object.entries(op.responses ?? {})) {
         if (isErrorStatus(status)) {
-          res.description = errorDescription(status);
+          res.description = errorDescription(status, named.get(status));
           res.content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
         } else if (!res.description || res.description === 'Default Response') {
           res.description = describeStatus(status);

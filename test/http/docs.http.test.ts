@@ -70,6 +70,10 @@ describeEachDb('API reference at /docs and the OpenAPI document', (backend) => {
     expect(create.responses['201']!.description).toBe('Created.');
     expect(create.responses['401']!.description).toContain('`invalid_api_key`');
     expect(create.responses['429']!.description).toContain('`rate_limited`');
+    // Codes a route names in its description are listed on that status's response.
+    const issue = doc.paths['/api/v1/tenants/{tenantId}/dte']!.post!;
+    expect(issue.responses['409']!.description).toContain('This route: `tenant_not_ready`, `folios_exhausted`.');
+    expect(issue.responses['422']!.description).toContain('`amount_mismatch`');
   });
 
   it('declares bearerAuth and applies it to every /api/v1 operation', () => {

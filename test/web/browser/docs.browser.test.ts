@@ -66,6 +66,9 @@ describe('API reference (/docs) in Chromium', () => {
     await page.getByText('Servicio de soporte', { exact: false }).first().waitFor({ timeout: 30_000 });
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(shots, 'docs-operation.png') });
+    // Its responses, each described, the errors with their codes.
+    await page.getByText('This route: tenant_not_ready', { exact: false }).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, 'docs-responses.png') });
 
     expect(await cspViolations()).toEqual([]);
     expect(problems).toEqual([]);
