@@ -70,6 +70,25 @@ describe('API reference (/docs) in Chromium', () => {
     await page.getByText('This route: tenant_not_ready', { exact: false }).first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots, 'docs-responses.png') });
 
+    // "Test request" calls this server (no proxy) with the key typed into the page.
+    const { apiKey } = JSON.parse(server.cli(['account', 'create', '--name', 'Docs SaaS', '--email', 'docs@example.com', '--json'])) as {
+      apiKey: string;
+    };
+    await page.goto(`${server.baseUrl}/docs/`);
+    await page.getByPlaceholder('Token').first().fill(apiKey);
+    // The first operation's client: "Create an API key", sent with the key typed above.
+    await page.getByRole('button', { name: 'Test Request' }).first().click();
+    const answered = page.waitForResponse((r) => r.url().startsWith(`${server.baseUrl}/api/v1/`), { timeout: 30_000 });
+    await page.getByRole('button', { name: /^Send/ }).first().click();
+    const reply = await answered.catch(async (e: unknown) => {
+      await page.screenshot({ path: path.join(shots, 'docs-test-request-failed.png') });
+      throw e;
+    });
+    expect(reply.request().headers().authorization).toBe(`Bearer ${apiKey}`);
+    expect(reply.status()).toBe(201);
+    await page.getByText('201 Created').first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: path.join(shots, 'docs-test-request.png') });
+
     expect(await cspViolations()).toEqual([]);
     expect(problems).toEqual([]);
     expect(foreign).toEqual([]);
