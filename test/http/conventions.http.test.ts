@@ -79,8 +79,9 @@ describeEachDb('API conventions', (backend) => {
 
   it('replays an idempotent POST and refuses the key with another body', async () => {
     const headers = { 'idempotency-key': `idem-${Math.random()}` };
-    const a = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant(), headers });
-    const b = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant(), headers });
+    const body = validTenant();
+    const a = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: body, headers });
+    const b = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: body, headers });
     expect(a.statusCode).toBe(201);
     expect(b.statusCode).toBe(201);
     expect(b.headers['idempotent-replayed']).toBe('true');
@@ -91,7 +92,7 @@ describeEachDb('API conventions', (backend) => {
     expect(list.json().data.filter((x: { id: string }) => x.id === a.json().id)).toHaveLength(1);
     // The same key is independent per account.
     const { key: other } = await t.account('Other');
-    const d = await t.call(other, { method: 'POST', url: '/api/v1/tenants', payload: validTenant(), headers });
+    const d = await t.call(other, { method: 'POST', url: '/api/v1/tenants', payload: body, headers });
     expect(d.statusCode).toBe(201);
     expect(d.json().id).not.toBe(a.json().id);
   });

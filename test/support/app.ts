@@ -5,6 +5,8 @@ import { buildApp } from '../../src/http/app.ts';
 import { manualClock, systemClock, type Clock } from '../../src/lib/clock.ts';
 import { openTestDb, type Backend, type TestDb } from './db.ts';
 import path from 'node:path';
+import { randomInt } from 'node:crypto';
+import { computeDv, formatRutDotted } from '../../src/dte/index.ts';
 import type { PfxInspector } from '../../src/modules/credentials/pfx/isolated.ts';
 import type { ApiKeyVerifier } from '../../src/provider/emulator/verify-api-key.ts';
 import type { Provider } from '../../src/provider/port.ts';
@@ -110,8 +112,14 @@ export async function startTestApp(
   };
 }
 
+/** A company RUT no other test tenant has: an account holds one tenant per RUT and environment. */
+export function uniqueRut(): string {
+  const body = 50_000_000 + randomInt(49_000_000);
+  return formatRutDotted(`${body}-${computeDv(body)}`);
+}
+
 export const validTenant = (over: Record<string, unknown> = {}) => ({
-  rutEmpresa: '76.192.083-9',
+  rutEmpresa: uniqueRut(),
   razonSocial: 'Servicios Ejemplo SpA',
   giro: 'Desarrollo de software',
   direccion: 'Av. Providencia 1234',

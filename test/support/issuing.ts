@@ -1,7 +1,6 @@
-import crypto from 'node:crypto';
-import { computeDv, computeTotals, formatRutDotted, siiDate, type TipoDte } from '../../src/dte/index.ts';
+import { computeTotals, siiDate, type TipoDte } from '../../src/dte/index.ts';
 import { startBackground } from '../../src/worker.ts';
-import { startTestApp, validTenant, type TestApp } from './app.ts';
+import { startTestApp, uniqueRut, validTenant, type TestApp } from './app.ts';
 import type { Backend } from './db.ts';
 import { certificateForm, makeCert, modernPfx, ymd } from './pfx.ts';
 
@@ -49,10 +48,7 @@ export const testCertificate = () => {
  * A company RUT of its own: the SII (and the emulator) number folios per RUT, so tenants that
  * share one would share the folio sequence.
  */
-export function randomRut(): string {
-  const body = 50_000_000 + crypto.randomInt(49_000_000);
-  return formatRutDotted(`${body}-${computeDv(body)}`);
-}
+export const randomRut = uniqueRut;
 
 /** A tenant with both credentials configured through the API (status active). */
 export async function readyTenant(t: TestApp, key: string, over: Record<string, unknown> = {}, apiKey = SANDBOX_API_KEY): Promise<string> {

@@ -94,6 +94,20 @@ export function requireReady(tenant: TenantRow): void {
 type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email' | 'emisor'> &
   Partial<Pick<TenantFields, 'acteco' | 'ambiente'>> & { email?: string | null | undefined; emisor?: IssuerPatch | undefined };
 
+/**
+ * One tenant per company RUT and environment in an account (docs/design.md, tenants): a second
+ * would share folios and documents at the SII with the first, and is almost always a mistake.
+ */
+async function refuseDuplicate(tx: Sql, accountId: string, rutEmpresa: string, ambiente: string, exceptId?: string) {
+  const other = await tenantsStore.lockAndFindSame(tx, accountId, rutEmpresa, ambiente, exceptId);
+  if (other)
+    throw errors.conflict(
+      'tenant_exists',
+      `This account already has a tenant for ${rutEmpresa} in ${ambiente} (${other}): use it, or change rutEmpresa or ambiente.`,
+      { param: 'rutEmpresa', details: { tenantId: other } },
+    );
+}
+
 export function createTenantsService(deps: { db: Db; clock: Clock }) {
   const { db, clock } = deps;
   /** The row if it exists within the account (an id that cannot exist is simply absent). */
@@ -133,6 +147,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
       for (const k of ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const)
         if (!fields[k]) throw errors.invalid('invalid_field', `${k} must not be blank.`, { param: k });
       const row = await db.transaction(async (tx) => {
+        await refuseDuplicate(tx, accountId, fields.rutEmpresa, fields.ambiente);
         const inserted = await tenantsStore.insert(tx, accountId, newId(), fields, clock.now());
         await opts.bindResult?.(tx, inserted.id);
         return inserted;
@@ -171,7 +186,11 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
       if (patch.ambiente !== undefined) clean.ambiente = patch.ambiente;
       if (patch.email !== undefined) clean.email = patch.email;
       if (patch.emisor !== undefined) clean.emisor = cleanIssuer(patch.emisor) as IssuerDefaults;
-      const row = await db.transaction((tx) => tenantsStore.update(tx, accountId, id, clean, clock.now()));
+      const row = await db.transaction(async (tx) => {
+        if (clean.rutEmpresa !== undefined || clean.ambiente !== undefined)
+          await refuseDuplicate(tx, accountId, clean.rutEmpresa ?? tenant.rut_empresa, clean.ambiente ?? tenant.ambiente, id);
+        return tenantsStore.update(tx, accountId, id, clean, clock.now());
+      });
       if (!row) throw errors.notFound('tenant', id);
       return toTenant(row);
     },

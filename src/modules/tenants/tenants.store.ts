@@ -97,6 +97,19 @@ export const tenantsStore = {
     );
     return (await this.get(tx, accountId, id))!;
   },
+  /**
+   * Another tenant of the account for the same company RUT and environment, if any. The caller's
+   * transaction first takes a lock on that pair, so two concurrent creates cannot both miss each
+   * other (the lock lasts until the transaction ends).
+   */
+  async lockAndFindSame(tx: Sql, accountId: string, rutEmpresa: string, ambiente: string, exceptId?: string) {
+    await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`tenant:${accountId}:${rutEmpresa}:${ambiente}`]);
+    const r = await tx.query<{ id: string }>(
+      `select id from tenants where account_id = $1 and rut_empresa = $2 and ambiente = $3 and ($4::uuid is null or id <> $4::uuid) limit 1`,
+      [accountId, rutEmpresa, ambiente, exceptId ?? null],
+    );
+    return r.rows[0]?.id;
+  },
   async get(tx: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) {
     // Compared as a uuid, so the primary key finds it (a text comparison scans the account's rows).
     if (!UUID_RE.test(id)) return undefined;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { computeDv, formatRutDotted } from '../../../src/dte/rut.ts';
+import { computeDv, formatRutDotted, tryParseRut } from '../../../src/dte/rut.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
@@ -71,9 +71,18 @@ describeEachDb('tenant creation fuzzing', (backend) => {
   afterAll(() => t.close());
 
   it('accepts every valid body', async () => {
+    const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(validBody, async (body) => {
         const r = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: body });
+        // The same RUT and environment drawn again is the account's existing tenant: 409 tenant_exists.
+        const pair = formatRutDotted(tryParseRut(body.rutEmpresa.trim())!);
+        if (seen.has(pair)) {
+          expect(r.statusCode, JSON.stringify({ body, res: r.json() })).toBe(409);
+          expect(r.json().error.code).toBe('tenant_exists');
+          return;
+        }
+        seen.add(pair);
         expect(r.statusCode, JSON.stringify({ body, res: r.json() })).toBe(201);
         expect(r.json().razonSocial).toBe(body.razonSocial.trim());
       }),

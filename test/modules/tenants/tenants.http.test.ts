@@ -12,7 +12,7 @@ describeEachDb('tenants over HTTP', (backend) => {
   afterAll(() => t.close());
 
   it('creates, reads, lists and patches a tenant', async () => {
-    const created = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() });
+    const created = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: '76.192.083-9' }) });
     expect(created.statusCode).toBe(201);
     const tenant = created.json();
     expect(tenant).toMatchObject({ rutEmpresa: '76.192.083-9', status: 'pending_credentials', credentials: { ready: false } });
@@ -24,6 +24,30 @@ describeEachDb('tenants over HTTP', (backend) => {
     expect(patched.json().giro).toBe('Otro giro');
     const list = await t.call(key, { method: 'GET', url: '/api/v1/tenants' });
     expect(list.json().data.map((x: { id: string }) => x.id)).toContain(tenant.id);
+  });
+
+  it('refuses a second tenant for the same RUT and environment with 409 tenant_exists, on create and on PATCH', async () => {
+    const { key: own } = await t.account();
+    const first = await t.call(own, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: '96.790.240-3' }) });
+    expect(first.statusCode).toBe(201);
+    const again = await t.call(own, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: '96790240-3' }) });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().error).toMatchObject({ code: 'tenant_exists', param: 'rutEmpresa', details: { tenantId: first.json().id } });
+    // Another environment is another tenant; moving it onto the first one's is refused.
+    const cert = await t.call(own, {
+      method: 'POST',
+      url: '/api/v1/tenants',
+      payload: validTenant({ rutEmpresa: '96.790.240-3', ambiente: 'certificacion' }),
+    });
+    expect(cert.statusCode).toBe(201);
+    const moved = await t.call(own, { method: 'PATCH', url: `/api/v1/tenants/${cert.json().id}`, payload: { ambiente: 'produccion' } });
+    expect(moved.statusCode).toBe(409);
+    expect(moved.json().error.code).toBe('tenant_exists');
+    // Another account may have its own tenant for the same company.
+    const { key: other } = await t.account('Otra');
+    expect(
+      (await t.call(other, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: '96.790.240-3' }) })).statusCode,
+    ).toBe(201);
   });
 
   it.each([
@@ -38,7 +62,9 @@ describeEachDb('tenants over HTTP', (backend) => {
     ['abc', 400],
     ['1-9-9', 400],
   ])('rutEmpresa %s → %i', async (rut, status) => {
-    const r = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: rut }) });
+    // Each in its own account: one account holds one tenant per RUT and environment.
+    const { key: own } = await t.account();
+    const r = await t.call(own, { method: 'POST', url: '/api/v1/tenants', payload: validTenant({ rutEmpresa: rut }) });
     expect(r.statusCode).toBe(status);
     if (status === 400) {
       expect(r.json().error).toMatchObject({ code: 'invalid_rut', param: 'rutEmpresa' });

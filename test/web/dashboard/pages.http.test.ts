@@ -46,7 +46,7 @@ describeEachDb('dashboard pages', (backend) => {
     expect(bad.body).toContain('value="Servicios Ejemplo SpA"'); // the form keeps what was typed
 
     const ok = await c.post('/tenants/new', {
-      ...stringify(validTenant({ razonSocial: 'Panadería <b>La Espiga</b>' })),
+      ...stringify(validTenant({ rutEmpresa: '76.192.083-9', razonSocial: 'Panadería <b>La Espiga</b>' })),
       acteco: '620200, 631100',
     });
     expect(ok.statusCode).toBe(303);
@@ -61,10 +61,15 @@ describeEachDb('dashboard pages', (backend) => {
     expect(textOf(page.body)).toContain('Aún no se ha generado ningún enlace.');
 
     const id = url.split('/')[2]!.split('?')[0]!;
+    // The same company again (same RUT and environment): refused, naming the field, nothing created.
+    await c.get('/tenants/new');
+    const twice = await c.post('/tenants/new', { ...stringify(validTenant({ rutEmpresa: '76.192.083-9' })), acteco: '620200' });
+    expect(twice.statusCode).toBe(409);
+    expect(textOf(twice.body)).toContain('Ya tienes una empresa con ese RUT en ese ambiente');
     const edit = await c.get(`/tenants/${id}/edit`);
     expect(edit.body).toContain('value="76.192.083-9"');
     const saved = await c.post(`/tenants/${id}/edit`, {
-      ...stringify(validTenant({ giro: 'Panadería artesanal' })),
+      ...stringify(validTenant({ rutEmpresa: '76.192.083-9', giro: 'Panadería artesanal' })),
       ambiente: 'certificacion',
     });
     expect(saved.statusCode).toBe(303);

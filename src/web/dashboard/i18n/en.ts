@@ -337,6 +337,8 @@ export const en: Messages = {
     password_too_short: 'The password must have at least 10 characters.',
     password_too_long: 'The password may have at most 256 characters.',
     email_taken: 'An account with that e-mail already exists.',
+    tenant_exists:
+      'You already have a company with that RUT in that environment: open it from Companies, or change the RUT or the environment.',
     invalid_email: 'That e-mail address is not valid.',
     invalid_name: 'Enter a name.',
     invalid_rut: 'The RUT is not valid: check the number and the check digit (e.g. 76.123.456-7).',

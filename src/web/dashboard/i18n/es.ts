@@ -337,6 +337,7 @@ export const es = {
     password_too_short: 'La contraseña debe tener al menos 10 caracteres.',
     password_too_long: 'La contraseña puede tener como máximo 256 caracteres.',
     email_taken: 'Ya existe una cuenta con ese correo.',
+    tenant_exists: 'Ya tienes una empresa con ese RUT en ese ambiente: ábrela desde Empresas, o cambia el RUT o el ambiente.',
     invalid_email: 'Ese correo electrónico no es válido.',
     invalid_name: 'Escribe un nombre.',
     invalid_rut: 'El RUT no es válido: revisa el número y el dígito verificador (p. ej. 76.123.456-7).',
