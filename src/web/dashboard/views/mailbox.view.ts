@@ -45,7 +45,10 @@ export function mailboxMessageView(ctx: PageContext, m: MailboxMessage): string 
     title: m.subject,
     active: 'mailbox',
     body: html`<p><a href="/mailbox">← ${t.exchange.mailboxTitle}</a></p>
-<p class="row">${linkButton(`${base}/raw`, t.exchange.downloadEml, 'secondary')} ${linkButton(documentLink(m), t.exchange.document, 'secondary')}</p>
+<p class="row">${linkButton(`${base}/raw`, t.exchange.downloadEml, 'secondary')} ${
+      // An answer to a supplier (a received document's) has no page of its own in the dashboard yet.
+      m.dteId ? linkButton(documentLink(m), t.exchange.document, 'secondary') : ''
+    }</p>
 ${section(
   t.exchange.subject,
   dl([
