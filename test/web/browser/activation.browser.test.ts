@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
 import { makeCert, modernPfx } from '../../support/pfx.ts';
+import { uniqueRut } from '../../support/app.ts';
 
 /**
  * The hosted activation page in a real browser against the real server: a phone-sized window with
@@ -29,7 +30,7 @@ describe('hosted activation page in Chromium', () => {
   };
   const newLink = async () => {
     const tenant = await api('POST', '/api/v1/tenants', {
-      rutEmpresa: '76.192.083-9',
+      rutEmpresa: uniqueRut(), // each test makes its own tenant: one per RUT and environment in an account
       razonSocial: 'Panadería La Espiga SpA',
       giro: 'Elaboración de pan',
       direccion: 'Av. Matta 1020',
