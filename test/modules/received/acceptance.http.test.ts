@@ -1,19 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildEnvelope, formatRutDotted } from '../../../src/dte/index.ts';
+import { formatRutDotted } from '../../../src/dte/index.ts';
 import type { manualClock } from '../../../src/lib/clock.ts';
 import { ProviderError, type AcceptanceRegistration, type Provider } from '../../../src/provider/port.ts';
 import { collectPeriodics } from '../../../src/worker.ts';
 import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
 import { describeEachDb } from '../../support/db.ts';
-import {
-  dteBody,
-  readyTenant,
-  requestFolios,
-  startIssuingApp,
-  testCertificate,
-  waitFinal,
-  type IssuingApp,
-} from '../../support/issuing.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
+import { supplierEnvelope, uploadReceived } from '../../support/received.ts';
 
 /**
  * POST …/received/{id}/acceptance (docs/received.md, "Accepting or claiming"): the rules of the
@@ -56,21 +49,8 @@ async function supplierSends(
     expect(s.statusCode, s.body).toBe(202);
     for (const id of toSend) expect((await waitFinal(t, supplier.key, id)).status).toBe('accepted');
   }
-  const envelope = buildEnvelope({
-    dtes: xmls,
-    rutEmisor: rutS,
-    rutReceptor: rutB,
-    fechaResolucion: '2014-08-22',
-    numeroResolucion: 80,
-    signer: testCertificate().cert.signer,
-    now: t.clock.now(),
-  }).xml;
-  const r = await t.call(buyer.key, {
-    method: 'POST',
-    url: `/api/v1/tenants/${tenantB}/received`,
-    payload: envelope,
-    headers: { 'content-type': 'application/xml' },
-  });
+  const envelope = supplierEnvelope(t, { dtes: xmls, rutEmisor: rutS, rutReceptor: rutB });
+  const r = await uploadReceived(t, buyer.key, tenantB, envelope);
   expect(r.statusCode, r.body).toBe(201);
   return { buyerKey: buyer.key, tenantB, received: r.json().envio.documents.map((d: { receivedDteId: string }) => d.receivedDteId) };
 }

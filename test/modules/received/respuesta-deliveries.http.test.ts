@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildEnvelope, formatRutDotted } from '../../../src/dte/index.ts';
+import { formatRutDotted } from '../../../src/dte/index.ts';
 import type { Provider } from '../../../src/provider/port.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
-import { dteBody, readyTenant, requestFolios, startIssuingApp, testCertificate, type IssuingApp } from '../../support/issuing.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
+import { supplierEnvelope, uploadReceived } from '../../support/received.ts';
 
 /**
  * The tenant's signed answers e-mailed to the supplier (docs/received.md, "Sending the signed
@@ -52,20 +53,7 @@ describeEachDb('received: signed answers e-mailed to the supplier (local mailbox
   };
 
   const upload = (xmls: Buffer[], query = '') =>
-    t.call(buyer.key, {
-      method: 'POST',
-      url: `/api/v1/tenants/${tenantB}/received${query}`,
-      payload: buildEnvelope({
-        dtes: xmls,
-        rutEmisor: rutS,
-        rutReceptor: rutB,
-        fechaResolucion: '2014-08-22',
-        numeroResolucion: 80,
-        signer: testCertificate().cert.signer,
-        now: t.clock.now(),
-      }).xml,
-      headers: { 'content-type': 'application/xml' },
-    });
+    uploadReceived(t, buyer.key, tenantB, supplierEnvelope(t, { dtes: xmls, rutEmisor: rutS, rutReceptor: rutB }), query);
 
   const settled = async (url: string, count = 1): Promise<DeliveryJson[]> => {
     const deadline = Date.now() + 20_000;

@@ -2,18 +2,11 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildEnvelope, formatRutDotted } from '../../../src/dte/index.ts';
+import { formatRutDotted } from '../../../src/dte/index.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
-import {
-  dteBody,
-  readyTenant,
-  requestFolios,
-  startIssuingApp,
-  testCertificate,
-  waitFinal,
-  type IssuingApp,
-} from '../../support/issuing.ts';
+import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
+import { supplierEnvelope, uploadReceived } from '../../support/received.ts';
 
 /**
  * The intercambio end to end through a real SMTP server (smtp-server, read back with mailparser):
@@ -114,21 +107,7 @@ describeEachDb('intercambio: the receptor’s signed answers reach the supplier 
     expect(s.statusCode, s.body).toBe(202);
     expect((await waitFinal(t, a.key, c.json().id)).status).toBe('accepted');
     const xml = (await t.call(a.key, { method: 'GET', url: `/api/v1/tenants/${tenantA}/dte/${c.json().id}/xml` })).rawPayload;
-    const envelope = buildEnvelope({
-      dtes: [xml],
-      rutEmisor: rutA,
-      rutReceptor: rutB,
-      fechaResolucion: '2014-08-22',
-      numeroResolucion: 80,
-      signer: testCertificate().cert.signer,
-      now: t.clock.now(),
-    }).xml;
-    const r = await t.call(b.key, {
-      method: 'POST',
-      url: `/api/v1/tenants/${tenantB}/received`,
-      payload: envelope,
-      headers: { 'content-type': 'application/xml' },
-    });
+    const r = await uploadReceived(t, b.key, tenantB, supplierEnvelope(t, { dtes: [xml], rutEmisor: rutA, rutReceptor: rutB }));
     expect(r.statusCode, r.body).toBe(201);
     return {
       folio: c.json().folio as number,
