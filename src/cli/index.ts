@@ -9,6 +9,7 @@ import { systemClock } from '../lib/clock.ts';
 import { adminCommands, callAdminSocket, type AdminCommand } from './admin-socket.ts';
 import { readNewPassword } from './read-secret.ts';
 import { EMULATOR_USAGE, runEmulatorCommand } from '../provider/emulator/cli.ts';
+import { runTestCertificateCommand, TEST_CERTIFICATE_USAGE } from './test-certificate.ts';
 
 const USAGE = `Usage: npx dte <command>
 
@@ -19,6 +20,7 @@ const USAGE = `Usage: npx dte <command>
                                                        re-encrypt everything under a new key (docs/secrets.md)
   keys prune [--store data|secrets|all]                remove keys nothing uses any more (key files only)
 ${EMULATOR_USAGE}
+${TEST_CERTIFICATE_USAGE}
   help                                                 this text
 
 Settings come from the same environment variables as the server (DATABASE_URL, DATA_DIR, PORT, …): give the
@@ -67,6 +69,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const [group, action, ...rest] = argv;
   try {
     if (group === 'emulator') return await runEmulatorCommand(argv.slice(1));
+    if (group === 'test-certificate') return runTestCertificateCommand(argv.slice(1));
     if (group === 'account' && action === 'create') {
       const { values } = parseArgs({
         args: rest,

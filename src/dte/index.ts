@@ -102,3 +102,6 @@ export {
   type EnvioRecibosInput,
   type EstadoDte,
 } from './exchange-answers.ts';
+
+export type { SelfSignedCertificate, SelfSignedCertificateOptions } from './self-signed-certificate.ts';
+export { createSelfSignedCertificate } from './self-signed-certificate.ts';

@@ -1,7 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import forge from 'node-forge';
-import { OID_SII_RUT } from '../../../src/dte/certificate.ts';
+import { createSelfSignedCertificate } from '../../../src/dte/self-signed-certificate.ts';
 import { prepareSigner } from '../../../src/dte/xmldsig.ts';
 import type { PreparedSigner } from '../../../src/dte/xmldsig.ts';
 
@@ -36,60 +34,22 @@ export interface TestCertificate {
   toPfx(password: string): Buffer;
 }
 
-function rutSan(rut: string): forge.asn1.Asn1 {
-  const { asn1 } = forge;
-  const padded = rut.padStart(10, '0');
-  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
-    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [
-      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(OID_SII_RUT).getBytes()),
-      asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.IA5STRING, false, padded)]),
-    ]),
-  ]);
-}
-
 let serial = 1;
 
 export function createTestCertificate(opts: TestCertificateOptions = {}): TestCertificate {
-  const rut = opts.rut ?? '12345678-5';
-  const privateKey = opts.privateKey ?? generateKeyPairSync('rsa', { modulusLength: opts.keyBits ?? 2048 }).privateKey;
-  const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const fkey = forge.pki.privateKeyFromPem(privateKeyPem);
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(fkey.n, fkey.e);
-  cert.serialNumber = (serial++).toString(16).padStart(2, '0');
-  const notBefore = opts.notBefore ?? new Date(Date.UTC(2024, 0, 1));
-  const notAfter = opts.notAfter ?? new Date(Date.UTC(2049, 11, 31));
-  cert.validity.notBefore = notBefore;
-  cert.validity.notAfter = notAfter;
-  const attrs = [
-    { shortName: 'C', value: 'CL' },
-    { shortName: 'O', value: 'Prueba' },
-    { shortName: 'CN', value: opts.commonName ?? 'Titular de Prueba' },
-  ];
-  cert.setSubject(attrs);
-  cert.setIssuer(attrs);
-  const exts: object[] = [
-    { name: 'basicConstraints', cA: false },
-    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyEncipherment: true },
-  ];
-  if (!opts.withoutRut) exts.push({ id: '2.5.29.17', value: rutSan(rut) });
-  cert.setExtensions(exts);
-  cert.sign(fkey, forge.md.sha256.create());
-  const derBytes = forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes();
-  const certificateDer = Buffer.from(derBytes, 'binary');
-  const certificatePem = forge.pki.certificateToPem(cert);
+  const made = createSelfSignedCertificate({
+    rut: opts.rut ?? '12345678-5',
+    commonName: opts.commonName ?? 'Titular de Prueba',
+    notBefore: opts.notBefore ?? new Date(Date.UTC(2024, 0, 1)),
+    notAfter: opts.notAfter ?? new Date(Date.UTC(2049, 11, 31)),
+    ...(opts.privateKey ? { privateKey: opts.privateKey } : {}),
+    ...(opts.keyBits ? { keyBits: opts.keyBits } : {}),
+    ...(opts.withoutRut ? { withoutRut: true } : {}),
+    serialHex: (serial++).toString(16).padStart(2, '0'),
+  });
   return {
-    privateKey,
-    privateKeyPem,
-    certificateDer,
-    certificatePem,
-    rut,
-    notBefore,
-    notAfter,
-    signer: prepareSigner({ privateKey, certificateDer }),
-    toPfx(password: string): Buffer {
-      const p12 = forge.pkcs12.toPkcs12Asn1(fkey, [cert], password, { algorithm: '3des' });
-      return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
-    },
+    ...made,
+    signer: prepareSigner({ privateKey: made.privateKey, certificateDer: made.certificateDer }),
+    toPfx: (password: string) => made.toPfx(password, '3des'),
   };
 }

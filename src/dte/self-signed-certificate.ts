@@ -1,0 +1,93 @@
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import forge from 'node-forge';
+import { OID_SII_RUT } from './certificate.ts';
+
+/**
+ * A self-signed signing certificate shaped like the ones Chilean CAs issue: an RSA key, the
+ * holder's RUT in subjectAltName otherName 1.3.6.1.4.1.8321.1 (IA5String, zero-padded to 10
+ * characters like real certificates: "07880442-4"), and a .pfx (PKCS#12) of both.
+ *
+ * The SII refuses it (no accredited CA signed it); the emulator and the tests accept it. It backs
+ * `npx dte test-certificate` (a test .pfx for the emulator, docs/guides/03-credentials.md) and
+ * the tests' certificates, so both are made the same way.
+ */
+export interface SelfSignedCertificateOptions {
+  /** Holder RUT in SII form, "11111111-1". */
+  rut: string;
+  commonName: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** Reuse a key (generating RSA-2048 keys is the slow part). Default: a new 2048-bit key. */
+  privateKey?: KeyObject;
+  keyBits?: number;
+  /** Omit the RUT otherName (for negative tests). */
+  withoutRut?: boolean;
+  /** Certificate serial number in hex; default a random 8-byte one. */
+  serialHex?: string;
+}
+
+export interface SelfSignedCertificate {
+  privateKey: KeyObject;
+  privateKeyPem: string;
+  certificateDer: Buffer;
+  certificatePem: string;
+  rut: string;
+  notBefore: Date;
+  notAfter: Date;
+  /**
+   * PKCS#12 with key and certificate. `aes256` (PBES2, what current exports use) by default;
+   * `3des` for the older encoding.
+   */
+  toPfx(password: string, algorithm?: 'aes256' | '3des'): Buffer;
+}
+
+function rutSan(rut: string): forge.asn1.Asn1 {
+  const { asn1 } = forge;
+  const padded = rut.padStart(10, '0');
+  return asn1.create(asn1.Class.UNIVERSAL, asn1.Type.SEQUENCE, true, [
+    asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [
+      asn1.create(asn1.Class.UNIVERSAL, asn1.Type.OID, false, asn1.oidToDer(OID_SII_RUT).getBytes()),
+      asn1.create(asn1.Class.CONTEXT_SPECIFIC, 0, true, [asn1.create(asn1.Class.UNIVERSAL, asn1.Type.IA5STRING, false, padded)]),
+    ]),
+  ]);
+}
+
+export function createSelfSignedCertificate(opts: SelfSignedCertificateOptions): SelfSignedCertificate {
+  const privateKey = opts.privateKey ?? generateKeyPairSync('rsa', { modulusLength: opts.keyBits ?? 2048 }).privateKey;
+  const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const fkey = forge.pki.privateKeyFromPem(privateKeyPem);
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = forge.pki.setRsaPublicKey(fkey.n, fkey.e);
+  // A positive INTEGER: the first hex digit below 8.
+  cert.serialNumber = opts.serialHex ?? `0${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
+  cert.validity.notBefore = opts.notBefore;
+  cert.validity.notAfter = opts.notAfter;
+  const attrs = [
+    { shortName: 'C', value: 'CL' },
+    { shortName: 'O', value: 'Prueba' },
+    { shortName: 'CN', value: opts.commonName },
+  ];
+  cert.setSubject(attrs);
+  cert.setIssuer(attrs);
+  const exts: object[] = [
+    { name: 'basicConstraints', cA: false },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, keyEncipherment: true },
+  ];
+  if (!opts.withoutRut) exts.push({ id: '2.5.29.17', value: rutSan(opts.rut) });
+  cert.setExtensions(exts);
+  cert.sign(fkey, forge.md.sha256.create());
+  const certificateDer = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
+  return {
+    privateKey,
+    privateKeyPem,
+    certificateDer,
+    certificatePem: forge.pki.certificateToPem(cert),
+    rut: opts.rut,
+    notBefore: opts.notBefore,
+    notAfter: opts.notAfter,
+    toPfx(password: string, algorithm: 'aes256' | '3des' = 'aes256'): Buffer {
+      const p12 = forge.pkcs12.toPkcs12Asn1(fkey, [cert], password, { algorithm, friendlyName: opts.commonName });
+      return Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary');
+    },
+  };
+}
