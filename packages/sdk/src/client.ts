@@ -39,8 +39,8 @@ export interface CallOptions {
 type Paths<M extends HttpMethod> = PathsWithMethod<paths, M>;
 type Init<M extends HttpMethod, P extends Paths<M>> = MaybeOptionalInit<paths[P], M> & CallOptions;
 /** The init argument: optional when the operation has no required parameter or body. */
-type Args<M extends HttpMethod, P extends Paths<M>> =
-  undefined extends MaybeOptionalInit<paths[P], M> ? [init?: Init<M, P>] : [init: Init<M, P>];
+type Args<M extends HttpMethod, P extends Paths<M>, I = Init<M, P>> =
+  undefined extends MaybeOptionalInit<paths[P], M> ? [init?: I] : [init: I];
 type Result<M extends HttpMethod, P extends Paths<M>, I = object> = MethodResponse<Client<paths>, M, P, I>;
 
 /** The list paths: a GET answering `{data: [...], iterator, done}`. */
@@ -84,20 +84,20 @@ export class DteClient {
     });
   }
 
-  get<P extends Paths<'get'>, I extends Init<'get', P>>(path: P, ...init: Args<'get', P>): Promise<Result<'get', P, I>> {
+  get<P extends Paths<'get'>, I extends Init<'get', P>>(path: P, ...init: Args<'get', P, I>): Promise<Result<'get', P, I>> {
     return this.call('GET', path, init[0]);
   }
-  post<P extends Paths<'post'>, I extends Init<'post', P>>(path: P, ...init: Args<'post', P>): Promise<Result<'post', P, I>> {
+  post<P extends Paths<'post'>, I extends Init<'post', P>>(path: P, ...init: Args<'post', P, I>): Promise<Result<'post', P, I>> {
     return this.call('POST', path, init[0]);
   }
-  patch<P extends Paths<'patch'>, I extends Init<'patch', P>>(path: P, ...init: Args<'patch', P>): Promise<Result<'patch', P, I>> {
+  patch<P extends Paths<'patch'>, I extends Init<'patch', P>>(path: P, ...init: Args<'patch', P, I>): Promise<Result<'patch', P, I>> {
     return this.call('PATCH', path, init[0]);
   }
-  put<P extends Paths<'put'>, I extends Init<'put', P>>(path: P, ...init: Args<'put', P>): Promise<Result<'put', P, I>> {
+  put<P extends Paths<'put'>, I extends Init<'put', P>>(path: P, ...init: Args<'put', P, I>): Promise<Result<'put', P, I>> {
     return this.call('PUT', path, init[0]);
   }
   /** Resolves to the response body, or undefined for a 204. */
-  delete<P extends Paths<'delete'>, I extends Init<'delete', P>>(path: P, ...init: Args<'delete', P>): Promise<Result<'delete', P, I>> {
+  delete<P extends Paths<'delete'>, I extends Init<'delete', P>>(path: P, ...init: Args<'delete', P, I>): Promise<Result<'delete', P, I>> {
     return this.call('DELETE', path, init[0]);
   }
 
@@ -157,4 +157,24 @@ export class DteClient {
       return response;
     }
   }
+}
+
+/**
+ * A `multipart/form-data` body (the certificate upload, a logo, a received EnvioDTE): files as Blob
+ * or bytes, other fields as text. It is a FormData typed to fit the operation's `body`, since the
+ * document types a file field as a string; the client sends it as is, with its boundary.
+ */
+export function multipart(
+  fields: Record<string, string | number | boolean | Blob | Uint8Array | undefined>,
+  filenames: Record<string, string> = {},
+): never {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (value instanceof Blob || value instanceof Uint8Array) {
+      const blob = value instanceof Blob ? value : new Blob([new Uint8Array(value)]);
+      form.append(name, blob, filenames[name] ?? name);
+    } else form.append(name, String(value));
+  }
+  return form as never;
 }

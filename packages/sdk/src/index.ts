@@ -1,7 +1,7 @@
 /**
  * @dte-service/sdk — a TypeScript client for the DTE issuing service (README "TypeScript SDK").
  */
-export { DteClient, type DteClientOptions, type CallOptions, type ListPath, type ListItem } from './client.ts';
+export { DteClient, multipart, type DteClientOptions, type CallOptions, type ListPath, type ListItem } from './client.ts';
 export {
   DteError,
   DteApiError,

@@ -27,6 +27,14 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "name": "facturación",
+             *       "email": "facturacion@ejemplo.cl",
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -139,6 +147,14 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "name": "facturación",
+             *       "email": "facturacion@ejemplo.cl",
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -251,6 +267,22 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "name": "facturación",
+             *           "prefix": "sk_live_4fGx",
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "lastUsedAt": "2026-11-27T14:29:00.000Z",
+             *           "revokedAt": null
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
             'application/json': {
               data: components['schemas']['ApiKey'][];
               iterator: string | null;
@@ -358,6 +390,15 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "name": "facturación",
+             *       "key": "sk_live_4fGx2mQb9TzR7wLk3VnP8sYc1HdJ6aEu0BiNoKtXyZq",
+             *       "prefix": "sk_live_4fGx",
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -482,6 +523,16 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "name": "facturación",
+             *       "prefix": "sk_live_4fGx",
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "lastUsedAt": "2026-11-27T14:29:00.000Z",
+             *       "revokedAt": null
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -601,6 +652,51 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "rutEmpresa": "76.192.083-9",
+             *           "razonSocial": "Servicios Ejemplo SpA",
+             *           "giro": "Desarrollo de software",
+             *           "direccion": "Av. Providencia 1234",
+             *           "comuna": "Providencia",
+             *           "ciudad": "Santiago",
+             *           "numeroResolucion": 80,
+             *           "fechaResolucion": "2014-08-22",
+             *           "acteco": [
+             *             620200
+             *           ],
+             *           "ambiente": "certificacion",
+             *           "email": "facturacion@ejemplo.cl",
+             *           "emisor": {
+             *             "telefono": "+56 2 2345 6789",
+             *             "correo": "facturacion@empresa.cl",
+             *             "sucursal": "Casa Matriz",
+             *             "codigoSucursal": 81234567,
+             *             "vendedor": "V-12",
+             *             "unidadSii": "SANTIAGO ORIENTE"
+             *           },
+             *           "status": "pending_credentials",
+             *           "credentials": {
+             *             "apiKey": {
+             *               "configured": true,
+             *               "lastVerified": "2026-11-27T14:30:00.000Z"
+             *             },
+             *             "certificate": {
+             *               "configured": true
+             *             },
+             *             "ready": true
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
             'application/json': {
               data: components['schemas']['Tenant'][];
               iterator: string | null;
@@ -731,6 +827,45 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "rutEmpresa": "76.192.083-9",
+             *       "razonSocial": "Servicios Ejemplo SpA",
+             *       "giro": "Desarrollo de software",
+             *       "direccion": "Av. Providencia 1234",
+             *       "comuna": "Providencia",
+             *       "ciudad": "Santiago",
+             *       "numeroResolucion": 80,
+             *       "fechaResolucion": "2014-08-22",
+             *       "acteco": [
+             *         620200
+             *       ],
+             *       "ambiente": "certificacion",
+             *       "email": "facturacion@ejemplo.cl",
+             *       "emisor": {
+             *         "telefono": "+56 2 2345 6789",
+             *         "correo": "facturacion@empresa.cl",
+             *         "sucursal": "Casa Matriz",
+             *         "codigoSucursal": 81234567,
+             *         "vendedor": "V-12",
+             *         "unidadSii": "SANTIAGO ORIENTE"
+             *       },
+             *       "status": "pending_credentials",
+             *       "credentials": {
+             *         "apiKey": {
+             *           "configured": true,
+             *           "lastVerified": "2026-11-27T14:30:00.000Z"
+             *         },
+             *         "certificate": {
+             *           "configured": true
+             *         },
+             *         "ready": true
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -879,6 +1014,45 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "rutEmpresa": "76.192.083-9",
+             *       "razonSocial": "Servicios Ejemplo SpA",
+             *       "giro": "Desarrollo de software",
+             *       "direccion": "Av. Providencia 1234",
+             *       "comuna": "Providencia",
+             *       "ciudad": "Santiago",
+             *       "numeroResolucion": 80,
+             *       "fechaResolucion": "2014-08-22",
+             *       "acteco": [
+             *         620200
+             *       ],
+             *       "ambiente": "certificacion",
+             *       "email": "facturacion@ejemplo.cl",
+             *       "emisor": {
+             *         "telefono": "+56 2 2345 6789",
+             *         "correo": "facturacion@empresa.cl",
+             *         "sucursal": "Casa Matriz",
+             *         "codigoSucursal": 81234567,
+             *         "vendedor": "V-12",
+             *         "unidadSii": "SANTIAGO ORIENTE"
+             *       },
+             *       "status": "pending_credentials",
+             *       "credentials": {
+             *         "apiKey": {
+             *           "configured": true,
+             *           "lastVerified": "2026-11-27T14:30:00.000Z"
+             *         },
+             *         "certificate": {
+             *           "configured": true
+             *         },
+             *         "ready": true
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -1048,6 +1222,45 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "rutEmpresa": "76.192.083-9",
+             *       "razonSocial": "Servicios Ejemplo SpA",
+             *       "giro": "Desarrollo de software",
+             *       "direccion": "Av. Providencia 1234",
+             *       "comuna": "Providencia",
+             *       "ciudad": "Santiago",
+             *       "numeroResolucion": 80,
+             *       "fechaResolucion": "2014-08-22",
+             *       "acteco": [
+             *         620200
+             *       ],
+             *       "ambiente": "certificacion",
+             *       "email": "facturacion@ejemplo.cl",
+             *       "emisor": {
+             *         "telefono": "+56 2 2345 6789",
+             *         "correo": "facturacion@empresa.cl",
+             *         "sucursal": "Casa Matriz",
+             *         "codigoSucursal": 81234567,
+             *         "vendedor": "V-12",
+             *         "unidadSii": "SANTIAGO ORIENTE"
+             *       },
+             *       "status": "pending_credentials",
+             *       "credentials": {
+             *         "apiKey": {
+             *           "configured": true,
+             *           "lastVerified": "2026-11-27T14:30:00.000Z"
+             *         },
+             *         "certificate": {
+             *           "configured": true
+             *         },
+             *         "ready": true
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -1198,6 +1411,19 @@ export interface paths {
           };
           content: {
             'image/png': string;
+            /**
+             * @example {
+             *       "contentType": "image/png",
+             *       "width": 480,
+             *       "height": 160,
+             *       "bytes": 18432,
+             *       "source": {
+             *         "format": "png",
+             *         "bytes": 18432
+             *       },
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /**
                * @description What is stored and printed: the upload re-encoded as PNG.
@@ -1313,6 +1539,19 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "contentType": "image/png",
+             *       "width": 480,
+             *       "height": 160,
+             *       "bytes": 18432,
+             *       "source": {
+             *         "format": "png",
+             *         "bytes": 18432
+             *       },
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /**
                * @description What is stored and printed: the upload re-encoded as PNG.
@@ -1540,6 +1779,13 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "token": "act_Qm9k3VbT7xLr2PfZ8wNcY5sHd1JgE6aU",
+             *       "url": "https://example.com/webhooks/dte",
+             *       "expiresAt": "2026-12-04T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** @description act_… — shown once; stored only as its SHA-256. */
               token: string;
@@ -1668,6 +1914,14 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "apiKey": {
+             *         "configured": true,
+             *         "lastVerified": "2026-11-27T14:30:00.000Z"
+             *       }
+             *     }
+             */
             'application/json': {
               apiKey: {
                 configured: boolean;
@@ -1824,6 +2078,16 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "rutCertificado": "11.111.111-1",
+             *       "nombreTitular": "María Pérez",
+             *       "fechaVencimiento": "2027-06-30",
+             *       "esPrincipal": true,
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -1945,6 +2209,25 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "apiKey": {
+             *         "configured": true,
+             *         "lastVerified": "2026-11-27T14:30:00.000Z"
+             *       },
+             *       "certificates": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "rutCertificado": "11.111.111-1",
+             *           "nombreTitular": "María Pérez",
+             *           "fechaVencimiento": "2027-06-30",
+             *           "esPrincipal": true,
+             *           "createdAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "ready": true
+             *     }
+             */
             'application/json': {
               apiKey: {
                 configured: boolean;
@@ -2190,6 +2473,16 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "rutCertificado": "11.111.111-1",
+             *       "nombreTitular": "María Pérez",
+             *       "fechaVencimiento": "2027-06-30",
+             *       "esPrincipal": true,
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -2307,6 +2600,28 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "url": "https://example.com/webhooks/dte",
+             *           "description": "ERP de producción",
+             *           "filterTypes": [
+             *             "dte.status.changed"
+             *           ],
+             *           "signatureScheme": "hmac-sha256-body",
+             *           "disabled": false,
+             *           "disabledReason": null,
+             *           "disabledAt": null,
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
             'application/json': {
               data: components['schemas']['WebhookEndpoint'][];
               iterator: string | null;
@@ -2420,6 +2735,23 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "url": "https://example.com/webhooks/dte",
+             *       "description": "ERP de producción",
+             *       "filterTypes": [
+             *         "dte.status.changed"
+             *       ],
+             *       "signatureScheme": "hmac-sha256-body",
+             *       "disabled": false,
+             *       "disabledReason": null,
+             *       "disabledAt": null,
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z",
+             *       "secret": "whsec_MfKQ9r8GgnGq4Qfz4xWZ7J2kqL1c0vXoPp3e6Yd5Ns8="
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -2547,6 +2879,22 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "url": "https://example.com/webhooks/dte",
+             *       "description": "ERP de producción",
+             *       "filterTypes": [
+             *         "dte.status.changed"
+             *       ],
+             *       "signatureScheme": "hmac-sha256-body",
+             *       "disabled": false,
+             *       "disabledReason": null,
+             *       "disabledAt": null,
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -2777,6 +3125,22 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "url": "https://example.com/webhooks/dte",
+             *       "description": "ERP de producción",
+             *       "filterTypes": [
+             *         "dte.status.changed"
+             *       ],
+             *       "signatureScheme": "hmac-sha256-body",
+             *       "disabled": false,
+             *       "disabledReason": null,
+             *       "disabledAt": null,
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -2898,6 +3262,11 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "secret": "whsec_MfKQ9r8GgnGq4Qfz4xWZ7J2kqL1c0vXoPp3e6Yd5Ns8="
+             *     }
+             */
             'application/json': {
               /** @description `whsec_` followed by base64 of 32 random bytes. */
               secret: string;
@@ -3017,6 +3386,11 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "secret": "whsec_MfKQ9r8GgnGq4Qfz4xWZ7J2kqL1c0vXoPp3e6Yd5Ns8="
+             *     }
+             */
             'application/json': {
               /** @description `whsec_` followed by base64 of 32 random bytes. */
               secret: string;
@@ -3141,6 +3515,32 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "eventType": "dte.status.changed",
+             *       "payload": {
+             *         "event": "dte.status.changed",
+             *         "timestamp": "2026-11-27T14:30:00.000Z",
+             *         "data": {}
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "status": "pending",
+             *       "attempts": [
+             *         {
+             *           "endpointId": "2ecb03ae-ea15-4907-b8d4-147dd007965e",
+             *           "attemptNumber": 1,
+             *           "status": "succeeded",
+             *           "responseStatusCode": 200,
+             *           "responseBody": "ok",
+             *           "error": null,
+             *           "durationMs": 182,
+             *           "attemptedAt": "2026-11-27T14:30:00.000Z",
+             *           "nextAttemptAt": "2026-11-27T14:30:30.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               /**
                * Format: uuid
@@ -3277,6 +3677,38 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "eventType": "dte.status.changed",
+             *           "payload": {
+             *             "event": "dte.status.changed",
+             *             "timestamp": "2026-11-27T14:30:00.000Z",
+             *             "data": {}
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "status": "pending",
+             *           "attempts": [
+             *             {
+             *               "endpointId": "2ecb03ae-ea15-4907-b8d4-147dd007965e",
+             *               "attemptNumber": 1,
+             *               "status": "succeeded",
+             *               "responseStatusCode": 200,
+             *               "responseBody": "ok",
+             *               "error": null,
+             *               "durationMs": 182,
+             *               "attemptedAt": "2026-11-27T14:30:00.000Z",
+             *               "nextAttemptAt": "2026-11-27T14:30:30.000Z"
+             *             }
+             *           ]
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
             'application/json': {
               data: components['schemas']['WebhookMessage'][];
               iterator: string | null;
@@ -3392,6 +3824,32 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "eventType": "dte.status.changed",
+             *       "payload": {
+             *         "event": "dte.status.changed",
+             *         "timestamp": "2026-11-27T14:30:00.000Z",
+             *         "data": {}
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "status": "pending",
+             *       "attempts": [
+             *         {
+             *           "endpointId": "2ecb03ae-ea15-4907-b8d4-147dd007965e",
+             *           "attemptNumber": 1,
+             *           "status": "succeeded",
+             *           "responseStatusCode": 200,
+             *           "responseBody": "ok",
+             *           "error": null,
+             *           "durationMs": 182,
+             *           "attemptedAt": "2026-11-27T14:30:00.000Z",
+             *           "nextAttemptAt": "2026-11-27T14:30:30.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               /**
                * Format: uuid
@@ -3535,6 +3993,32 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "eventType": "dte.status.changed",
+             *       "payload": {
+             *         "event": "dte.status.changed",
+             *         "timestamp": "2026-11-27T14:30:00.000Z",
+             *         "data": {}
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "status": "pending",
+             *       "attempts": [
+             *         {
+             *           "endpointId": "2ecb03ae-ea15-4907-b8d4-147dd007965e",
+             *           "attemptNumber": 1,
+             *           "status": "succeeded",
+             *           "responseStatusCode": 200,
+             *           "responseBody": "ok",
+             *           "error": null,
+             *           "durationMs": 182,
+             *           "attemptedAt": "2026-11-27T14:30:00.000Z",
+             *           "nextAttemptAt": "2026-11-27T14:30:30.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               /**
                * Format: uuid
@@ -3679,6 +4163,28 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "cantidad": 10,
+             *       "status": "pending",
+             *       "rango": {
+             *         "desde": 1,
+             *         "hasta": 50,
+             *         "fechaAutorizacion": "2026-11-20",
+             *         "vencimiento": "2027-05-20"
+             *       },
+             *       "error": {
+             *         "code": "smtp_rejected",
+             *         "message": "550 5.1.1 mailbox unavailable"
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z",
+             *       "completedAt": "2026-11-27T14:30:02.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -3713,6 +4219,28 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "cantidad": 10,
+             *       "status": "pending",
+             *       "rango": {
+             *         "desde": 1,
+             *         "hasta": 50,
+             *         "fechaAutorizacion": "2026-11-20",
+             *         "vencimiento": "2027-05-20"
+             *       },
+             *       "error": {
+             *         "code": "smtp_rejected",
+             *         "message": "550 5.1.1 mailbox unavailable"
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z",
+             *       "completedAt": "2026-11-27T14:30:02.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -3875,6 +4403,28 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "cantidad": 10,
+             *       "status": "pending",
+             *       "rango": {
+             *         "desde": 1,
+             *         "hasta": 50,
+             *         "fechaAutorizacion": "2026-11-20",
+             *         "vencimiento": "2027-05-20"
+             *       },
+             *       "error": {
+             *         "code": "smtp_rejected",
+             *         "message": "550 5.1.1 mailbox unavailable"
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z",
+             *       "completedAt": "2026-11-27T14:30:02.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -4014,6 +4564,30 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "tipoDte": 33,
+             *           "total": 50,
+             *           "usados": 9,
+             *           "disponibles": 41,
+             *           "porcentaje": 82,
+             *           "siguienteFolio": 10,
+             *           "lowThreshold": 10,
+             *           "rangos": [
+             *             {
+             *               "desde": 1,
+             *               "hasta": 50,
+             *               "fechaAutorizacion": "2026-11-20",
+             *               "vencimiento": "2027-05-20",
+             *               "disponibles": 41
+             *             }
+             *           ]
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               data: components['schemas']['FolioInventoryItem'][];
             };
@@ -4141,6 +4715,26 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "tipoDte": 33,
+             *       "total": 50,
+             *       "usados": 9,
+             *       "disponibles": 41,
+             *       "porcentaje": 82,
+             *       "siguienteFolio": 10,
+             *       "lowThreshold": 10,
+             *       "rangos": [
+             *         {
+             *           "desde": 1,
+             *           "hasta": 50,
+             *           "fechaAutorizacion": "2026-11-20",
+             *           "vencimiento": "2027-05-20",
+             *           "disponibles": 41
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               tipoDte: number;
               /** @description Folios in the usable ranges (not used up, not expired). */
@@ -4272,6 +4866,141 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "tipoDte": 33,
+             *           "folio": 1234,
+             *           "status": "created",
+             *           "fechaEmision": "2026-11-27",
+             *           "receptor": {
+             *             "rut": "76192083-9",
+             *             "razonSocial": "Servicios Ejemplo SpA",
+             *             "giro": "Desarrollo de software",
+             *             "direccion": "Av. Providencia 1234",
+             *             "comuna": "Providencia",
+             *             "ciudad": "Santiago",
+             *             "contacto": "Ana Rojas",
+             *             "correo": "dte@proveedor.cl",
+             *             "extranjero": {
+             *               "nacionalidad": "997",
+             *               "numeroId": "P1234567"
+             *             }
+             *           },
+             *           "detalle": [
+             *             {
+             *               "nombre": "Servicio de desarrollo",
+             *               "cantidad": 10,
+             *               "precioUnitario": 35000,
+             *               "montoItem": 350000,
+             *               "exento": false,
+             *               "indExe": 1,
+             *               "unidad": "%",
+             *               "descripcion": "Documento recibido por el SII",
+             *               "codigos": [
+             *                 {
+             *                   "tipo": "RespuestaDTE",
+             *                   "valor": "7801234567890"
+             *                 }
+             *               ],
+             *               "descuentoPct": 10,
+             *               "descuentoMonto": 35000,
+             *               "recargoPct": 5,
+             *               "recargoMonto": 17500,
+             *               "impuestoAdicional": [
+             *                 271
+             *               ],
+             *               "retenedor": false,
+             *               "tipoDocLiquidado": "33"
+             *             }
+             *           ],
+             *           "referencias": [
+             *             {
+             *               "tipoDocRef": "33",
+             *               "folioRef": "1198",
+             *               "fechaRef": "2026-11-20",
+             *               "codRef": 3,
+             *               "razonRef": "Corrige montos",
+             *               "indGlobal": false,
+             *               "rutOtro": "96790240-3"
+             *             }
+             *           ],
+             *           "formaPago": 2,
+             *           "emisor": {
+             *             "telefono": "+56 2 2345 6789",
+             *             "correo": "dte@proveedor.cl",
+             *             "sucursal": "Casa matriz",
+             *             "codigoSucursal": 81234567,
+             *             "vendedor": "V-12",
+             *             "unidadSii": "SANTIAGO ORIENTE"
+             *           },
+             *           "indServicio": 3,
+             *           "indTraslado": 1,
+             *           "tipoDespacho": 2,
+             *           "montoBruto": false,
+             *           "indMontoNeto": false,
+             *           "fechaVencimiento": "2027-06-30",
+             *           "medioPago": "TC",
+             *           "terminosPago": "30 días",
+             *           "terminosPagoDias": 30,
+             *           "pagos": [
+             *             {
+             *               "fecha": "2026-11-27",
+             *               "monto": 506500,
+             *               "glosa": "Envío procesado"
+             *             }
+             *           ],
+             *           "descuentosGlobales": [
+             *             {
+             *               "tipo": "RespuestaDTE",
+             *               "valor": 10,
+             *               "unidad": "%",
+             *               "glosa": "Envío procesado",
+             *               "exento": false,
+             *               "monto": 12000
+             *             }
+             *           ],
+             *           "transporte": {},
+             *           "exportacion": {},
+             *           "comisiones": [
+             *             {}
+             *           ],
+             *           "montoNeto": 350000,
+             *           "montoExento": 90000,
+             *           "iva": 66500,
+             *           "impuestos": [
+             *             {
+             *               "tipo": 15,
+             *               "tasa": 19,
+             *               "monto": 12000
+             *             }
+             *           ],
+             *           "ivaRetenido": 0,
+             *           "ivaNoRetenido": 0,
+             *           "montoNoFacturable": 0,
+             *           "otraMoneda": {
+             *             "moneda": "DOLAR USA",
+             *             "tipoCambio": 950.5,
+             *             "montoExento": 90000,
+             *             "montoTotal": 506500
+             *           },
+             *           "montoTotal": 506500,
+             *           "trackId": "0241256873",
+             *           "sii": {
+             *             "estado": "EPR",
+             *             "glosa": "Envío procesado"
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
             'application/json': {
               data: components['schemas']['Dte'][];
               iterator: string | null;
@@ -4953,6 +5682,135 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "status": "created",
+             *       "fechaEmision": "2026-11-27",
+             *       "receptor": {
+             *         "rut": "76192083-9",
+             *         "razonSocial": "Servicios Ejemplo SpA",
+             *         "giro": "Desarrollo de software",
+             *         "direccion": "Av. Providencia 1234",
+             *         "comuna": "Providencia",
+             *         "ciudad": "Santiago",
+             *         "contacto": "Ana Rojas",
+             *         "correo": "dte@proveedor.cl",
+             *         "extranjero": {
+             *           "nacionalidad": "997",
+             *           "numeroId": "P1234567"
+             *         }
+             *       },
+             *       "detalle": [
+             *         {
+             *           "nombre": "Servicio de desarrollo",
+             *           "cantidad": 10,
+             *           "precioUnitario": 35000,
+             *           "montoItem": 350000,
+             *           "exento": false,
+             *           "indExe": 1,
+             *           "unidad": "%",
+             *           "descripcion": "Documento recibido por el SII",
+             *           "codigos": [
+             *             {
+             *               "tipo": "RespuestaDTE",
+             *               "valor": "7801234567890"
+             *             }
+             *           ],
+             *           "descuentoPct": 10,
+             *           "descuentoMonto": 35000,
+             *           "recargoPct": 5,
+             *           "recargoMonto": 17500,
+             *           "impuestoAdicional": [
+             *             271
+             *           ],
+             *           "retenedor": false,
+             *           "tipoDocLiquidado": "33"
+             *         }
+             *       ],
+             *       "referencias": [
+             *         {
+             *           "tipoDocRef": "33",
+             *           "folioRef": "1198",
+             *           "fechaRef": "2026-11-20",
+             *           "codRef": 3,
+             *           "razonRef": "Corrige montos",
+             *           "indGlobal": false,
+             *           "rutOtro": "96790240-3"
+             *         }
+             *       ],
+             *       "formaPago": 2,
+             *       "emisor": {
+             *         "telefono": "+56 2 2345 6789",
+             *         "correo": "dte@proveedor.cl",
+             *         "sucursal": "Casa matriz",
+             *         "codigoSucursal": 81234567,
+             *         "vendedor": "V-12",
+             *         "unidadSii": "SANTIAGO ORIENTE"
+             *       },
+             *       "indServicio": 3,
+             *       "indTraslado": 1,
+             *       "tipoDespacho": 2,
+             *       "montoBruto": false,
+             *       "indMontoNeto": false,
+             *       "fechaVencimiento": "2027-06-30",
+             *       "medioPago": "TC",
+             *       "terminosPago": "30 días",
+             *       "terminosPagoDias": 30,
+             *       "pagos": [
+             *         {
+             *           "fecha": "2026-11-27",
+             *           "monto": 506500,
+             *           "glosa": "Envío procesado"
+             *         }
+             *       ],
+             *       "descuentosGlobales": [
+             *         {
+             *           "tipo": "RespuestaDTE",
+             *           "valor": 10,
+             *           "unidad": "%",
+             *           "glosa": "Envío procesado",
+             *           "exento": false,
+             *           "monto": 12000
+             *         }
+             *       ],
+             *       "transporte": {},
+             *       "exportacion": {},
+             *       "comisiones": [
+             *         {}
+             *       ],
+             *       "montoNeto": 350000,
+             *       "montoExento": 90000,
+             *       "iva": 66500,
+             *       "impuestos": [
+             *         {
+             *           "tipo": 15,
+             *           "tasa": 19,
+             *           "monto": 12000
+             *         }
+             *       ],
+             *       "ivaRetenido": 0,
+             *       "ivaNoRetenido": 0,
+             *       "montoNoFacturable": 0,
+             *       "otraMoneda": {
+             *         "moneda": "DOLAR USA",
+             *         "tipoCambio": 950.5,
+             *         "montoExento": 90000,
+             *         "montoTotal": 506500
+             *       },
+             *       "montoTotal": 506500,
+             *       "trackId": "0241256873",
+             *       "sii": {
+             *         "estado": "EPR",
+             *         "glosa": "Envío procesado"
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /**
                * Format: uuid
@@ -5264,6 +6122,27 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "envios": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "trackId": "0241256873",
+             *           "tipoEnvio": "EnvioDTE",
+             *           "dteIds": [
+             *             "a1f889b6-5e09-4c06-9f52-7fba0c8810dd"
+             *           ],
+             *           "status": "pending",
+             *           "sii": {
+             *             "estado": "EPR",
+             *             "glosa": "Envío procesado"
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               envios: components['schemas']['Envio'][];
             };
@@ -5376,6 +6255,23 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "trackId": "0241256873",
+             *       "tipoEnvio": "EnvioDTE",
+             *       "dteIds": [
+             *         "a1f889b6-5e09-4c06-9f52-7fba0c8810dd"
+             *       ],
+             *       "status": "pending",
+             *       "sii": {
+             *         "estado": "EPR",
+             *         "glosa": "Envío procesado"
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -5505,6 +6401,10 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             */
             'application/xml; charset=ISO-8859-1': string;
           };
         };
@@ -5617,6 +6517,135 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "status": "created",
+             *       "fechaEmision": "2026-11-27",
+             *       "receptor": {
+             *         "rut": "76192083-9",
+             *         "razonSocial": "Servicios Ejemplo SpA",
+             *         "giro": "Desarrollo de software",
+             *         "direccion": "Av. Providencia 1234",
+             *         "comuna": "Providencia",
+             *         "ciudad": "Santiago",
+             *         "contacto": "Ana Rojas",
+             *         "correo": "dte@proveedor.cl",
+             *         "extranjero": {
+             *           "nacionalidad": "997",
+             *           "numeroId": "P1234567"
+             *         }
+             *       },
+             *       "detalle": [
+             *         {
+             *           "nombre": "Servicio de desarrollo",
+             *           "cantidad": 10,
+             *           "precioUnitario": 35000,
+             *           "montoItem": 350000,
+             *           "exento": false,
+             *           "indExe": 1,
+             *           "unidad": "%",
+             *           "descripcion": "Documento recibido por el SII",
+             *           "codigos": [
+             *             {
+             *               "tipo": "RespuestaDTE",
+             *               "valor": "7801234567890"
+             *             }
+             *           ],
+             *           "descuentoPct": 10,
+             *           "descuentoMonto": 35000,
+             *           "recargoPct": 5,
+             *           "recargoMonto": 17500,
+             *           "impuestoAdicional": [
+             *             271
+             *           ],
+             *           "retenedor": false,
+             *           "tipoDocLiquidado": "33"
+             *         }
+             *       ],
+             *       "referencias": [
+             *         {
+             *           "tipoDocRef": "33",
+             *           "folioRef": "1198",
+             *           "fechaRef": "2026-11-20",
+             *           "codRef": 3,
+             *           "razonRef": "Corrige montos",
+             *           "indGlobal": false,
+             *           "rutOtro": "96790240-3"
+             *         }
+             *       ],
+             *       "formaPago": 2,
+             *       "emisor": {
+             *         "telefono": "+56 2 2345 6789",
+             *         "correo": "dte@proveedor.cl",
+             *         "sucursal": "Casa matriz",
+             *         "codigoSucursal": 81234567,
+             *         "vendedor": "V-12",
+             *         "unidadSii": "SANTIAGO ORIENTE"
+             *       },
+             *       "indServicio": 3,
+             *       "indTraslado": 1,
+             *       "tipoDespacho": 2,
+             *       "montoBruto": false,
+             *       "indMontoNeto": false,
+             *       "fechaVencimiento": "2027-06-30",
+             *       "medioPago": "TC",
+             *       "terminosPago": "30 días",
+             *       "terminosPagoDias": 30,
+             *       "pagos": [
+             *         {
+             *           "fecha": "2026-11-27",
+             *           "monto": 506500,
+             *           "glosa": "Envío procesado"
+             *         }
+             *       ],
+             *       "descuentosGlobales": [
+             *         {
+             *           "tipo": "RespuestaDTE",
+             *           "valor": 10,
+             *           "unidad": "%",
+             *           "glosa": "Envío procesado",
+             *           "exento": false,
+             *           "monto": 12000
+             *         }
+             *       ],
+             *       "transporte": {},
+             *       "exportacion": {},
+             *       "comisiones": [
+             *         {}
+             *       ],
+             *       "montoNeto": 350000,
+             *       "montoExento": 90000,
+             *       "iva": 66500,
+             *       "impuestos": [
+             *         {
+             *           "tipo": 15,
+             *           "tasa": 19,
+             *           "monto": 12000
+             *         }
+             *       ],
+             *       "ivaRetenido": 0,
+             *       "ivaNoRetenido": 0,
+             *       "montoNoFacturable": 0,
+             *       "otraMoneda": {
+             *         "moneda": "DOLAR USA",
+             *         "tipoCambio": 950.5,
+             *         "montoExento": 90000,
+             *         "montoTotal": 506500
+             *       },
+             *       "montoTotal": 506500,
+             *       "trackId": "0241256873",
+             *       "sii": {
+             *         "estado": "EPR",
+             *         "glosa": "Envío procesado"
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /**
                * Format: uuid
@@ -5910,6 +6939,10 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             */
             'application/xml; charset=ISO-8859-1': string;
           };
         };
@@ -6142,6 +7175,22 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "status": "created",
+             *           "previousStatus": "created",
+             *           "trackId": "0241256873",
+             *           "sii": {
+             *             "estado": "EPR",
+             *             "glosa": "Envío procesado"
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               data: {
                 /** @description created → sending → sent → accepted | accepted_with_objections | rejected; send_failed when the upload failed. */
@@ -6268,6 +7317,21 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "status": "created",
+             *       "trackId": "0241256873",
+             *       "sii": {
+             *         "estado": "EPR",
+             *         "glosa": "Envío procesado"
+             *       },
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -6396,6 +7460,21 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "status": "created",
+             *       "trackId": "0241256873",
+             *       "sii": {
+             *         "estado": "EPR",
+             *         "glosa": "Envío procesado"
+             *       },
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -6543,6 +7622,62 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
+             *           "tipoDte": 33,
+             *           "folio": 1234,
+             *           "fechaEmision": "2026-11-27",
+             *           "emisor": {
+             *             "rut": "76192083-9",
+             *             "razonSocial": "Servicios Ejemplo SpA",
+             *             "giro": "Desarrollo de software",
+             *             "correo": "dte@proveedor.cl"
+             *           },
+             *           "receptor": {
+             *             "rut": "76192083-9"
+             *           },
+             *           "montoNeto": 350000,
+             *           "montoExento": 90000,
+             *           "iva": 66500,
+             *           "montoTotal": 506500,
+             *           "status": "received",
+             *           "receivedAt": "2026-11-27T14:30:00.000Z",
+             *           "acceptanceDeadline": "2026-12-05T14:30:00.000Z",
+             *           "acciones": [
+             *             {
+             *               "n": 1,
+             *               "accion": "ACD",
+             *               "glosa": "Envío procesado",
+             *               "at": "2026-11-27T14:30:00.000Z",
+             *               "registeredAtSii": true,
+             *               "sii": {
+             *                 "state": "pending",
+             *                 "codigo": 0,
+             *                 "descripcion": "Documento recibido por el SII",
+             *                 "registeredAt": "2026-11-27T14:31:00.000Z",
+             *                 "attempts": 1,
+             *                 "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *                 "lastError": null
+             *               },
+             *               "respuesta": {
+             *                 "tipo": "RespuestaDTE",
+             *                 "path": "/api/v1/tenants/{tenantId}/received/envios/{envioId}/respuesta"
+             *               }
+             *             }
+             *           ],
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
             'application/json': {
               data: components['schemas']['ReceivedDte'][];
               iterator: string | null;
@@ -6661,6 +7796,42 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "envio": {
+             *         "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *         "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *         "codEnvio": 1,
+             *         "envioDteId": "SetDoc",
+             *         "nombreEnvio": "EnvioDTE_76192083-9_20261127.xml",
+             *         "rutEmisor": "77777777-7",
+             *         "rutEnvia": "11111111-1",
+             *         "estadoRecepEnv": 0,
+             *         "glosa": "Envío procesado",
+             *         "documents": [
+             *           {
+             *             "index": 0,
+             *             "tipoDte": 33,
+             *             "folio": 1234,
+             *             "fechaEmision": "2026-11-27",
+             *             "rutEmisor": "77777777-7",
+             *             "rutReceptor": "76192083-9",
+             *             "montoTotal": 506500,
+             *             "estadoRecepDte": 0,
+             *             "glosa": "Envío procesado",
+             *             "outcome": "received",
+             *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *             "error": {
+             *               "code": "smtp_rejected",
+             *               "message": "550 5.1.1 mailbox unavailable"
+             *             }
+             *           }
+             *         ],
+             *         "receivedAt": "2026-11-27T14:30:00.000Z"
+             *       },
+             *       "respuestaXml": "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><RespuestaDTE version=\"1.0\">…</RespuestaDTE>"
+             *     }
+             */
             'application/json': {
               envio: components['schemas']['ReceivedEnvio'];
               /** @description The signed RespuestaEnvioDTE (RecepcionEnvio) for the supplier, ISO-8859-1 declared and pure ASCII; also at GET …/received/envios/{envioId}/respuesta. */
@@ -6674,6 +7845,42 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "envio": {
+             *         "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *         "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *         "codEnvio": 1,
+             *         "envioDteId": "SetDoc",
+             *         "nombreEnvio": "EnvioDTE_76192083-9_20261127.xml",
+             *         "rutEmisor": "77777777-7",
+             *         "rutEnvia": "11111111-1",
+             *         "estadoRecepEnv": 0,
+             *         "glosa": "Envío procesado",
+             *         "documents": [
+             *           {
+             *             "index": 0,
+             *             "tipoDte": 33,
+             *             "folio": 1234,
+             *             "fechaEmision": "2026-11-27",
+             *             "rutEmisor": "77777777-7",
+             *             "rutReceptor": "76192083-9",
+             *             "montoTotal": 506500,
+             *             "estadoRecepDte": 0,
+             *             "glosa": "Envío procesado",
+             *             "outcome": "received",
+             *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *             "error": {
+             *               "code": "smtp_rejected",
+             *               "message": "550 5.1.1 mailbox unavailable"
+             *             }
+             *           }
+             *         ],
+             *         "receivedAt": "2026-11-27T14:30:00.000Z"
+             *       },
+             *       "respuestaXml": "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><RespuestaDTE version=\"1.0\">…</RespuestaDTE>"
+             *     }
+             */
             'application/json': {
               envio: components['schemas']['ReceivedEnvio'];
               /** @description The signed RespuestaEnvioDTE (RecepcionEnvio) for the supplier, ISO-8859-1 declared and pure ASCII; also at GET …/received/envios/{envioId}/respuesta. */
@@ -6788,6 +7995,39 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "codEnvio": 1,
+             *       "envioDteId": "SetDoc",
+             *       "nombreEnvio": "EnvioDTE_76192083-9_20261127.xml",
+             *       "rutEmisor": "77777777-7",
+             *       "rutEnvia": "11111111-1",
+             *       "estadoRecepEnv": 0,
+             *       "glosa": "Envío procesado",
+             *       "documents": [
+             *         {
+             *           "index": 0,
+             *           "tipoDte": 33,
+             *           "folio": 1234,
+             *           "fechaEmision": "2026-11-27",
+             *           "rutEmisor": "77777777-7",
+             *           "rutReceptor": "76192083-9",
+             *           "montoTotal": 506500,
+             *           "estadoRecepDte": 0,
+             *           "glosa": "Envío procesado",
+             *           "outcome": "received",
+             *           "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *           "error": {
+             *             "code": "smtp_rejected",
+             *             "message": "550 5.1.1 mailbox unavailable"
+             *           }
+             *         }
+             *       ],
+             *       "receivedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -6936,6 +8176,10 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             */
             'application/xml; charset=ISO-8859-1': string;
           };
         };
@@ -7048,6 +8292,56 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "fechaEmision": "2026-11-27",
+             *       "emisor": {
+             *         "rut": "76192083-9",
+             *         "razonSocial": "Servicios Ejemplo SpA",
+             *         "giro": "Desarrollo de software",
+             *         "correo": "dte@proveedor.cl"
+             *       },
+             *       "receptor": {
+             *         "rut": "76192083-9"
+             *       },
+             *       "montoNeto": 350000,
+             *       "montoExento": 90000,
+             *       "iva": 66500,
+             *       "montoTotal": 506500,
+             *       "status": "received",
+             *       "receivedAt": "2026-11-27T14:30:00.000Z",
+             *       "acceptanceDeadline": "2026-12-05T14:30:00.000Z",
+             *       "acciones": [
+             *         {
+             *           "n": 1,
+             *           "accion": "ACD",
+             *           "glosa": "Envío procesado",
+             *           "at": "2026-11-27T14:30:00.000Z",
+             *           "registeredAtSii": true,
+             *           "sii": {
+             *             "state": "pending",
+             *             "codigo": 0,
+             *             "descripcion": "Documento recibido por el SII",
+             *             "registeredAt": "2026-11-27T14:31:00.000Z",
+             *             "attempts": 1,
+             *             "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *             "lastError": null
+             *           },
+             *           "respuesta": {
+             *             "tipo": "RespuestaDTE",
+             *             "path": "/api/v1/tenants/{tenantId}/received/envios/{envioId}/respuesta"
+             *           }
+             *         }
+             *       ],
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -7236,6 +8530,10 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             */
             'application/xml; charset=ISO-8859-1': string;
           };
         };
@@ -7488,6 +8786,56 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "fechaEmision": "2026-11-27",
+             *       "emisor": {
+             *         "rut": "76192083-9",
+             *         "razonSocial": "Servicios Ejemplo SpA",
+             *         "giro": "Desarrollo de software",
+             *         "correo": "dte@proveedor.cl"
+             *       },
+             *       "receptor": {
+             *         "rut": "76192083-9"
+             *       },
+             *       "montoNeto": 350000,
+             *       "montoExento": 90000,
+             *       "iva": 66500,
+             *       "montoTotal": 506500,
+             *       "status": "received",
+             *       "receivedAt": "2026-11-27T14:30:00.000Z",
+             *       "acceptanceDeadline": "2026-12-05T14:30:00.000Z",
+             *       "acciones": [
+             *         {
+             *           "n": 1,
+             *           "accion": "ACD",
+             *           "glosa": "Envío procesado",
+             *           "at": "2026-11-27T14:30:00.000Z",
+             *           "registeredAtSii": true,
+             *           "sii": {
+             *             "state": "pending",
+             *             "codigo": 0,
+             *             "descripcion": "Documento recibido por el SII",
+             *             "registeredAt": "2026-11-27T14:31:00.000Z",
+             *             "attempts": 1,
+             *             "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *             "lastError": null
+             *           },
+             *           "respuesta": {
+             *             "tipo": "RespuestaDTE",
+             *             "path": "/api/v1/tenants/{tenantId}/received/envios/{envioId}/respuesta"
+             *           }
+             *         }
+             *       ],
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -7570,6 +8918,56 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
+             *       "tipoDte": 33,
+             *       "folio": 1234,
+             *       "fechaEmision": "2026-11-27",
+             *       "emisor": {
+             *         "rut": "76192083-9",
+             *         "razonSocial": "Servicios Ejemplo SpA",
+             *         "giro": "Desarrollo de software",
+             *         "correo": "dte@proveedor.cl"
+             *       },
+             *       "receptor": {
+             *         "rut": "76192083-9"
+             *       },
+             *       "montoNeto": 350000,
+             *       "montoExento": 90000,
+             *       "iva": 66500,
+             *       "montoTotal": 506500,
+             *       "status": "received",
+             *       "receivedAt": "2026-11-27T14:30:00.000Z",
+             *       "acceptanceDeadline": "2026-12-05T14:30:00.000Z",
+             *       "acciones": [
+             *         {
+             *           "n": 1,
+             *           "accion": "ACD",
+             *           "glosa": "Envío procesado",
+             *           "at": "2026-11-27T14:30:00.000Z",
+             *           "registeredAtSii": true,
+             *           "sii": {
+             *             "state": "pending",
+             *             "codigo": 0,
+             *             "descripcion": "Documento recibido por el SII",
+             *             "registeredAt": "2026-11-27T14:31:00.000Z",
+             *             "attempts": 1,
+             *             "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *             "lastError": null
+             *           },
+             *           "respuesta": {
+             *             "tipo": "RespuestaDTE",
+             *             "path": "/api/v1/tenants/{tenantId}/received/envios/{envioId}/respuesta"
+             *           }
+             *         }
+             *       ],
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -7756,6 +9154,10 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             */
             'application/xml; charset=ISO-8859-1': string;
           };
         };
@@ -7871,6 +9273,41 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "kind": "dte",
+             *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
+             *           "respuesta": {
+             *             "tipo": "RecepcionEnvio",
+             *             "receivedEnvioId": "71ff3cca-6f6d-473c-ae57-a93a6ccbac37",
+             *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *             "n": 1
+             *           },
+             *           "trigger": "accepted",
+             *           "status": "pending",
+             *           "skipReason": null,
+             *           "to": "compras@cliente.cl",
+             *           "transport": "smtp",
+             *           "attempts": 1,
+             *           "maxAttempts": 5,
+             *           "lastError": {
+             *             "code": "smtp_rejected",
+             *             "message": "550 5.1.1 mailbox unavailable"
+             *           },
+             *           "messageId": "<3f1c9a2e@dte.example.com>",
+             *           "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
+             *           "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *           "sentAt": "2026-11-27T14:30:00.000Z",
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               /** @description Oldest first. */
               data: components['schemas']['Delivery'][];
@@ -7986,6 +9423,37 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "kind": "dte",
+             *       "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
+             *       "respuesta": {
+             *         "tipo": "RecepcionEnvio",
+             *         "receivedEnvioId": "71ff3cca-6f6d-473c-ae57-a93a6ccbac37",
+             *         "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *         "n": 1
+             *       },
+             *       "trigger": "accepted",
+             *       "status": "pending",
+             *       "skipReason": null,
+             *       "to": "compras@cliente.cl",
+             *       "transport": "smtp",
+             *       "attempts": 1,
+             *       "maxAttempts": 5,
+             *       "lastError": {
+             *         "code": "smtp_rejected",
+             *         "message": "550 5.1.1 mailbox unavailable"
+             *       },
+             *       "messageId": "<3f1c9a2e@dte.example.com>",
+             *       "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
+             *       "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *       "sentAt": "2026-11-27T14:30:00.000Z",
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "updatedAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
             'application/json': {
               /** Format: uuid */
               id: string;
@@ -8139,6 +9607,41 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "kind": "dte",
+             *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
+             *           "respuesta": {
+             *             "tipo": "RecepcionEnvio",
+             *             "receivedEnvioId": "71ff3cca-6f6d-473c-ae57-a93a6ccbac37",
+             *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *             "n": 1
+             *           },
+             *           "trigger": "accepted",
+             *           "status": "pending",
+             *           "skipReason": null,
+             *           "to": "compras@cliente.cl",
+             *           "transport": "smtp",
+             *           "attempts": 1,
+             *           "maxAttempts": 5,
+             *           "lastError": {
+             *             "code": "smtp_rejected",
+             *             "message": "550 5.1.1 mailbox unavailable"
+             *           },
+             *           "messageId": "<3f1c9a2e@dte.example.com>",
+             *           "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
+             *           "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *           "sentAt": "2026-11-27T14:30:00.000Z",
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               /** @description Oldest first. */
               data: components['schemas']['Delivery'][];
@@ -8257,6 +9760,41 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "kind": "dte",
+             *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
+             *           "respuesta": {
+             *             "tipo": "RecepcionEnvio",
+             *             "receivedEnvioId": "71ff3cca-6f6d-473c-ae57-a93a6ccbac37",
+             *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
+             *             "n": 1
+             *           },
+             *           "trigger": "accepted",
+             *           "status": "pending",
+             *           "skipReason": null,
+             *           "to": "compras@cliente.cl",
+             *           "transport": "smtp",
+             *           "attempts": 1,
+             *           "maxAttempts": 5,
+             *           "lastError": {
+             *             "code": "smtp_rejected",
+             *             "message": "550 5.1.1 mailbox unavailable"
+             *           },
+             *           "messageId": "<3f1c9a2e@dte.example.com>",
+             *           "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
+             *           "nextAttemptAt": "2026-11-27T14:30:30.000Z",
+             *           "sentAt": "2026-11-27T14:30:00.000Z",
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
             'application/json': {
               /** @description Oldest first. */
               data: components['schemas']['Delivery'][];
