@@ -214,7 +214,9 @@ export function responseExample(schema: Json | undefined, schemas: Record<string
     if (Array.isArray(s.enum)) return s.enum.find((v) => v !== null) ?? s.enum[0];
     const variants = (s.anyOf ?? s.oneOf) as Json[] | undefined;
     if (Array.isArray(variants)) {
-      // A nullable field shows a value, not null: the reader learns its shape.
+      // A nullable field shows a value, not null, so the reader learns its shape; except where null
+      // is what a success looks like (no `error` on a request that worked).
+      if (name in BY_NAME && BY_NAME[name] === null) return null;
       const real = variants.filter((v) => v.type !== 'null');
       return walk(real[0] ?? variants[0], name, where, depth + 1);
     }

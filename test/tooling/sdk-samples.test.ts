@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { guidesTypeScript } from '../support/guides.ts';
 import { ROOT } from '../support/processes.ts';
 import { buildOpenApiDocument, generateSdkTypes, SDK_SCHEMA_FILE } from '../../scripts/sdk-types.ts';
 
@@ -24,7 +25,7 @@ it('packages/sdk/src/schema.d.ts is what openapi-typescript makes of the served 
   expect(fs.readFileSync(SDK_SCHEMA_FILE, 'utf8') === (await generateSdkTypes(doc)), 'run `npm run sdk:types` and commit').toBe(true);
 });
 
-it('every TypeScript sample in the reference type-checks against the SDK', async () => {
+it('every TypeScript sample in the reference, and the guides, type-check against the SDK', async () => {
   let n = 0;
   for (const [p, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
@@ -34,6 +35,8 @@ it('every TypeScript sample in the reference type-checks against the SDK', async
     }
   }
   expect(n).toBeGreaterThan(40);
+  // The guides' TypeScript blocks too (run against a live server by test/e2e/guides.test.ts).
+  fs.writeFileSync(path.join(dir, 'guides.ts'), guidesTypeScript());
   fs.writeFileSync(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({ extends: '../../tsconfig.json', include: ['*.ts'], compilerOptions: { noEmit: true } }),

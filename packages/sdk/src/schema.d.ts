@@ -4176,10 +4176,7 @@ export interface paths {
              *         "fechaAutorizacion": "2026-11-20",
              *         "vencimiento": "2027-05-20"
              *       },
-             *       "error": {
-             *         "code": "smtp_rejected",
-             *         "message": "550 5.1.1 mailbox unavailable"
-             *       },
+             *       "error": null,
              *       "createdAt": "2026-11-27T14:30:00.000Z",
              *       "updatedAt": "2026-11-27T14:30:00.000Z",
              *       "completedAt": "2026-11-27T14:30:02.000Z"
@@ -4232,10 +4229,7 @@ export interface paths {
              *         "fechaAutorizacion": "2026-11-20",
              *         "vencimiento": "2027-05-20"
              *       },
-             *       "error": {
-             *         "code": "smtp_rejected",
-             *         "message": "550 5.1.1 mailbox unavailable"
-             *       },
+             *       "error": null,
              *       "createdAt": "2026-11-27T14:30:00.000Z",
              *       "updatedAt": "2026-11-27T14:30:00.000Z",
              *       "completedAt": "2026-11-27T14:30:02.000Z"
@@ -4416,10 +4410,7 @@ export interface paths {
              *         "fechaAutorizacion": "2026-11-20",
              *         "vencimiento": "2027-05-20"
              *       },
-             *       "error": {
-             *         "code": "smtp_rejected",
-             *         "message": "550 5.1.1 mailbox unavailable"
-             *       },
+             *       "error": null,
              *       "createdAt": "2026-11-27T14:30:00.000Z",
              *       "updatedAt": "2026-11-27T14:30:00.000Z",
              *       "completedAt": "2026-11-27T14:30:02.000Z"
@@ -7821,10 +7812,7 @@ export interface paths {
              *             "glosa": "Envío procesado",
              *             "outcome": "received",
              *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
-             *             "error": {
-             *               "code": "smtp_rejected",
-             *               "message": "550 5.1.1 mailbox unavailable"
-             *             }
+             *             "error": null
              *           }
              *         ],
              *         "receivedAt": "2026-11-27T14:30:00.000Z"
@@ -7870,10 +7858,7 @@ export interface paths {
              *             "glosa": "Envío procesado",
              *             "outcome": "received",
              *             "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
-             *             "error": {
-             *               "code": "smtp_rejected",
-             *               "message": "550 5.1.1 mailbox unavailable"
-             *             }
+             *             "error": null
              *           }
              *         ],
              *         "receivedAt": "2026-11-27T14:30:00.000Z"
@@ -8019,10 +8004,7 @@ export interface paths {
              *           "glosa": "Envío procesado",
              *           "outcome": "received",
              *           "receivedDteId": "095cd323-5f9c-45c6-bacc-32638b7593d6",
-             *           "error": {
-             *             "code": "smtp_rejected",
-             *             "message": "550 5.1.1 mailbox unavailable"
-             *           }
+             *           "error": null
              *         }
              *       ],
              *       "receivedAt": "2026-11-27T14:30:00.000Z"
@@ -9294,10 +9276,7 @@ export interface paths {
              *           "transport": "smtp",
              *           "attempts": 1,
              *           "maxAttempts": 5,
-             *           "lastError": {
-             *             "code": "smtp_rejected",
-             *             "message": "550 5.1.1 mailbox unavailable"
-             *           },
+             *           "lastError": null,
              *           "messageId": "<3f1c9a2e@dte.example.com>",
              *           "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
              *           "nextAttemptAt": "2026-11-27T14:30:30.000Z",
@@ -9442,10 +9421,7 @@ export interface paths {
              *       "transport": "smtp",
              *       "attempts": 1,
              *       "maxAttempts": 5,
-             *       "lastError": {
-             *         "code": "smtp_rejected",
-             *         "message": "550 5.1.1 mailbox unavailable"
-             *       },
+             *       "lastError": null,
              *       "messageId": "<3f1c9a2e@dte.example.com>",
              *       "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
              *       "nextAttemptAt": "2026-11-27T14:30:30.000Z",
@@ -9628,10 +9604,7 @@ export interface paths {
              *           "transport": "smtp",
              *           "attempts": 1,
              *           "maxAttempts": 5,
-             *           "lastError": {
-             *             "code": "smtp_rejected",
-             *             "message": "550 5.1.1 mailbox unavailable"
-             *           },
+             *           "lastError": null,
              *           "messageId": "<3f1c9a2e@dte.example.com>",
              *           "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
              *           "nextAttemptAt": "2026-11-27T14:30:30.000Z",
@@ -9781,10 +9754,7 @@ export interface paths {
              *           "transport": "smtp",
              *           "attempts": 1,
              *           "maxAttempts": 5,
-             *           "lastError": {
-             *             "code": "smtp_rejected",
-             *             "message": "550 5.1.1 mailbox unavailable"
-             *           },
+             *           "lastError": null,
              *           "messageId": "<3f1c9a2e@dte.example.com>",
              *           "smtpResponse": "250 2.0.0 OK: queued as 4F3A2B1C",
              *           "nextAttemptAt": "2026-11-27T14:30:30.000Z",
