@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DteApiError,
   DteClient,
   DteConflictError,
   DteInvalidRequestError,
@@ -160,6 +161,22 @@ for (const backend of backends()) {
         if (t.rutEmpresa === body.rutEmpresa) same.push(t.id);
       }
       expect(same).toEqual([tenant.id]);
+    });
+
+    it('sends raw XML bytes as the reference sample does (bodySerializer and content-type), and they arrive untouched', async () => {
+      const tenant = await dte.post('/api/v1/tenants', { body: validTenant() });
+      // A DOCTYPE is refused by name only if the server read the bytes as XML (not JSON of a Buffer).
+      const xml = Buffer.from('<?xml version="1.0" encoding="ISO-8859-1"?>\n<!DOCTYPE EnvioDTE>\n<EnvioDTE/>', 'latin1');
+      const refused = await dte
+        .post('/api/v1/tenants/{tenantId}/received', {
+          params: { path: { tenantId: tenant.id } },
+          body: xml,
+          bodySerializer: (bytes) => bytes,
+          headers: { 'content-type': 'application/xml' },
+        })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(DteApiError);
+      expect((refused as DteApiError).code).toBe('xml_doctype_forbidden');
     });
 
     describe('webhooks delivered by the service, verified with verifyWebhook', () => {
