@@ -9,7 +9,8 @@ import type { paths } from './schema.d.ts';
  * - the API key on every request;
  * - an `Idempotency-Key` on every POST (a fresh UUID unless `idempotencyKey` is given), kept
  *   across the client's own retries so a retried POST never acts twice;
- * - retries of 429 and 503 after `Retry-After` (and of connection failures), `maxRetries` times;
+ * - retries of 429 and 503 after `Retry-After` (and of connection failures and timeouts),
+ *   `maxRetries` times;
  * - every non-2xx answer thrown as a `DteApiError` subclass with `code`, `message`, `param`,
  *   `requestId`, `status`, `retryAfter`;
  * - `paginate()`: an async iterator over every item of a list, following `iterator` until `done`.
@@ -26,6 +27,8 @@ export interface DteClientOptions {
   maxRetries?: number;
   /** A `Retry-After` longer than this is not waited for: the error is thrown at once. Default 60 s. */
   maxRetryDelayMs?: number;
+  /** Each attempt is abandoned after this long (then retried like a connection failure). Default 60 s. */
+  timeoutMs?: number;
   /** Headers added to every request. */
   headers?: Record<string, string>;
 }
@@ -64,6 +67,7 @@ export class DteClient {
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
       maxRetries: options.maxRetries ?? 2,
       maxRetryDelayMs: options.maxRetryDelayMs ?? 60_000,
+      timeoutMs: options.timeoutMs ?? 60_000,
       headers: options.headers ?? {},
       baseUrl: options.baseUrl.replace(/\/+$/, ''),
       apiKey: options.apiKey,
@@ -132,12 +136,13 @@ export class DteClient {
 
   /** One HTTP exchange, retried on 429/503 (after Retry-After) and on connection failures. */
   private async send(request: Request): Promise<Response> {
-    const { fetch, maxRetries, maxRetryDelayMs } = this.options;
+    const { fetch, maxRetries, maxRetryDelayMs, timeoutMs } = this.options;
     for (let attempt = 0; ; attempt++) {
       const backoff = Math.min(250 * 2 ** attempt, 8_000);
       let response: Response;
       try {
-        response = await fetch(request.clone());
+        // A POST retried after a timeout is safe: it carries the same Idempotency-Key.
+        response = await fetch(new Request(request.clone(), { signal: AbortSignal.timeout(timeoutMs) }));
       } catch (e) {
         if (attempt < maxRetries) {
           await sleep(backoff);

@@ -8,7 +8,7 @@ import { DteApiError, DteClient, DteConnectionError, DteRateLimitError, DteServe
  * scripts (429 and 503 with Retry-After, a proxy's HTML error). The flows against the real service
  * are in test/e2e/sdk.e2e.test.ts.
  */
-type Answer = { status: number; headers?: Record<string, string>; body?: string };
+type Answer = { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 let script: Answer[] = [];
 let seen: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 let server: http.Server;
@@ -21,8 +21,11 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const a = script.shift() ?? { status: 200, body: '{"id":"ok"}' };
-      res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
-      res.end(a.body ?? '');
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+        res.end(a.body ?? '');
+      }, a.delayMs ?? 0);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -99,6 +102,20 @@ describe('DteClient retries and errors', () => {
       .catch((x: unknown) => x);
     expect(e).toBeInstanceOf(DteConnectionError);
     expect((e as Error).message).toContain('GET /api/v1/account');
+  });
+
+  it('abandons an attempt after timeoutMs and retries it with the same Idempotency-Key', async () => {
+    script = [{ status: 200, body: '{"id":"late"}', delayMs: 2_000 }];
+    const dte = new DteClient({ baseUrl, apiKey: 'k', timeoutMs: 300 });
+    expect(await dte.post('/api/v1/api-keys', { body: { name: 'n' } })).toEqual({ id: 'ok' });
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.headers['idempotency-key']).toBe(seen[0]!.headers['idempotency-key']);
+
+    seen = [];
+    script = [{ status: 200, body: '{}', delayMs: 2_000 }];
+    const e = await new DteClient({ baseUrl, apiKey: 'k', timeoutMs: 300, maxRetries: 0 }).get('/api/v1/account').catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DteConnectionError);
+    expect((e as Error).message).toMatch(/timeout|aborted/i);
   });
 
   it('requires a base URL and a key', () => {
