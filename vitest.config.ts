@@ -17,7 +17,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'main',
-          include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ['**/*.serial.test.ts', '**/node_modules/**'],
         },
       },

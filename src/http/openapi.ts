@@ -1,4 +1,8 @@
 import { needsApiKey } from './plugins/auth.ts';
+import { exampleOf, responseExample } from './openapi-examples.ts';
+import { sdkSample } from './openapi-sdk-sample.ts';
+
+export { exampleOf };
 
 /**
  * The one finishing step on the OpenAPI document @fastify/swagger generates from the route schemas
@@ -16,7 +20,7 @@ interface Operation {
   tags?: string[];
   parameters?: { name: string; in: string; required?: boolean; schema?: Json; example?: unknown }[];
   requestBody?: { content?: Record<string, { schema?: Json; example?: unknown; examples?: unknown }> };
-  responses?: Record<string, { description?: string; content?: Record<string, { schema?: Json }> }>;
+  responses?: Record<string, { description?: string; content?: Record<string, { schema?: Json; example?: unknown }> }>;
   security?: Json[];
   'x-codeSamples'?: { lang: string; label: string; source: string }[];
 }
@@ -86,49 +90,15 @@ const describeStatus = (status: string): string => STATUS_DOCS[status]?.text ?? 
 
 const isErrorStatus = (status: string) => /^[45]/.test(status);
 
-/** A value for a schema, from its examples, default, or type: enough for a readable sample body. */
-export function exampleOf(schema: Json | undefined, schemas: Record<string, Json>, depth = 0, name = 'value'): unknown {
-  if (!schema || depth > 6) return undefined;
-  if (typeof schema.$ref === 'string') return exampleOf(schemas[schema.$ref.split('/').pop()!], schemas, depth + 1);
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
-  if (schema.example !== undefined) return schema.example;
-  if (schema.default !== undefined) return schema.default;
-  if (schema.const !== undefined) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
-  const variants = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (Array.isArray(variants)) return exampleOf(variants.find((v) => v.type !== 'null') ?? variants[0], schemas, depth + 1);
-  if (Array.isArray(schema.allOf)) return Object.assign({}, ...schema.allOf.map((s) => exampleOf(s as Json, schemas, depth + 1) ?? {}));
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  switch (type) {
-    case 'object': {
-      const props = (schema.properties ?? {}) as Record<string, Json>;
-      const required = new Set((schema.required ?? []) as string[]);
-      const out: Json = {};
-      for (const [k, v] of Object.entries(props)) {
-        // Required fields only: the smallest body the route accepts; the reference lists the rest.
-        if (!required.has(k)) continue;
-        const value = exampleOf(v, schemas, depth + 1, k);
-        if (value !== undefined) out[k] = value;
-      }
-      return out;
-    }
-    case 'array': {
-      const item = exampleOf(schema.items as Json | undefined, schemas, depth + 1, name);
-      return item === undefined ? [] : [item];
-    }
-    case 'string':
-      if (schema.format === 'uuid') return '00000000-0000-0000-0000-000000000000';
-      if (schema.format === 'date-time') return '2026-01-01T12:00:00Z';
-      if (schema.format === 'email') return 'ana@example.com';
-      if (schema.format === 'uri') return 'https://example.com/webhooks';
-      return `<${name}>`;
-    case 'integer':
-    case 'number':
-      return typeof schema.minimum === 'number' ? schema.minimum : 1;
-    case 'boolean':
-      return true;
-    default:
-      return undefined;
+const XML_EXAMPLE =
+  '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>';
+
+/** A whole example per JSON (or XML) success response, so the reference shows values, not "string". */
+function addResponseExamples(content: Record<string, { schema?: Json; example?: unknown }> | undefined, schemas: Record<string, Json>) {
+  for (const [type, media] of Object.entries(content ?? {})) {
+    if (media.example !== undefined) continue;
+    if (/json/.test(type)) media.example = responseExample(media.schema, schemas).value;
+    else if (/xml/.test(type)) media.example = XML_EXAMPLE;
   }
 }
 
@@ -242,11 +212,15 @@ export function transformOpenApi(doc: OpenApiDocument): OpenApiDocument {
         if (isErrorStatus(status)) {
           res.description = errorDescription(status, named.get(status));
           res.content = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
-        } else if (!res.description || res.description === 'Default Response') {
-          res.description = describeStatus(status);
+        } else {
+          if (!res.description || res.description === 'Default Response') res.description = describeStatus(status);
+          addResponseExamples(res.content, schemas);
         }
       }
-      op['x-codeSamples'] = [{ lang: 'Shell', label: 'curl', source: curlSample(method, path, op, baseUrl, schemas) }];
+      op['x-codeSamples'] = [
+        { lang: 'Shell', label: 'curl', source: curlSample(method, path, op, baseUrl, schemas) },
+        { lang: 'TypeScript', label: 'TypeScript SDK', source: sdkSample(method, path, op, baseUrl, schemas) },
+      ];
     }
   }
   out.tags = [...usedTags].sort().map((name) => ({ name, description: TAG_DESCRIPTIONS[name.toLowerCase()] ?? `Operations on ${name}.` }));

@@ -4,20 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccountViaCli, ROOT, startServer, type ServerProc } from '../support/processes.ts';
+import { extractShellBlocks, GUIDES, guidesTypeScript } from '../support/guides.ts';
 import { makeCert, modernPfx } from '../support/pfx.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
- * The curl examples of docs/guides/*.md are run, in file order, as one bash script against a live
- * server (embedded default), so the guides cannot drift from the API. Every ```sh block runs;
- * blocks share shell variables (TENANT_ID, DTE_ID, …) the way a reader's terminal would.
+ * The examples of docs/guides/*.md are run, in file order, against a live server (embedded
+ * default), so the guides cannot drift from the API. Every ```sh block runs, as one bash script:
+ * blocks share shell variables (TENANT_ID, DTE_ID, …) the way a reader's terminal would. Every ```ts
+ * block runs too, as one module through the SDK (imported by its package name) under a second
+ * account: blocks share `dte`, `tenant`, … (test/tooling/sdk-samples.test.ts type-checks them).
  */
-const GUIDES = path.join(ROOT, 'docs/guides');
-
-export function extractShellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-}
-
 let server: ServerProc;
 let apiKey: string;
 let work: string;
@@ -82,4 +79,34 @@ it('runs every curl example in docs/guides against a live server', async () => {
   // The webhooks guide registers WEBHOOK_URL only after every document of the DTE guide is final and
   // deletes it at the end, so nothing is due to it: anything received would be a stray event.
   expect(receiver.deliveries.map((d) => d.payload?.event)).toEqual([]);
+}, 300_000);
+
+it('runs every TypeScript (SDK) example in docs/guides against the same live server', async () => {
+  const source = guidesTypeScript();
+  expect(source).toContain("from '@dte-service/sdk'");
+  // Inside the repository, so `@dte-service/sdk` resolves through the workspace link.
+  const file = path.join(ROOT, '.tmp', `guides-sdk-${process.pid}.ts`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, source);
+  const sdkKey = await createAccountViaCli(server.env);
+  const result = await new Promise<{ code: number; out: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [file],
+      {
+        cwd: work,
+        env: { ...process.env, BASE_URL: server.url, API_KEY: sdkKey, PFX_PASSWORD: 'clave-de-prueba', CERT_EXPIRY: certExpiry },
+        timeout: 240_000,
+        maxBuffer: 16 << 20,
+      },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}\n${stderr}` }),
+    );
+  });
+  fs.rmSync(file, { force: true });
+  expect(result.code, result.out.slice(-4000)).toBe(0);
+  expect(result.out).toContain('400 invalid_rut rutEmpresa');
+  expect(result.out).toContain('sdk final status: accepted');
+  expect(result.out).toMatch(/422 amount_mismatch montoTotal/);
+  expect(result.out).toContain('verified webhook: dte.status.changed');
+  expect(fs.readFileSync(path.join(work, 'factura-sdk.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
 }, 300_000);

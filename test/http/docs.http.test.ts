@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDb } from '../support/db.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { curlSample, exampleOf, transformOpenApi, type OpenApiDocument } from '../../src/http/openapi.ts';
+import { responseExample } from '../../src/http/openapi-examples.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 
 type Op = {
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string } }> }>;
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: { $ref?: string }; example?: unknown }> }>;
   security?: Record<string, string[]>[];
   'x-codeSamples'?: { lang: string; source: string }[];
 };
@@ -97,6 +100,51 @@ describeEachDb('API reference at /docs and the OpenAPI document', (backend) => {
     expect(issue).toContain('"http://127.0.0.1:3000/api/v1/tenants/<tenantId>/dte"');
     expect(issue).toContain('"tipoDte": 33');
     expect(issue).toContain('"nombre": "Servicio de soporte"');
+  });
+
+  it('gives every operation a TypeScript SDK sample beside curl (compiled in test/tooling/sdk-samples.test.ts)', () => {
+    for (const { path, method, op } of operations()) {
+      const ts = op['x-codeSamples']?.find((c) => c.lang === 'TypeScript')?.source ?? '';
+      expect(ts, `${method} ${path}`).toContain("from '@dte-service/sdk'");
+      expect(ts).toMatch(new RegExp(`dte\\.(${method}|paginate)\\('${path.replace(/[{}]/g, '\\$&')}'`));
+      expect(ts).not.toMatch(/Idempotency-Key: \$/);
+    }
+    const list = doc.paths['/api/v1/tenants']!.get!['x-codeSamples']!.find((c) => c.lang === 'TypeScript')!.source;
+    expect(list).toContain("for await (const item of dte.paginate('/api/v1/tenants'");
+    const pdf = doc.paths['/api/v1/tenants/{tenantId}/dte/{dteId}/pdf']!.get!['x-codeSamples']!.find(
+      (c) => c.lang === 'TypeScript',
+    )!.source;
+    expect(pdf).toContain("parseAs: 'arrayBuffer'");
+  });
+
+  it('shows an example for every success response, with every field given a plausible value that fits its schema', () => {
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    (addFormats as unknown as (a: Ajv) => void)(ajv);
+    const schemas = doc.components.schemas as Record<string, Record<string, unknown>>;
+    let checked = 0;
+    for (const { path, method, op } of operations()) {
+      for (const [status, res] of Object.entries(op.responses)) {
+        if (!/^2/.test(status)) continue;
+        for (const [type, media] of Object.entries(res.content ?? {})) {
+          if (!/json/.test(type)) continue;
+          const where = `${method} ${path} ${status}`;
+          expect(media.example, where).toBeDefined();
+          // Every field has a schema example or a value by name (src/http/openapi-examples.ts).
+          expect(responseExample(media.schema as Record<string, unknown>, schemas).missing, where).toEqual([]);
+          const text = JSON.stringify(media.example);
+          expect(text, where).not.toMatch(/:"string"|"<[A-Za-z]+>"/);
+          const validate = ajv.compile({ ...media.schema, components: doc.components });
+          expect(validate(media.example), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(40);
+    const tenant = doc.paths['/api/v1/tenants/{tenantId}']!.get!.responses['200']!.content!['application/json']!.example as Record<
+      string,
+      unknown
+    >;
+    expect(tenant).toMatchObject({ rutEmpresa: '76.192.083-9', razonSocial: 'Servicios Ejemplo SpA' });
   });
 });
 

@@ -85,4 +85,30 @@ describe('receiving guide snippets', () => {
     expect(execFileSync('bash', ['-c', first], { cwd: dir, env, encoding: 'utf8' }).trim()).toBe(contract['webhook-signature']);
     expect(execFileSync('bash', ['-c', second], { cwd: dir, env, encoding: 'utf8' }).trim()).toBe(standard['webhook-signature']);
   });
+
+  it('TypeScript SDK: the verifyWebhook snippet accepts a genuine delivery of its scheme and refuses a tampered one', () => {
+    const snippet = blocks('ts')[0]!;
+    expect(snippet).toContain("from '@dte-service/sdk'");
+    // The snippet's free names (rawBody, req) given values; inside the repository so the package resolves.
+    const file = path.join(ROOT, '.tmp', `verify-snippet-${process.pid}.ts`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(
+      file,
+      `const rawBody = process.env.BODY!;\nconst req = { headers: JSON.parse(process.env.HEADERS!) };\n${snippet}\nconsole.log(event.event);\n`,
+    );
+    const run = (b: string, h: Record<string, string>) =>
+      execFileSync(process.execPath, [file], {
+        env: { ...process.env, WEBHOOK_SECRET: secret, BODY: b, HEADERS: JSON.stringify(h) },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      }).trim();
+    try {
+      expect(run(body, contract)).toBe('folio.low');
+      expect(() => run(body.replace('9', '8'), contract)).toThrow(/WebhookVerificationError|signature mismatch/);
+      // The snippet pins the default scheme: a standard-webhooks delivery is refused by it.
+      expect(() => run(body, standard)).toThrow(/signature mismatch/);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+  });
 });

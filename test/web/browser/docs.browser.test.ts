@@ -6,7 +6,8 @@ import { artifactsDir, launchBrowser, startServerProcess, type ServerProcess } f
 /**
  * The API reference at /docs in Chromium against the real server: the page renders the operation
  * list from the bundled renderer with nothing fetched from another origin, no console error and no
- * CSP violation; an operation shows its generated curl sample. Screenshots in test-artifacts/docs/.
+ * CSP violation; an operation shows its generated curl sample, and its TypeScript SDK sample when
+ * chosen, beside a response example. Screenshots in test-artifacts/docs/.
  */
 describe('API reference (/docs) in Chromium', () => {
   let server: ServerProcess;
@@ -69,6 +70,17 @@ describe('API reference (/docs) in Chromium', () => {
     // Its responses, each described, the errors with their codes.
     await page.getByText('This route: tenant_not_ready', { exact: false }).first().scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(shots, 'docs-responses.png') });
+
+    // The TypeScript SDK sample is offered beside curl, and responses show example values (not "string").
+    await page.goto(`${server.baseUrl}/docs/#tag/tenants/GET/api/v1/tenants`);
+    const listSection = page.locator('section', { has: page.getByRole('heading', { name: 'List tenants, newest first' }) }).last();
+    await listSection.getByText('Servicios Ejemplo SpA', { exact: false }).first().waitFor({ timeout: 30_000 });
+    await listSection.locator('button:has-text("Shell Curl")').first().click();
+    await page.keyboard.type('TypeScript SDK');
+    await page.keyboard.press('Enter');
+    await listSection.getByText("dte.paginate('/api/v1/tenants'", { exact: false }).first().waitFor({ timeout: 30_000 });
+    await listSection.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(shots, 'docs-sdk-sample.png') });
 
     // "Test request" calls this server (no proxy) with the key typed into the page.
     const { apiKey } = JSON.parse(server.cli(['account', 'create', '--name', 'Docs SaaS', '--email', 'docs@example.com', '--json'])) as {

@@ -252,7 +252,7 @@ export const en: Messages = {
     deleteConfirm: 'Deliveries not yet sent to this endpoint are cancelled. The log is kept.',
     secret: 'Signing secret',
     secretHelp:
-      'Verify each delivery by computing HMAC-SHA256 of the raw body with this secret (base64) and comparing it with the webhook-signature header.',
+      "Default scheme (hmac-sha256-body): the key is this whole secret as text, whsec_ included and NOT base64-decoded; compute base64(HMAC-SHA256(key, raw body)) and compare it with the webhook-signature header in constant time. Svix / standardwebhooks libraries cannot verify that scheme: for them, set the endpoint to standard-webhooks (they then decode the part after whsec_ themselves). The TypeScript SDK's verifyWebhook verifies both.",
     reveal: 'Reveal secret',
     rotate: 'Rotate secret',
     rotateConfirm: 'The current secret stops signing immediately.',

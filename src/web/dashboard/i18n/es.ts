@@ -251,7 +251,7 @@ export const es = {
     deleteConfirm: 'Las entregas pendientes a este endpoint se cancelan. El historial se conserva.',
     secret: 'Secreto de firma',
     secretHelp:
-      'Verifica cada entrega calculando HMAC-SHA256 del cuerpo con este secreto (base64) y comparándolo con la cabecera webhook-signature.',
+      'Esquema por defecto (hmac-sha256-body): la clave es este secreto completo como texto, con whsec_ y SIN decodificar base64; calcula base64(HMAC-SHA256(clave, cuerpo sin modificar)) y compáralo con la cabecera webhook-signature en tiempo constante. Las librerías de Svix / standardwebhooks no verifican ese esquema: para usarlas, cambia el endpoint a standard-webhooks (ellas decodifican la parte después de whsec_). verifyWebhook del SDK de TypeScript verifica ambos.',
     reveal: 'Mostrar secreto',
     rotate: 'Rotar secreto',
     rotateConfirm: 'El secreto actual deja de firmar de inmediato.',
