@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccountViaCli, ROOT, startServer, type ServerProc } from '../support/processes.ts';
 import { extractShellBlocks, GUIDES, guidesTypeScript } from '../support/guides.ts';
-import { makeCert, modernPfx } from '../support/pfx.ts';
+import { makeTestCertificate } from '../../src/cli/test-certificate.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 /**
@@ -18,7 +18,6 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 let server: ServerProc;
 let apiKey: string;
 let work: string;
-let certExpiry: string;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
@@ -26,10 +25,7 @@ beforeAll(async () => {
   apiKey = await createAccountViaCli(server.env);
   receiver = await startWebhookReceiver();
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'guides-'));
-  // The certificate the credentials guide uploads: holder RUT 11.111.111-1, password in env.
-  const cert = makeCert({ rut: '11111111-1', commonName: 'María Pérez' });
-  certExpiry = cert.notAfter.toISOString().slice(0, 10);
-  fs.writeFileSync(path.join(work, 'certificado.pfx'), modernPfx(cert, 'clave-de-prueba'));
+  // The credentials guide makes its own certificado.pfx with `npx dte test-certificate`.
 }, 120_000);
 
 afterAll(async () => {
@@ -44,7 +40,9 @@ it('runs every curl example in docs/guides against a live server', async () => {
     .filter((f) => f.endsWith('.md'))
     .sort();
   expect(files.length).toBeGreaterThanOrEqual(6);
-  let script = 'set -euo pipefail\n';
+  // A reader's terminal is in the project directory, where `npx dte` runs bin/dte.js; this script
+  // runs in a scratch directory, so `npx dte` is pointed at the project's own command.
+  let script = `set -euo pipefail\nnpx() { if [ "$1" = dte ]; then shift; "$NODE" "$DTE_BIN" "$@"; else command npx "$@"; fi; }\n`;
   for (const f of files) {
     extractShellBlocks(fs.readFileSync(path.join(GUIDES, f), 'utf8')).forEach((block, i) => {
       script += `echo "::: ${f} block ${i + 1}" >&2\n${block}\n`;
@@ -61,8 +59,9 @@ it('runs every curl example in docs/guides against a live server', async () => {
           BASE_URL: server.url,
           API_KEY: apiKey,
           PFX_PASSWORD: 'clave-de-prueba',
-          CERT_EXPIRY: certExpiry,
           WEBHOOK_URL: receiver.url,
+          NODE: process.execPath,
+          DTE_BIN: path.join(ROOT, 'bin/dte.js'),
         },
         timeout: 240_000,
         maxBuffer: 16 << 20,
@@ -73,6 +72,7 @@ it('runs every curl example in docs/guides against a live server', async () => {
   expect(result.code, result.out.slice(-4000)).toBe(0);
   // The outcomes the guides promise, not just exit codes.
   expect(result.out).toContain('"active"');
+  expect(fs.statSync(path.join(work, 'certificado.pfx')).mode & 0o777).toBe(0o600); // made by npx dte test-certificate
   expect(result.out).toContain('final status: accepted');
   expect(result.out).toMatch(/"code":"amount_mismatch"/);
   expect(result.out).toContain('%PDF-'); // the printed document
@@ -89,13 +89,20 @@ it('runs every TypeScript (SDK) example in docs/guides against the same live ser
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, source);
   const sdkKey = await createAccountViaCli(server.env);
+  // The TypeScript blocks upload the same file the shell guide makes (made here too, so this test
+  // does not depend on the other having run).
+  const cert = makeTestCertificate(
+    ['--rut', '11.111.111-1', '--name', 'María Pérez', '--out', 'certificado.pfx', '--force'],
+    { PFX_PASSWORD: 'clave-de-prueba' },
+    work,
+  );
   const result = await new Promise<{ code: number; out: string }>((resolve) => {
     execFile(
       process.execPath,
       [file],
       {
         cwd: work,
-        env: { ...process.env, BASE_URL: server.url, API_KEY: sdkKey, PFX_PASSWORD: 'clave-de-prueba', CERT_EXPIRY: certExpiry },
+        env: { ...process.env, BASE_URL: server.url, API_KEY: sdkKey, PFX_PASSWORD: 'clave-de-prueba', CERT_EXPIRY: cert.fechaVencimiento },
         timeout: 240_000,
         maxBuffer: 16 << 20,
       },
