@@ -27,7 +27,7 @@ import type { DashboardRoutes } from './types.ts';
 /** "1.5", "1,5", "35000": a non-negative decimal as typed in Chile or elsewhere. */
 function decimal(raw: string, param: string, label: string, m: Messages): number {
   const v = raw.trim().replace(',', '.');
-  if (!/^\d{1,12}(\.\d{1,6})?$/.test(v)) throw errors.invalid('invalid_number', m.actions.validation.number(label), { param });
+  if (!/^\d{1,12}(\.\d{1,6})?$/.test(v)) throw errors.invalid('invalid_field', m.actions.validation.number(label), { param });
   return Number(v);
 }
 
@@ -59,9 +59,9 @@ function readCreditNote(body: FormBody, d: DteRecord) {
     if (lines && !lines.some((l) => l.cantidad > 0)) throw errors.invalid('invalid_field', a.noLines, { param: 'cantidad_0' });
     let receptor: CreditNoteChoice['receptor'];
     if (needsReceptor(d)) {
-      if (!form.rut) throw errors.invalid('required_field', m.actions.validation.required('RUT'), { param: 'rut' });
+      if (!form.rut) throw errors.invalid('invalid_field', m.actions.validation.required('RUT'), { param: 'rut' });
       if (!form.razonSocial)
-        throw errors.invalid('required_field', m.actions.validation.required(m.tenant.razonSocial), { param: 'razonSocial' });
+        throw errors.invalid('invalid_field', m.actions.validation.required(m.tenant.razonSocial), { param: 'razonSocial' });
       receptor = { rut: text(body, 'rut', 12).trim(), razonSocial: text(body, 'razonSocial', 100).trim() };
     }
     return { codRef, razonRef, lines, receptor };
