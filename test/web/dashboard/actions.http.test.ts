@@ -119,8 +119,11 @@ describeEachDb('dashboard actions', (backend) => {
     const bad = await c.post(url, { tipoDte: '33', cantidad: '0' });
     expect(bad.statusCode).toBe(400);
     expect(textOf(bad.body)).toContain('«Cantidad de folios» debe ser un número entero entre 1 y 1000.');
-    const r = await c.post(url, { tipoDte: '33', cantidad: '5' });
+    const formToken = /name="formToken" value="([A-Za-z0-9_-]{22})"/.exec(bad.body)![1]!;
+    const r = await c.post(url, { tipoDte: '33', cantidad: '5', formToken });
     expect(r.statusCode).toBe(303);
+    // The same form again (a reload of the POST): the same request, no second CAF.
+    expect((await c.post(url, { tipoDte: '33', cantidad: '5', formToken })).headers.location).toBe(r.headers.location);
     expect(r.headers.location).toMatch(new RegExp(`^${url}\\?request=[0-9a-f-]{36}$`));
     const page = textOf((await c.get(r.headers.location as string)).body);
     expect(page).toContain('Folios autorizados para 33 · Factura electrónica: del 1 al 5.');
@@ -205,7 +208,8 @@ describeEachDb('dashboard actions', (backend) => {
     expect(nan.statusCode).toBe(400);
     expect(textOf(nan.body)).toContain('«Cantidad, línea 1» debe ser un número');
     expect(nan.body).toContain('value="dos"'); // what was typed stays in the form
-    const r = await c.post(`${url}/credit-note`, {
+    const formToken = /name="formToken" value="([A-Za-z0-9_-]{22})"/.exec(nan.body)![1]!;
+    const fields = {
       codRef: '3',
       razonRef: 'Descuento por volumen',
       cantidad_0: '1',
@@ -215,8 +219,18 @@ describeEachDb('dashboard actions', (backend) => {
       cantidad_2: '1,5',
       precio_2: '2000',
       confirmed: 'yes',
-    });
-    expect(r.statusCode).toBe(303);
+      formToken,
+    };
+    const count61 = async () =>
+      (await t.tdb.db.query<{ n: string }>('select count(*) as n from dtes where tenant_id = $1 and tipo_dte = 61', [tenantId])).rows[0]!.n;
+    const before = await count61();
+    // A double click: the same form twice at once, and once more later. One note, one folio.
+    const [r, twice] = await Promise.all([c.post(`${url}/credit-note`, fields), c.post(`${url}/credit-note`, fields)]);
+    const thrice = await c.post(`${url}/credit-note`, fields);
+    expect([r.statusCode, twice.statusCode, thrice.statusCode]).toEqual([303, 303, 303]);
+    expect(twice.headers.location).toBe(r.headers.location);
+    expect(thrice.headers.location).toBe(r.headers.location);
+    expect(Number(await count61())).toBe(Number(before) + 1);
     const id = /documents\/([0-9a-f-]{36})\?/.exec(r.headers.location as string)![1]!;
     const note = await t.ctx.services.dte.get({ account_id: accountId, id: tenantId }, id);
     // 10 000 taxed + 3 000 exempt (the third line of the factura is exempt): IVA 1 900.

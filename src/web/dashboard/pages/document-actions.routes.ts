@@ -3,6 +3,7 @@ import { isDteEngineError } from '../../../dte/index.ts';
 import { errors } from '../../../errors.ts';
 import { toTenant } from '../../../modules/tenants/index.ts';
 import { asForm, text, type FormBody } from '../http/form.ts';
+import { FormAlreadySubmitted, formOnce, newFormToken } from '../http/form-once.ts';
 import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import type { Messages } from '../i18n/index.ts';
 import { formFailure, isConfirmed, problemOf } from '../ui/actions.ts';
@@ -117,7 +118,10 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
     const doc = await dte.get(row, req.params.dteId);
     creditable(doc, t(req));
-    return sendPage(reply, creditNoteView(pageContext(req), { tenant: toTenant(row), dte: doc, form: creditNoteForm(doc) }));
+    return sendPage(
+      reply,
+      creditNoteView(pageContext(req), { tenant: toTenant(row), dte: doc, form: creditNoteForm(doc), formToken: newFormToken() }),
+    );
   });
 
   app.post<DocumentParams>('/tenants/:tenantId/documents/:dteId/credit-note', async (req, reply) => {
@@ -127,6 +131,10 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
     creditable(doc, m);
     const body = asForm(req.body);
     const { form, choice } = readCreditNote(body, doc);
+    const token = formOnce.token(body.formToken);
+    // The same form again (a double click, a reload): its note, not a second one.
+    const prior = token && (await formOnce.resultOf(ctx.db, row.account_id, 'credit-note', token));
+    if (prior) return seeOther(reply, `${base(row.id, prior)}?done=credit-note`);
     try {
       const c = choice(m);
       if (!isConfirmed(body)) throw errors.invalid('confirmation_required', m.actions.confirm.tickRequired, { param: 'confirmed' });
@@ -138,13 +146,15 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
         if (isDteEngineError(e)) throw errors.invalid(e.code, e.message, e.param ? { param: e.param } : {});
         throw e;
       }
-      const note = await dte.create(row, input);
+      const bindResult = token ? formOnce.binder(row.account_id, 'credit-note', token, ctx.clock.now()) : undefined;
+      const note = await dte.create(row, input, { bindResult });
       return seeOther(reply, `${base(row.id, note.id)}?done=credit-note`);
     } catch (e) {
+      if (e instanceof FormAlreadySubmitted) return seeOther(reply, `${base(row.id, e.resultId)}?done=credit-note`);
       const err = formFailure(e);
       return sendPage(
         reply,
-        creditNoteView(pageContext(req), { tenant: toTenant(row), dte: doc, form, error: problemOf(err, m) }),
+        creditNoteView(pageContext(req), { tenant: toTenant(row), dte: doc, form, formToken: token ?? newFormToken(), error: problemOf(err, m) }),
         statusOf(err),
       );
     }

@@ -5,6 +5,7 @@ import { errors } from '../../../errors.ts';
 import { requireDate } from '../../../lib/validate.ts';
 import { toTenant } from '../../../modules/tenants/index.ts';
 import { asForm, queryValue, text, type FormBody } from '../http/form.ts';
+import { FormAlreadySubmitted, formOnce, newFormToken } from '../http/form-once.ts';
 import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { doneOf, formFailure, problemOf } from '../ui/actions.ts';
 import { credentialsView, folioRequestView } from '../views/tenant-actions.view.ts';
@@ -37,7 +38,12 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
 
   const foliosPage = async (
     req: FastifyRequest<Id>,
-    o: { form?: { tipoDte?: string; cantidad?: string }; error?: ReturnType<typeof problemOf>; requestId?: string | undefined },
+    o: {
+      form?: { tipoDte?: string; cantidad?: string };
+      error?: ReturnType<typeof problemOf>;
+      requestId?: string | undefined;
+      formToken?: string | undefined;
+    },
   ) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
     const [stock, request] = await Promise.all([
@@ -52,6 +58,7 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
       ready: row.status === 'active',
       request,
       error: o.error,
+      formToken: o.formToken ?? newFormToken(),
     });
   };
 
@@ -64,6 +71,11 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
     const body = asForm(req.body);
     const form = { tipoDte: text(body, 'tipoDte', 4), cantidad: text(body, 'cantidad', 12).trim() };
     const m = t(req);
+    const token = formOnce.token(body.formToken);
+    const done = (id: string) => seeOther(reply, `/tenants/${row.id}/folios/request?request=${id}`);
+    // The same form again (a double click, a reload): its request, not a second CAF.
+    const prior = token && (await formOnce.resultOf(ctx.db, row.account_id, 'folio-request', token));
+    if (prior) return done(prior);
     try {
       const tipoDte = Number(form.tipoDte);
       if (!(TIPOS_DTE as readonly number[]).includes(tipoDte))
@@ -73,14 +85,16 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
         throw errors.invalid('invalid_field', m.actions.validation.wholeNumber(m.actions.folios.cantidad, 1, MAX_CANTIDAD), {
           param: 'cantidad',
         });
-      const r = await folios.request(row, { tipoDte, cantidad });
-      return seeOther(reply, `/tenants/${row.id}/folios/request?request=${r.request.id}`);
+      const bindResult = token ? formOnce.binder(row.account_id, 'folio-request', token, ctx.clock.now()) : undefined;
+      const r = await folios.request(row, { tipoDte, cantidad }, { bindResult });
+      return done(r.request.id);
     } catch (e) {
+      if (e instanceof FormAlreadySubmitted) return done(e.resultId);
       const err = formFailure(e);
       // A request that failed within the wait was recorded: its page tells the stored error.
       const requestId = (err.details as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof requestId === 'string') return seeOther(reply, `/tenants/${row.id}/folios/request?request=${requestId}`);
-      return sendPage(reply, await foliosPage(req, { form, error: problemOf(err, t(req)) }), statusOf(err));
+      if (typeof requestId === 'string') return done(requestId);
+      return sendPage(reply, await foliosPage(req, { form, formToken: token, error: problemOf(err, t(req)) }), statusOf(err));
     }
   });
 

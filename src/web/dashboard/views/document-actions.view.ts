@@ -85,7 +85,7 @@ export const creditNoteForm = (d: DteRecord): CreditNoteForm => ({
 /** The credit note's form, prefilled from the document; its submit is the confirmation (a ticked box). */
 export function creditNoteView(
   ctx: PageContext,
-  o: { tenant: Tenant; dte: DteRecord; form: CreditNoteForm; error?: FormProblem | undefined },
+  o: { tenant: Tenant; dte: DteRecord; form: CreditNoteForm; formToken: string; error?: FormProblem | undefined },
 ): string {
   const t = ctx.t;
   const a = t.actions.creditNote;
@@ -122,7 +122,7 @@ ${field({ t, name: 'razonSocial', label: t.tenant.razonSocial, value: f.razonSoc
     title: a.title(t.dte.tipos[d.tipoDte] ?? String(d.tipoDte), d.folio),
     active: 'tenants',
     body: html`<p><a href="${base}">← ${docTitle(d, t)}</a></p>${formError(o.error, t)}
-<form method="post" action="${base}/credit-note" class="card" novalidate>${csrfInput(ctx.csrf)}
+<form method="post" action="${base}/credit-note" class="card" novalidate>${csrfInput(ctx.csrf)}<input type="hidden" name="formToken" value="${o.formToken}">
 <p>${a.intro}</p>
 ${summary(d, t)}
 <fieldset class="field${err('codRef') ? ' field-error' : ''}" id="f-codRef"><legend>${a.codRef}</legend><ul class="checks">${radio('1', a.anula)}${radio('3', a.corrigeMontos)}</ul></fieldset>

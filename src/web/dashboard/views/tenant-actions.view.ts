@@ -26,6 +26,8 @@ export function folioRequestView(
     /** The request just made (after the redirect), to say how it went. */
     request?: FolioRequest | undefined;
     error?: FormProblem | undefined;
+    /** The form's one-time token (http/form-once.ts): submitted twice, it asks the SII once. */
+    formToken: string;
   },
 ): string {
   const t = ctx.t;
@@ -38,7 +40,7 @@ export function folioRequestView(
       : r.status === 'pending'
         ? notice(a.pending(tipoLabel(r.tipoDte, t)), 'info')
         : notice(a.failed(r.error?.message ?? ''), 'bad');
-  const form = html`${formError(o.error, t)}<form method="post" action="/tenants/${o.tenant.id}/folios/request" class="card" novalidate>${csrfInput(ctx.csrf)}
+  const form = html`${formError(o.error, t)}<form method="post" action="/tenants/${o.tenant.id}/folios/request" class="card" novalidate>${csrfInput(ctx.csrf)}<input type="hidden" name="formToken" value="${o.formToken}">
 <p>${a.intro}</p>
 ${o.ready ? '' : notice(a.notReady, 'warn')}
 <div class="cols">
