@@ -68,6 +68,7 @@ export const actionsEn: ActionsMessages = {
     razonRef: 'Reason',
     razonAnula: 'Anula documento de referencia',
     razonMontos: 'Corrige montos',
+    razonHint: 'Left blank: «Anula documento de referencia» when cancelling, «Corrige montos» when correcting (the SII reads Spanish).',
     lines: 'Lines to credit',
     linesHint:
       'To correct amounts, give the quantity and price credited on each line; leave the quantity at 0 to skip it. Cancelling credits the whole document.',

@@ -72,6 +72,7 @@ export const actionsEs = {
     razonRef: 'Razón',
     razonAnula: 'Anula documento de referencia',
     razonMontos: 'Corrige montos',
+    razonHint: 'Si la dejas en blanco: «Anula documento de referencia» al anular, «Corrige montos» al corregir.',
     lines: 'Líneas a acreditar',
     linesHint:
       'Para corregir montos, indica la cantidad y el precio que se acreditan en cada línea; deja la cantidad en 0 para omitirla. Al anular se acredita el documento completo.',

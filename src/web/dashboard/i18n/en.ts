@@ -214,6 +214,10 @@ export const en: Messages = {
       52: 'Dispatch guide',
       56: 'Debit note',
       61: 'Credit note',
+      43: 'Settlement invoice',
+      110: 'Export invoice',
+      111: 'Export debit note',
+      112: 'Export credit note',
     },
   },
   apiKeys: {

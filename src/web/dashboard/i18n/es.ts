@@ -214,6 +214,10 @@ export const es = {
       52: 'Guía de despacho',
       56: 'Nota de débito',
       61: 'Nota de crédito',
+      43: 'Liquidación factura',
+      110: 'Factura de exportación',
+      111: 'Nota de débito de exportación',
+      112: 'Nota de crédito de exportación',
     } as Record<number, string>,
   },
   apiKeys: {

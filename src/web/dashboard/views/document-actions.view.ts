@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../shared/html.ts';
 import { canCredit, needsReceptor } from '../pages/credit-note.ts';
 import { RUT_ANONYMOUS, type DteRecord } from '../pages/issuing.ts';
 import { confirmBox, type FormProblem } from '../ui/actions.ts';
-import { csrfInput, dl, field, formError, linkButton, postButton, section, submit, table } from '../ui/components.ts';
+import { csrfInput, dl, field, formError, linkButton, postButton, submit, table } from '../ui/components.ts';
 import { formatAmount, formatDate, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 
@@ -42,7 +42,8 @@ const summary = (d: DteRecord, t: PageContext['t']) =>
     [t.dte.tipo, `${d.tipoDte} · ${t.dte.tipos[d.tipoDte] ?? ''}`],
     [t.dte.folio, String(d.folio)],
     [t.dte.fecha, formatDate(d.fechaEmision, t)],
-    [t.dte.receptor, d.receptor.rut === RUT_ANONYMOUS ? t.dte.consumidorFinal : `${d.receptor.razonSocial ?? ''} (${d.receptor.rut})`],
+    [t.dte.receptor, d.receptor.rut === RUT_ANONYMOUS ? t.dte.consumidorFinal : (d.receptor.razonSocial ?? '—')],
+    ['RUT', d.receptor.rut],
     [t.dte.montoTotal, formatAmount(d.montoTotal, d.exportacion?.moneda)],
   ]);
 
@@ -124,10 +125,10 @@ ${field({ t, name: 'razonSocial', label: t.tenant.razonSocial, value: f.razonSoc
     body: html`<p><a href="${base}">← ${docTitle(d, t)}</a></p>${formError(o.error, t)}
 <form method="post" action="${base}/credit-note" class="card" novalidate>${csrfInput(ctx.csrf)}<input type="hidden" name="formToken" value="${o.formToken}">
 <p>${a.intro}</p>
-${summary(d, t)}
+<div class="confirm-summary">${summary(d, t)}</div>
 <fieldset class="field${err('codRef') ? ' field-error' : ''}" id="f-codRef"><legend>${a.codRef}</legend><ul class="checks">${radio('1', a.anula)}${radio('3', a.corrigeMontos)}</ul></fieldset>
-${field({ t, name: 'razonRef', label: a.razonRef, value: f.razonRef, required: false, optionalLabel: t.common.optional, hint: `${a.razonAnula} / ${a.razonMontos}`, maxlength: 90, error: err('razonRef') ?? err('referencias[0].razonRef') })}
-${section(a.lines, html`<p class="hint">${a.linesHint}</p>${lines}`, { id: 'lines' })}
+${field({ t, name: 'razonRef', label: a.razonRef, value: f.razonRef, required: false, optionalLabel: t.common.optional, hint: a.razonHint, maxlength: 90, error: err('razonRef') ?? err('referencias[0].razonRef') })}
+<fieldset id="lines"><legend>${a.lines}</legend><p class="hint">${a.linesHint}</p>${lines}</fieldset>
 ${receptor}
 ${confirmBox(a.confirm, t, err('confirmed'))}
 <div class="actions">${submit(a.submit)} <a href="${base}">${t.common.cancel}</a></div></form>`,

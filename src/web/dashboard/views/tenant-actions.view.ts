@@ -79,11 +79,10 @@ export function credentialsView(
   const a = t.actions.credentials;
   const x = o.tenant;
   const s = o.status;
-  const apiKeyForm = html`${formError(o.apiKeyError, t)}<form method="post" action="/tenants/${x.id}/credentials/api-key" novalidate>${csrfInput(ctx.csrf)}
-${dl([
-  [t.tenant.apiKey, s.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
-  [t.tenant.lastVerified, s.apiKey.lastVerified ? formatDateTime(s.apiKey.lastVerified, t) : '—'],
-])}
+  const apiKeyForm = html`${dl([
+    [t.tenant.apiKey, s.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
+    [t.tenant.lastVerified, s.apiKey.lastVerified ? formatDateTime(s.apiKey.lastVerified, t) : '—'],
+  ])}${formError(o.apiKeyError, t)}<form method="post" action="/tenants/${x.id}/credentials/api-key" class="action-form" novalidate>${csrfInput(ctx.csrf)}
 ${fileField({ name: 'apiKey', label: a.apiKey, type: 'password', required: true, autocomplete: 'off', hint: a.apiKeyHint, maxlength: 512, ...(errFor(o.apiKeyError, 'apiKey') ? { error: errFor(o.apiKeyError, 'apiKey')! } : {}), errorPrefix: t.common.errorPrefix })}
 <p class="row">${submit(a.apiKeySave)}</p></form>`;
   const certErr = (p: string) => errFor(o.certificateError, p);
@@ -93,7 +92,7 @@ ${fileField({ name: 'apiKey', label: a.apiKey, type: 'password', required: true,
     empty: t.tenant.noCertificates,
     rows: s.certificates.map((c) => [c.nombreTitular, c.rutCertificado, formatDate(c.fechaVencimiento, t), c.esPrincipal ? t.common.yes : t.common.no]),
   });
-  const certificateForm = html`${certs}${formError(o.certificateError, t)}<form method="post" action="/tenants/${x.id}/credentials/certificate" enctype="multipart/form-data" novalidate>${csrfInput(ctx.csrf)}
+  const certificateForm = html`${certs}${formError(o.certificateError, t)}<form method="post" action="/tenants/${x.id}/credentials/certificate" enctype="multipart/form-data" class="action-form" novalidate>${csrfInput(ctx.csrf)}
 ${fileField({ name: 'file', label: a.file, type: 'file', accept: '.pfx,.p12,application/x-pkcs12', required: true, ...(certErr('file') ? { error: certErr('file')! } : {}), errorPrefix: t.common.errorPrefix })}
 ${fileField({ name: 'password', label: a.password, type: 'password', required: true, autocomplete: 'off', maxlength: 256, ...(certErr('password') ? { error: certErr('password')! } : {}), errorPrefix: t.common.errorPrefix })}
 <div class="cols">
