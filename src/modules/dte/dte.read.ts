@@ -26,7 +26,8 @@ export interface ListQuery {
 function receptorRutOf(input: string | undefined): string | undefined {
   if (input === undefined) return undefined;
   const rut = tryParseRut(input);
-  if (!rut) throw errors.invalid('invalid_rut', `'${input.slice(0, 20)}' is not a valid RUT (like 76.123.456-7).`, { param: 'receptorRut' });
+  if (!rut)
+    throw errors.invalid('invalid_rut', `'${input.slice(0, 20)}' is not a valid RUT (like 76.123.456-7).`, { param: 'receptorRut' });
   return formatRutSii(rut);
 }
 

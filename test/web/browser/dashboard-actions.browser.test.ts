@@ -109,7 +109,9 @@ describe('dashboard actions in Chromium', () => {
     expect(await page.content()).not.toContain('sk-dashboard-valid-0001');
 
     const fill = async (password: string) => {
-      await page.getByLabel('Archivo del certificado (.pfx o .p12)').setInputFiles({ name: 'firma.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
+      await page
+        .getByLabel('Archivo del certificado (.pfx o .p12)')
+        .setInputFiles({ name: 'firma.pfx', mimeType: 'application/x-pkcs12', buffer: pfx });
       await page.getByLabel('Contraseña del certificado').fill(password);
       await page.getByLabel('RUT del titular').fill('12.345.678-5');
       await page.getByLabel('Nombre del titular').fill('Carolina Muñoz Fuentes');
@@ -255,7 +257,11 @@ describe('dashboard actions in Chromium', () => {
   }, 60_000);
 
   it('fits a phone screen, and ran without script errors', async () => {
-    const phone = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, storageState: await context.storageState() });
+    const phone = await browser.newContext({
+      viewport: { width: 360, height: 740 },
+      isMobile: true,
+      storageState: await context.storageState(),
+    });
     const p = await phone.newPage();
     for (const [name, url] of [
       ['20-movil-documentos', `${tenantUrl}/documents`],

@@ -46,7 +46,9 @@ describeEachDb('dashboard actions', (backend) => {
       parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
     if (file)
       parts.push(
-        Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="firma.pfx"\r\nContent-Type: application/x-pkcs12\r\n\r\n`),
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="firma.pfx"\r\nContent-Type: application/x-pkcs12\r\n\r\n`,
+        ),
         file.data,
         Buffer.from('\r\n'),
       );
@@ -56,7 +58,10 @@ describeEachDb('dashboard actions', (backend) => {
       url,
       remoteAddress: c.ip,
       payload: Buffer.concat(parts),
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        cookie: [...c.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      },
     });
   };
 
@@ -88,7 +93,12 @@ describeEachDb('dashboard actions', (backend) => {
     expect(after.body).not.toContain('sk-dashboard-valid-0001');
 
     const { cert, pfx } = testCertificate();
-    const fields = { rutCertificado: '12.345.678-5', nombreTitular: 'Firmante de Prueba', fechaVencimiento: ymd(cert.notAfter), esPrincipal: 'true' };
+    const fields = {
+      rutCertificado: '12.345.678-5',
+      nombreTitular: 'Firmante de Prueba',
+      fechaVencimiento: ymd(cert.notAfter),
+      esPrincipal: 'true',
+    };
     const missing = await postMultipart(`${url}/certificate`, { ...fields, password: CERT_PASSWORD });
     expect(missing.statusCode).toBe(400);
     expect(textOf(missing.body)).toContain('Completa «Archivo del certificado (.pfx o .p12)».');
@@ -136,7 +146,14 @@ describeEachDb('dashboard actions', (backend) => {
   let facturaId = '';
   it('sends a document to the SII from its page, once', async () => {
     const body = dteBody(33, {
-      receptor: { rut: '77.777.777-7', razonSocial: 'Cliente Ñandú Ltda.', giro: 'Comercio', direccion: 'Calle 1', comuna: 'Ñuñoa', correo: 'compras@cliente.example' },
+      receptor: {
+        rut: '77.777.777-7',
+        razonSocial: 'Cliente Ñandú Ltda.',
+        giro: 'Comercio',
+        direccion: 'Calle 1',
+        comuna: 'Ñuñoa',
+        correo: 'compras@cliente.example',
+      },
     });
     facturaId = (await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: body })).json().id;
     const url = `/tenants/${tenantId}/documents/${facturaId}`;
@@ -191,7 +208,13 @@ describeEachDb('dashboard actions', (backend) => {
     const note = await t.ctx.services.dte.get({ account_id: accountId, id: tenantId }, m![1]!);
     expect([note.tipoDte, note.montoTotal, note.status]).toEqual([61, source.montoTotal, 'created']);
     expect(note.referencias).toEqual([
-      expect.objectContaining({ tipoDocRef: '33', folioRef: String(source.folio), fechaRef: source.fechaEmision, codRef: 1, razonRef: 'Anula documento de referencia' }),
+      expect.objectContaining({
+        tipoDocRef: '33',
+        folioRef: String(source.folio),
+        fechaRef: source.fechaEmision,
+        codRef: 1,
+        razonRef: 'Anula documento de referencia',
+      }),
     ]);
     expect(note.receptor.rut).toBe(source.receptor.rut);
     const page = textOf((await c.get(r.headers.location as string)).body);
@@ -242,8 +265,9 @@ describeEachDb('dashboard actions', (backend) => {
     expect(note.referencias[0]).toMatchObject({ codRef: 3, razonRef: 'Descuento por volumen' });
   }, 30_000);
 
-  it("asks for a receptor when crediting a boleta to the final consumer", async () => {
-    const boletaId = (await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(39) })).json().id as string;
+  it('asks for a receptor when crediting a boleta to the final consumer', async () => {
+    const boletaId = (await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte`, payload: dteBody(39) })).json()
+      .id as string;
     const url = `/tenants/${tenantId}/documents/${boletaId}`;
     await c.get(url);
     await c.post(`${url}/send`);
@@ -260,7 +284,12 @@ describeEachDb('dashboard actions', (backend) => {
     const id = /documents\/([0-9a-f-]{36})\?/.exec(r.headers.location as string)![1]!;
     const boleta = await t.ctx.services.dte.get({ account_id: accountId, id: tenantId }, boletaId);
     const note = await t.ctx.services.dte.get({ account_id: accountId, id: tenantId }, id);
-    expect([note.tipoDte, note.montoTotal, note.montoBruto, note.receptor.razonSocial]).toEqual([61, boleta.montoTotal, true, 'Juana Pérez']);
+    expect([note.tipoDte, note.montoTotal, note.montoBruto, note.receptor.razonSocial]).toEqual([
+      61,
+      boleta.montoTotal,
+      true,
+      'Juana Pérez',
+    ]);
   }, 90_000);
 
   it('searches documents by folio, receptor RUT, dates, state and type, keeping the filters', async () => {

@@ -48,7 +48,9 @@ export const actionsEn: ActionsMessages = {
     send: 'Send to the SII',
     sendAgain: 'Send to the SII again',
     sent: (trackId: string | null) =>
-      trackId ? `Document sent to the SII (Track ID ${trackId}). The SII answers within minutes.` : 'Document queued for sending to the SII.',
+      trackId
+        ? `Document sent to the SII (Track ID ${trackId}). The SII answers within minutes.`
+        : 'Document queued for sending to the SII.',
     resend: 'E-mail the receptor again',
     resendTitle: 'Send the document to the receptor again',
     resendIntro: "The document's XML and PDF will be e-mailed to the receptor again.",
@@ -125,7 +127,7 @@ export const actionsEn: ActionsMessages = {
     certificate_unreadable: 'The file could not be read. It must be a .pfx or .p12 digital certificate.',
     certificate_expired: 'The certificate has expired. Upload a current one.',
     certificate_not_yet_valid: 'The certificate is not valid yet.',
-    certificate_rut_missing: "The certificate carries no holder RUT: it is not one the SII accepts.",
+    certificate_rut_missing: 'The certificate carries no holder RUT: it is not one the SII accepts.',
     certificate_rut_mismatch: "The holder's RUT is not the one in the certificate.",
     certificate_date_mismatch: "The expiry date does not match the certificate's.",
     certificate_duplicate: 'This certificate is already stored for the company.',

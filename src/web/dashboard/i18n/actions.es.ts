@@ -140,7 +140,8 @@ export const actionsEs = {
     reference_amount_mismatch: 'Para anular, el total de la nota debe ser el total del documento.',
     reference_date_after_document: 'La fecha de la referencia es posterior a la de la nota.',
     amount_mismatch: 'Los montos no cuadran con el detalle.',
-    anonymous_receptor_not_allowed: 'Una nota de crédito necesita un receptor identificado (no el consumidor final): escribe su RUT y razón social.',
+    anonymous_receptor_not_allowed:
+      'Una nota de crédito necesita un receptor identificado (no el consumidor final): escribe su RUT y razón social.',
     required_field: 'Falta un dato obligatorio.',
     date_before_caf: 'La fecha es anterior a la autorización de los folios disponibles.',
     negative_total: 'El total no puede ser negativo.',

@@ -35,8 +35,16 @@ describe('credit note from a document', () => {
     const body = creditNoteBody(doc({}), { codRef: 1, razonRef: 'Anula documento de referencia' });
     expect(body.tipoDte).toBe(61);
     expect(body.montoTotal).toBe(506500);
-    expect(body.referencias).toEqual([{ tipoDocRef: 33, folioRef: 42, fechaRef: '2026-11-20', codRef: 1, razonRef: 'Anula documento de referencia' }]);
-    expect(body.receptor).toEqual({ rut: '77777777-7', razonSocial: 'Cliente Ltda.', giro: 'Comercio', direccion: 'Calle 1', comuna: 'Ñuñoa' });
+    expect(body.referencias).toEqual([
+      { tipoDocRef: 33, folioRef: 42, fechaRef: '2026-11-20', codRef: 1, razonRef: 'Anula documento de referencia' },
+    ]);
+    expect(body.receptor).toEqual({
+      rut: '77777777-7',
+      razonSocial: 'Cliente Ltda.',
+      giro: 'Comercio',
+      direccion: 'Calle 1',
+      comuna: 'Ñuñoa',
+    });
     expect(body.detalle.map((l) => [l.nombre, l.montoItem, l.exento ?? false])).toEqual([
       ['Servicio', 350000, false],
       ['Capacitación', 90000, true],

@@ -47,7 +47,8 @@ function readCreditNote(body: FormBody, d: DteRecord) {
   };
   const choice = (m: Messages): CreditNoteChoice => {
     const a = m.actions.creditNote;
-    if (form.codRef !== '1' && form.codRef !== '3') throw errors.invalid('invalid_field', m.actions.validation.choose(a.codRef), { param: 'codRef' });
+    if (form.codRef !== '1' && form.codRef !== '3')
+      throw errors.invalid('invalid_field', m.actions.validation.choose(a.codRef), { param: 'codRef' });
     const codRef = form.codRef === '1' ? 1 : 3;
     const razonRef = text(body, 'razonRef', 90).trim() || (codRef === 1 ? a.razonAnula : a.razonMontos);
     const lines =
@@ -154,7 +155,13 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
       const err = formFailure(e);
       return sendPage(
         reply,
-        creditNoteView(pageContext(req), { tenant: toTenant(row), dte: doc, form, formToken: token ?? newFormToken(), error: problemOf(err, m) }),
+        creditNoteView(pageContext(req), {
+          tenant: toTenant(row),
+          dte: doc,
+          form,
+          formToken: token ?? newFormToken(),
+          error: problemOf(err, m),
+        }),
         statusOf(err),
       );
     }

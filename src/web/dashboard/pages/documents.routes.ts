@@ -38,7 +38,8 @@ export const documentsRoutes: DashboardRoutes = (app, { ctx }) => {
   app.get<{ Params: { tenantId: string } }>('/tenants/:tenantId/documents.csv', async (req, reply) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
     const { query, problems } = readDocumentFilters(req.query, t(req));
-    if (problems.length) throw errors.invalid('invalid_parameter', problems.map((p) => p.message).join(' '), { param: problems[0]!.param! });
+    if (problems.length)
+      throw errors.invalid('invalid_parameter', problems.map((p) => p.message).join(' '), { param: problems[0]!.param! });
     const first = await dte.list(row, { limit: CSV_PAGE, ...query });
     async function* lines() {
       yield CSV_BOM + csvHeader();

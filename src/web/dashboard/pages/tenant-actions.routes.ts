@@ -144,7 +144,10 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
     const limit = ctx.config.certificateLimitBytes + 64 * 1024;
     scope.addContentTypeParser('multipart/form-data', { parseAs: 'buffer', bodyLimit: limit }, (req, body, done) => {
       try {
-        const form = parseMultipart(body as Buffer, req.headers['content-type'], { maxFileBytes: ctx.config.certificateLimitBytes, maxParts: 8 });
+        const form = parseMultipart(body as Buffer, req.headers['content-type'], {
+          maxFileBytes: ctx.config.certificateLimitBytes,
+          maxParts: 8,
+        });
         done(null, { ...form.fields, [PFX_FILE]: form.files.file });
       } catch (e) {
         done(e as Error, undefined);
@@ -171,7 +174,12 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
         if (!form.rutCertificado) throw missing('rutCertificado', m.credentials.rutCertificado);
         if (!form.nombreTitular) throw missing('nombreTitular', m.credentials.nombreTitular);
         if (!form.fechaVencimiento) throw missing('fechaVencimiento', m.credentials.fechaVencimiento);
-        for (const [k, max] of [['rutCertificado', 12], ['nombreTitular', 100], ['fechaVencimiento', 10]] as const) text(body, k, max);
+        for (const [k, max] of [
+          ['rutCertificado', 12],
+          ['nombreTitular', 100],
+          ['fechaVencimiento', 10],
+        ] as const)
+          text(body, k, max);
         requireDate(form.fechaVencimiento, 'fechaVencimiento');
         await credentials.addCertificate(account, tenant.id, { file: file.data, password, ...form });
         return seeOther(reply, `/tenants/${tenant.id}/credentials?done=certificate`);

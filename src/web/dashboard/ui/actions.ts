@@ -33,7 +33,9 @@ export const problemOf = (err: AppError, t: Messages): FormProblem => ({ message
 /** A required "I understand" checkbox; the POST is refused unless it is ticked (`confirmed=yes`). */
 export function confirmBox(label: string, t: Messages, error?: string): SafeHtml {
   return html`<div class="field${error ? ' field-error' : ''}">${
-    error ? html`<p class="error-message" id="f-confirmed-error"><span class="visually-hidden">${t.common.errorPrefix} </span>${error}</p>` : ''
+    error
+      ? html`<p class="error-message" id="f-confirmed-error"><span class="visually-hidden">${t.common.errorPrefix} </span>${error}</p>`
+      : ''
   }<ul class="checks"><li><input type="checkbox" id="f-confirmed" name="confirmed" value="yes" required${
     error ? html` aria-invalid="true" aria-describedby="f-confirmed-error"` : ''
   }> <label for="f-confirmed">${label}</label></li></ul></div>`;

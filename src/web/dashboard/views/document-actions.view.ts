@@ -78,7 +78,10 @@ export interface CreditNoteForm {
 export const creditNoteForm = (d: DteRecord): CreditNoteForm => ({
   codRef: '1',
   razonRef: '',
-  lines: d.detalle.map((l) => ({ cantidad: l.cantidad === null ? '' : String(l.cantidad), precio: l.precioUnitario === null ? '' : String(l.precioUnitario) })),
+  lines: d.detalle.map((l) => ({
+    cantidad: l.cantidad === null ? '' : String(l.cantidad),
+    precio: l.precioUnitario === null ? '' : String(l.precioUnitario),
+  })),
   rut: '',
   razonSocial: '',
 });

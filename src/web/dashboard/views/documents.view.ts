@@ -75,7 +75,10 @@ ${field({ t, name: 'hasta', label: s.hasta, kind: 'date', value: f.hasta, maxlen
         dteStatus(d.status, t),
       ]),
     })}${pager({ path: base, query, iterator: o.iterator, t, onFirst: o.onFirst })}`,
-    { id: 'documents', actions: o.problems?.length ? '' : html`<span class="row"><span class="hint">${s.exportHint}</span>${exportLink}</span>` },
+    {
+      id: 'documents',
+      actions: o.problems?.length ? '' : html`<span class="row"><span class="hint">${s.exportHint}</span>${exportLink}</span>`,
+    },
   )}`;
   return layout(ctx, {
     title: t.dte.listTitle(o.tenant.razonSocial),

@@ -90,7 +90,12 @@ ${fileField({ name: 'apiKey', label: a.apiKey, type: 'password', required: true,
     caption: t.tenant.certificates,
     head: [t.tenant.holder, t.tenant.rutCertificado, t.tenant.expires, t.tenant.principal],
     empty: t.tenant.noCertificates,
-    rows: s.certificates.map((c) => [c.nombreTitular, c.rutCertificado, formatDate(c.fechaVencimiento, t), c.esPrincipal ? t.common.yes : t.common.no]),
+    rows: s.certificates.map((c) => [
+      c.nombreTitular,
+      c.rutCertificado,
+      formatDate(c.fechaVencimiento, t),
+      c.esPrincipal ? t.common.yes : t.common.no,
+    ]),
   });
   const certificateForm = html`${certs}${formError(o.certificateError, t)}<form method="post" action="/tenants/${x.id}/credentials/certificate" enctype="multipart/form-data" class="action-form" novalidate>${csrfInput(ctx.csrf)}
 ${fileField({ name: 'file', label: a.file, type: 'file', accept: '.pfx,.p12,application/x-pkcs12', required: true, ...(certErr('file') ? { error: certErr('file')! } : {}), errorPrefix: t.common.errorPrefix })}
