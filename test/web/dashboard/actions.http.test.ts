@@ -219,6 +219,12 @@ describeEachDb('dashboard actions', (backend) => {
     expect(note.receptor.rut).toBe(source.receptor.rut);
     const page = textOf((await c.get(r.headers.location as string)).body);
     expect(page).toContain(`Nota de crédito N° ${note.folio} emitida.`);
+    // The same pages in English.
+    expect(textOf((await c.get(`${r.headers.location as string}&lang=en`)).body)).toContain(`Credit note No. ${note.folio} issued.`);
+    const english = textOf((await c.get(`${url}/credit-note`)).body);
+    expect(english).toContain('Cancels the document (its whole total)');
+    expect(textOf((await c.post(`${url}/credit-note`, { codRef: '1' })).body)).toContain('Tick the box to confirm.');
+    await c.get(`${url}?lang=es`);
   }, 30_000);
 
   it('issues a credit note that corrects amounts, with the quantities and prices chosen', async () => {

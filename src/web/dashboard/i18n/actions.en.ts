@@ -34,6 +34,7 @@ export const actionsEn: ActionsMessages = {
     apiKeySaved: 'API key verified and saved.',
     certificateTitle: 'Digital certificate (.pfx)',
     file: 'Certificate file (.pfx or .p12)',
+    fileHint: (kib: number) => `Up to ${kib} KiB. Stored encrypted, like its password.`,
     password: 'Certificate password',
     rutCertificado: "Holder's RUT",
     rutHint: 'The RUT in the certificate, e.g. 12.345.678-5',

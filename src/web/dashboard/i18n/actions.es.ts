@@ -37,6 +37,7 @@ export const actionsEs = {
     apiKeySaved: 'Clave API verificada y guardada.',
     certificateTitle: 'Certificado digital (.pfx)',
     file: 'Archivo del certificado (.pfx o .p12)',
+    fileHint: (kib: number) => `Hasta ${kib} KiB. Se guarda cifrado, igual que su contraseña.`,
     password: 'Contraseña del certificado',
     rutCertificado: 'RUT del titular',
     rutHint: 'El RUT que trae el certificado, p. ej. 12.345.678-5',

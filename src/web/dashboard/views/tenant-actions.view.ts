@@ -98,7 +98,7 @@ ${fileField({ name: 'apiKey', label: a.apiKey, type: 'password', required: true,
     ]),
   });
   const certificateForm = html`${certs}${formError(o.certificateError, t)}<form method="post" action="/tenants/${x.id}/credentials/certificate" enctype="multipart/form-data" class="action-form" novalidate>${csrfInput(ctx.csrf)}
-${fileField({ name: 'file', label: a.file, type: 'file', accept: '.pfx,.p12,application/x-pkcs12', required: true, ...(certErr('file') ? { error: certErr('file')! } : {}), errorPrefix: t.common.errorPrefix })}
+${fileField({ name: 'file', label: a.file, type: 'file', accept: '.pfx,.p12,application/x-pkcs12', required: true, hint: a.fileHint(Math.floor(o.maxBytes / 1024)), ...(certErr('file') ? { error: certErr('file')! } : {}), errorPrefix: t.common.errorPrefix })}
 ${fileField({ name: 'password', label: a.password, type: 'password', required: true, autocomplete: 'off', maxlength: 256, ...(certErr('password') ? { error: certErr('password')! } : {}), errorPrefix: t.common.errorPrefix })}
 <div class="cols">
 ${field({ t, name: 'rutCertificado', label: a.rutCertificado, value: o.form.rutCertificado, required: true, hint: a.rutHint, maxlength: 12, error: certErr('rutCertificado') })}
