@@ -275,5 +275,7 @@ describe('dashboard actions in Chromium', () => {
     }
     await phone.close();
     expect(problems).toEqual([]);
+    // No secret typed into the pages reached the server's log.
+    for (const secret of ['sk-dashboard-valid-0001', 'sk-invalid-key-000', PFX_PASSWORD]) expect(server.log()).not.toContain(secret);
   }, 60_000);
 });

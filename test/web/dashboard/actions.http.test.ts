@@ -217,8 +217,13 @@ describeEachDb('dashboard actions', (backend) => {
       }),
     ]);
     expect(note.receptor.rut).toBe(source.receptor.rut);
-    const page = textOf((await c.get(r.headers.location as string)).body);
+    const noteBody = (await c.get(r.headers.location as string)).body;
+    const page = textOf(noteBody);
     expect(page).toContain(`Nota de crédito N° ${note.folio} emitida.`);
+    // Its reference, linked to the factura it cancels.
+    expect(noteBody).toContain(`<a href="${url}">${source.folio}</a>`);
+    expect(page).toContain('Referencias');
+    expect(page).toContain('Anula Anula documento de referencia');
     // The same pages in English.
     expect(textOf((await c.get(`${r.headers.location as string}&lang=en`)).body)).toContain(`Credit note No. ${note.folio} issued.`);
     const english = textOf((await c.get(`${url}/credit-note`)).body);
@@ -324,6 +329,35 @@ describeEachDb('dashboard actions', (backend) => {
     expect(text).toContain('Emitidos desde: La fecha no es válida');
     expect(text).toContain('«Folio» debe ser un número entero, sin puntos.');
   }, 30_000);
+
+  it('pages a search of more than 50 documents keeping its filters, in the list and in the CSV', async () => {
+    const other = (await t.ctx.services.tenants.create(accountId, validTenant({ rutEmpresa: randomRut() }))).id;
+    // 120 stored documents (only what the list reads): 60 accepted for 76.086.428-5, 60 others.
+    await t.tdb.db.query(
+      `insert into dtes (id, account_id, tenant_id, tipo_dte, folio, status, fecha_emision, receptor, detalle, monto_neto, monto_exento,
+         iva, monto_total, xml, created_at, updated_at)
+       select gen_random_uuid(), $1, $2, 33, n, case when n % 2 = 0 then 'accepted' else 'rejected' end, date '2026-11-01',
+         jsonb_build_object('rut', case when n % 2 = 0 then '76086428-5' else '77777777-7' end, 'razonSocial', 'Cliente ' || n),
+         '[]'::jsonb, 1000, 0, 190, 1190, '\\x00'::bytea, timestamptz '2026-11-01' + n * interval '1 minute', now()
+       from generate_series(1, 120) as n`,
+      [accountId, other],
+    );
+    const base = `/tenants/${other}/documents`;
+    const first = await c.get(`${base}?status=accepted&receptorRut=76.086.428-5`);
+    const folios = (body: string) =>
+      [...body.matchAll(/<a href="\/tenants\/[^"]+\/documents\/[0-9a-f-]{36}">(\d+)<\/a>/g)].map((m) => Number(m[1]));
+    expect(folios(first.body)).toHaveLength(50);
+    const next = /<a href="([^"]+)" rel="next">/.exec(first.body)![1]!.replace(/&amp;/g, '&');
+    expect(next).toMatch(/status=accepted/);
+    expect(next).toMatch(/receptorRut=76\.086\.428-5/);
+    const second = folios((await c.get(next)).body);
+    expect(second).toHaveLength(10);
+    expect([...folios(first.body), ...second].every((f) => f % 2 === 0)).toBe(true);
+    expect(new Set([...folios(first.body), ...second]).size).toBe(60);
+    // The CSV has every page of the search.
+    const csv = await c.get(`${base}.csv?status=accepted&receptorRut=76.086.428-5`);
+    expect(csv.rawPayload.toString('utf8').trim().split('\r\n')).toHaveLength(61);
+  });
 
   it('exports the search as CSV for Excel: BOM, stable columns, integers, formula guard', async () => {
     const evil = dteBody(33, {

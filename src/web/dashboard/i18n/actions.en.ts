@@ -87,6 +87,12 @@ export const actionsEn: ActionsMessages = {
     notApplicable: 'The dashboard cannot issue a credit note for this document type.',
     totalOf: (amount: string) => `Document total: ${amount}`,
   },
+  references: {
+    title: 'References',
+    codRef: 'Code',
+    razon: 'Reason',
+    codRefLabel: { 1: 'Cancels', 2: 'Corrects text', 3: 'Corrects amounts' },
+  },
   search: {
     title: 'Search',
     folio: 'Folio',

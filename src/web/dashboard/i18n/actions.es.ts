@@ -89,6 +89,12 @@ export const actionsEs = {
     notApplicable: 'Este tipo de documento no admite una nota de crédito desde el panel.',
     totalOf: (amount: string) => `Total del documento: ${amount}`,
   },
+  references: {
+    title: 'Referencias',
+    codRef: 'Código',
+    razon: 'Razón',
+    codRefLabel: { 1: 'Anula', 2: 'Corrige texto', 3: 'Corrige montos' } as Record<number, string>,
+  },
   search: {
     title: 'Buscar',
     folio: 'Folio',

@@ -4,7 +4,8 @@ import { toTenant } from '../../../modules/tenants/index.ts';
 import { accountId, pageContext, t } from '../http/state.ts';
 import { doneOf, type FormProblem } from '../ui/actions.ts';
 import { notice } from '../ui/components.ts';
-import { documentActions } from '../views/document-actions.view.ts';
+import { html } from '../../shared/html.ts';
+import { documentActions, referencesSection } from '../views/document-actions.view.ts';
 import { documentView } from '../views/documents.view.ts';
 
 export type DocumentParams = { Params: { tenantId: string; dteId: string } };
@@ -37,6 +38,17 @@ export async function documentPage(ctx: AppContext, req: FastifyRequest<Document
         : done === 'credit-note'
           ? notice(m.creditNote.created(doc.folio))
           : '';
+  // The referenced documents that are this company's own, found by type and folio (a few at most).
+  const linked = new Map<number, string>();
+  await Promise.all(
+    doc.referencias.slice(0, 5).map(async (r, i) => {
+      const tipoDte = Number(r.tipoDocRef);
+      const folio = Number(r.folioRef);
+      if (!Number.isSafeInteger(tipoDte) || !Number.isSafeInteger(folio) || folio <= 0 || r.rutOtro) return;
+      const found = await dte.list(row, { limit: 1, tipoDte, folio });
+      if (found.data[0]) linked.set(i, found.data[0].id);
+    }),
+  );
   const ctxPage = pageContext(req);
   return documentView(ctxPage, {
     tenant: toTenant(row),
@@ -45,6 +57,6 @@ export async function documentPage(ctx: AppContext, req: FastifyRequest<Document
     deliveries: deliveries.data,
     mailbox,
     flash,
-    actions: documentActions(ctxPage, row.id, doc),
+    actions: html`${documentActions(ctxPage, row.id, doc)}${referencesSection(ctxPage, row.id, doc, linked)}`,
   });
 }

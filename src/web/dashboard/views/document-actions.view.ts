@@ -4,7 +4,7 @@ import { html, type SafeHtml } from '../../shared/html.ts';
 import { canCredit, needsReceptor } from '../pages/credit-note.ts';
 import { RUT_ANONYMOUS, type DteRecord } from '../pages/issuing.ts';
 import { confirmBox, type FormProblem } from '../ui/actions.ts';
-import { csrfInput, dl, field, formError, linkButton, postButton, submit, table } from '../ui/components.ts';
+import { csrfInput, dl, field, formError, linkButton, section, submit, table } from '../ui/components.ts';
 import { formatAmount, formatDate, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 
@@ -22,12 +22,9 @@ export function documentActions(ctx: PageContext, tenantId: string, d: DteRecord
   const buttons: SafeHtml[] = [];
   if (SENDABLE.includes(d.status))
     buttons.push(
-      postButton({
-        action: `${base}/send`,
-        label: d.status === 'send_failed' ? a.send.sendAgain : a.send.send,
-        csrf: ctx.csrf,
-        tone: 'primary',
-      }),
+      html`<form method="post" action="${base}/send" class="inline">${csrfInput(ctx.csrf)}${submit(
+        d.status === 'send_failed' ? a.send.sendAgain : a.send.send,
+      )}</form>`,
     );
   if (ACCEPTED.includes(d.status) && !BOLETAS.includes(d.tipoDte)) buttons.push(linkButton(`${base}/resend`, a.send.resend, 'secondary'));
   if (canCredit(d)) buttons.push(linkButton(`${base}/credit-note`, a.creditNote.issue, 'secondary'));
@@ -136,4 +133,31 @@ ${receptor}
 ${confirmBox(a.confirm, t, err('confirmed'))}
 <div class="actions">${submit(a.submit)} <a href="${base}">${t.common.cancel}</a></div></form>`,
   });
+}
+
+/** The documents a note references, each linked when it is one of this company's own. */
+export function referencesSection(ctx: PageContext, tenantId: string, d: DteRecord, linked: ReadonlyMap<number, string>): SafeHtml | '' {
+  if (d.referencias.length === 0) return '';
+  const t = ctx.t;
+  const a = t.actions.references;
+  return section(
+    a.title,
+    table({
+      caption: a.title,
+      head: [t.dte.tipo, t.dte.folio, t.dte.fecha, a.codRef, a.razon],
+      empty: '—',
+      rows: d.referencias.map((r, i) => {
+        const id = linked.get(i);
+        const tipo = Number(r.tipoDocRef);
+        return [
+          t.dte.tipos[tipo] ? `${tipo} · ${t.dte.tipos[tipo]}` : r.tipoDocRef,
+          id ? html`<a href="/tenants/${tenantId}/documents/${id}">${r.folioRef}</a>` : r.folioRef,
+          formatDate(r.fechaRef, t),
+          r.codRef ? (a.codRefLabel[r.codRef] ?? String(r.codRef)) : '—',
+          r.razonRef ?? '—',
+        ];
+      }),
+    }),
+    { id: 'references' },
+  );
 }
