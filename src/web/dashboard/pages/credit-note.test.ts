@@ -81,6 +81,9 @@ describe('credit note from a document', () => {
       razonRef: 'Anula',
     });
     expect([exenta.detalle[0]!.exento, exenta.montoTotal]).toEqual([true, 75000]);
+    // A boleta to a RUT without a name needs one too.
+    expect(needsReceptor(doc({ tipoDte: 39, receptor: { rut: '11111111-1', razonSocial: null } as DteRecord['receptor'] }))).toBe(true);
+    expect(needsReceptor(doc({}))).toBe(false);
   });
 
   it('is offered only for accepted facturas, boletas and notas de débito', () => {

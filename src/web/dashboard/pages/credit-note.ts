@@ -110,5 +110,8 @@ export function creditNoteBody(d: DteRecord, choice: CreditNoteChoice): CreateDt
   }) as CreateDte;
 }
 
-/** Whether the document went to the anonymous consumer, so the note must name a receptor. */
-export const needsReceptor = (d: DteRecord): boolean => d.receptor.rut === RUT_ANONYMOUS;
+/**
+ * Whether the note must be given its receptor: the document went to the anonymous consumer (a
+ * 61 cannot, HED-3-311), or to a receptor without a name (a boleta's may have none; a 61 needs it).
+ */
+export const needsReceptor = (d: DteRecord): boolean => d.receptor.rut === RUT_ANONYMOUS || !d.receptor.razonSocial;

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { parseMultipart, type MultipartFile } from '../../../http/multipart.ts';
-import { errors } from '../../../errors.ts';
+import { errors, isAppError } from '../../../errors.ts';
 import { requireDate } from '../../../lib/validate.ts';
 import { toTenant } from '../../../modules/tenants/index.ts';
 import { asForm, queryValue, text, type FormBody } from '../http/form.ts';
@@ -48,7 +48,13 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
     const [stock, request] = await Promise.all([
       folios.inventory(row).then((r) => r.data),
-      o.requestId ? folios.getRequest(row, o.requestId).catch(() => undefined) : undefined,
+      // An unknown id (or another company's) just shows no banner.
+      o.requestId
+        ? folios.getRequest(row, o.requestId).catch((e: unknown) => {
+            if (isAppError(e) && e.kind === 'not_found') return undefined;
+            throw e;
+          })
+        : undefined,
     ]);
     return folioRequestView(pageContext(req), {
       tenant: toTenant(row),

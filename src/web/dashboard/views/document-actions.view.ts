@@ -79,8 +79,8 @@ export const creditNoteForm = (d: DteRecord): CreditNoteForm => ({
     cantidad: l.cantidad === null ? '' : String(l.cantidad),
     precio: l.precioUnitario === null ? '' : String(l.precioUnitario),
   })),
-  rut: '',
-  razonSocial: '',
+  rut: d.receptor.rut === RUT_ANONYMOUS ? '' : d.receptor.rut,
+  razonSocial: d.receptor.razonSocial ?? '',
 });
 
 /** The credit note's form, prefilled from the document; its submit is the confirmation (a ticked box). */
