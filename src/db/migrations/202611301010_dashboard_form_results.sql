@@ -2,7 +2,7 @@
 -- token; the result is bound to it in the creating transaction, so a form submitted twice (a
 -- double click, a reload of the POST) creates once and the second submission is redirected to
 -- the first one's result (docs/dashboard.md "Actions"). Only the token's SHA-256 is kept; rows
--- older than a day are removed as new ones arrive.
+-- older than a day are removed as the account's new ones arrive.
 create table dashboard_form_results (
   account_id uuid not null references accounts (id) on delete cascade,
   token_hash text not null,

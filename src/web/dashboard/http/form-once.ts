@@ -46,7 +46,11 @@ export const formOnce = {
    */
   binder(accountId: string, kind: string, token: string, now: Date) {
     return async (tx: Sql, id: string): Promise<void> => {
-      await tx.query('delete from dashboard_form_results where created_at < $1', [new Date(now.getTime() - DAY_MS)]);
+      // The account's own old tokens only: creates of different accounts never wait on each other.
+      await tx.query('delete from dashboard_form_results where account_id = $1 and created_at < $2', [
+        accountId,
+        new Date(now.getTime() - DAY_MS),
+      ]);
       const r = await tx.query(
         `insert into dashboard_form_results (account_id, token_hash, kind, result_id, created_at) values ($1, $2, $3, $4, $5)
          on conflict (account_id, token_hash) do nothing returning result_id`,
