@@ -1,7 +1,9 @@
 import type { Db } from '../../db/types.ts';
+import { formatRutSii, tryParseRut } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { UUID_RE } from '../../lib/tokens.ts';
+import { requireDate } from '../../lib/validate.ts';
 import type { TenantRef } from '../tenants/index.ts';
 import { dteStore } from './dte.store.ts';
 import { toDte, toEnvio, toHistory, toStatus, type Dte } from './dte.views.ts';
@@ -11,7 +13,25 @@ export interface ListQuery {
   iterator?: string | undefined;
   status?: string | undefined;
   tipoDte?: number | undefined;
+  /** The dashboard's search (docs/dashboard.md "Documents"): an exact folio, the receptor's RUT, a date range of issue. */
+  folio?: number | undefined;
+  /** Any spelling with its check digit (76.123.456-7, 76123456-7); a wrong one is 400 invalid_rut. */
+  receptorRut?: string | undefined;
+  /** YYYY-MM-DD, inclusive. */
+  fechaDesde?: string | undefined;
+  fechaHasta?: string | undefined;
 }
+
+/** The receptor RUT as documents store it (SII form, 76123456-7), or a 400 naming the filter. */
+function receptorRutOf(input: string | undefined): string | undefined {
+  if (input === undefined) return undefined;
+  const rut = tryParseRut(input);
+  if (!rut)
+    throw errors.invalid('invalid_rut', `'${input.slice(0, 20)}' is not a valid RUT (like 76.123.456-7).`, { param: 'receptorRut' });
+  return formatRutSii(rut);
+}
+
+const dateFilter = (v: string | undefined, param: string): string | undefined => (v === undefined ? undefined : requireDate(v, param));
 
 export function createDteReads(deps: { db: Db }) {
   const { db } = deps;
@@ -38,6 +58,10 @@ export function createDteReads(deps: { db: Db }) {
         cursor: decodeIterator(q.iterator),
         status: q.status,
         tipoDte: q.tipoDte,
+        folio: q.folio,
+        receptorRut: receptorRutOf(q.receptorRut),
+        fechaDesde: dateFilter(q.fechaDesde, 'fechaDesde'),
+        fechaHasta: dateFilter(q.fechaHasta, 'fechaHasta'),
       });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toDte);
     },

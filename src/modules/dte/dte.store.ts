@@ -182,18 +182,45 @@ export const dteStore = {
     return r.rows[0]?.xml;
   },
 
+  /**
+   * A tenant's DTEs, newest first, with the optional filters of the dashboard's search. Each
+   * filter has an index that starts with tenant_id (migration 202611301000_dte_search_indexes):
+   * folio, receptor RUT, date of issue, state; the plain list walks dtes_tenant_list.
+   */
   async list(
     sql: Sql,
     accountId: string,
     tenantId: string,
-    q: { limit: number; cursor?: Cursor | undefined; status?: string | undefined; tipoDte?: number | undefined },
+    q: {
+      limit: number;
+      cursor?: Cursor | undefined;
+      status?: string | undefined;
+      tipoDte?: number | undefined;
+      folio?: number | undefined;
+      receptorRut?: string | undefined;
+      fechaDesde?: string | undefined;
+      fechaHasta?: string | undefined;
+    },
   ): Promise<DteRow[]> {
-    const c = cursorCondition(q.cursor, 6);
+    const c = cursorCondition(q.cursor, 10);
     const r = await sql.query<DteRow>(
       `select ${DTE_COLS} from dtes
-       where account_id = $1 and tenant_id = $2 and ($3::text is null or status = $3) and ($4::int is null or tipo_dte = $4) and ${c.sql}
+       where account_id = $1 and tenant_id = $2 and ($3::text is null or status = $3) and ($4::int is null or tipo_dte = $4)
+         and ($6::bigint is null or folio = $6) and ($7::text is null or receptor->>'rut' = $7)
+         and ($8::date is null or fecha_emision >= $8) and ($9::date is null or fecha_emision <= $9) and ${c.sql}
        order by created_at desc, id desc limit $5`,
-      [accountId, tenantId, q.status ?? null, q.tipoDte ?? null, q.limit + 1, ...c.params],
+      [
+        accountId,
+        tenantId,
+        q.status ?? null,
+        q.tipoDte ?? null,
+        q.limit + 1,
+        q.folio ?? null,
+        q.receptorRut ?? null,
+        q.fechaDesde ?? null,
+        q.fechaHasta ?? null,
+        ...c.params,
+      ],
     );
     return r.rows;
   },

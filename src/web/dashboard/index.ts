@@ -18,6 +18,8 @@ import { documentsRoutes } from './pages/documents.routes.ts';
 import { mailboxRoutes } from './pages/mailbox.routes.ts';
 import { overviewRoutes } from './pages/overview.routes.ts';
 import { tenantsRoutes } from './pages/tenants.routes.ts';
+import { tenantActionsRoutes } from './pages/tenant-actions.routes.ts';
+import { documentActionsRoutes } from './pages/document-actions.routes.ts';
 import { webhookLogsRoutes } from './pages/webhook-logs.routes.ts';
 import { webhooksRoutes } from './pages/webhooks.routes.ts';
 import type { DashboardRoutes } from './pages/types.ts';
@@ -44,6 +46,9 @@ const PAGES: DashboardRoutes[] = [
   apiKeysRoutes,
   webhooksRoutes,
   webhookLogsRoutes,
+  // The actions of issue 18: folios, credentials, sending, credit notes, CSV export.
+  tenantActionsRoutes,
+  documentActionsRoutes,
 ];
 
 const dashboard: RouteModule = async (app, { ctx }) => {

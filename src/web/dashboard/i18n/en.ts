@@ -1,4 +1,5 @@
 import type { Messages } from './es.ts';
+import { actionsEn } from './actions.en.ts';
 
 /** English. Typed against the Spanish catalogue, so a missing or extra key does not compile. */
 export const en: Messages = {
@@ -213,6 +214,10 @@ export const en: Messages = {
       52: 'Dispatch guide',
       56: 'Debit note',
       61: 'Credit note',
+      43: 'Settlement invoice',
+      110: 'Export invoice',
+      111: 'Export debit note',
+      112: 'Export credit note',
     },
   },
   apiKeys: {
@@ -330,6 +335,8 @@ export const en: Messages = {
     existingText: (loginUrl: string) =>
       `Hello,\n\nSomeone (probably you) tried to create a DTE dashboard account with this e-mail, but you already have one. Nothing was created.\n\nLog in here: ${loginUrl}\n\nIf you forgot your password, ask the server's operator to reset it (the \`account set-password\` command).\nIf this was not you, ignore this e-mail.\n`,
   },
+  /** The actions of issue 18 (i18n/actions.en.ts). */
+  actions: actionsEn,
   errorCodes: {
     invalid_logo: 'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side).',
     not_cedible: 'This document type has no cedible copy.',

@@ -1,3 +1,5 @@
+import { actionsEs } from './actions.es.ts';
+
 /** Spanish (es-CL), the dashboard's first language. en.ts must have exactly the same keys. */
 export const es = {
   lang: 'es',
@@ -212,6 +214,10 @@ export const es = {
       52: 'Guía de despacho',
       56: 'Nota de débito',
       61: 'Nota de crédito',
+      43: 'Liquidación factura',
+      110: 'Factura de exportación',
+      111: 'Nota de débito de exportación',
+      112: 'Nota de crédito de exportación',
     } as Record<number, string>,
   },
   apiKeys: {
@@ -329,6 +335,8 @@ export const es = {
     existingText: (loginUrl: string) =>
       `Hola:\n\nAlguien (probablemente tú) intentó crear una cuenta en el Panel DTE con este correo, pero ya tienes una. No se creó nada.\n\nInicia sesión aquí: ${loginUrl}\n\nSi olvidaste tu contraseña, pide a quien administra el servidor que la restablezca (comando \`account set-password\`).\nSi no fuiste tú, ignora este correo.\n`,
   },
+  /** The actions of issue 18 (i18n/actions.es.ts). */
+  actions: actionsEs,
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {
     invalid_logo: 'El archivo no es una imagen PNG o JPEG válida, o su tamaño no sirve (entre 16 y 4000 píxeles por lado).',

@@ -3,7 +3,9 @@ import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import { DTE_STATUSES, isCedibleType, RUT_ANONYMOUS, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
-import { badge, dl, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
+import { filterQuery, type DocumentFilters } from '../pages/document-filters.ts';
+import type { FormProblem } from '../ui/actions.ts';
+import { badge, dl, field, formError, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
 import { formatAmount, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import { deliveriesSection } from './mailbox.view.ts';
@@ -33,17 +35,30 @@ export function documentsView(
   o: {
     tenant: Tenant;
     documents: DteRecord[];
-    filters: { status?: string | undefined; tipoDte?: string | undefined };
+    filters: DocumentFilters;
+    /** Malformed filters, each shown beside its field (no list is read for them). */
+    problems?: readonly FormProblem[];
     iterator: string | null;
     onFirst: boolean;
   },
 ): string {
   const t = ctx.t;
+  const s = t.actions.search;
   const base = `/tenants/${o.tenant.id}/documents`;
-  const filters = html`<form method="get" action="${base}" class="filters">
-${select({ name: 'status', label: t.common.status, value: o.filters.status, options: [{ value: '', label: t.dte.anyStatus }, ...DTE_STATUSES.map((s) => ({ value: s, label: t.dte.statusLabel[s] ?? s }))] })}
-${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options: [{ value: '', label: t.dte.anyType }, ...TIPOS_DTE.map((n) => ({ value: String(n), label: tipoLabel(n, t) }))] })}
-<div>${submit(t.common.filter, 'secondary')}</div></form>`;
+  const f = o.filters;
+  const problem = (p: string) => o.problems?.find((x) => x.param === p)?.message;
+  const query = filterQuery(f);
+  const qs = new URLSearchParams(Object.entries(query).filter((e): e is [string, string] => !!e[1])).toString();
+  const searching = qs !== '';
+  const filters = html`${formError(o.problems?.[0], t)}<form method="get" action="${base}" class="filters" role="search" aria-label="${s.title}">
+${select({ name: 'status', label: t.common.status, value: f.status, options: [{ value: '', label: t.dte.anyStatus }, ...DTE_STATUSES.map((x) => ({ value: x, label: t.dte.statusLabel[x] ?? x }))] })}
+${select({ name: 'tipoDte', label: t.dte.tipo, value: f.tipoDte, options: [{ value: '', label: t.dte.anyType }, ...TIPOS_DTE.map((n) => ({ value: String(n), label: tipoLabel(n, t) }))] })}
+${field({ t, name: 'folio', label: s.folio, kind: 'number', value: f.folio, maxlength: 15, error: problem('folio') })}
+${field({ t, name: 'receptorRut', label: s.receptorRut, value: f.receptorRut, maxlength: 12, error: problem('receptorRut') })}
+${field({ t, name: 'desde', label: s.desde, kind: 'date', value: f.desde, maxlength: 10, error: problem('desde') })}
+${field({ t, name: 'hasta', label: s.hasta, kind: 'date', value: f.hasta, maxlength: 10, error: problem('hasta') })}
+<div class="row">${submit(t.common.filter, 'secondary')}${searching ? html` <a href="${base}">${s.clear}</a>` : ''}</div></form>`;
+  const exportLink = linkButton(`${base}.csv${qs ? `?${qs}` : ''}`, s.exportCsv, 'secondary');
   const body = html`${filters}${section(
     t.tenant.documents,
     html`${table({
@@ -59,8 +74,11 @@ ${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options
         formatAmount(d.montoTotal, d.exportacion?.moneda),
         dteStatus(d.status, t),
       ]),
-    })}${pager({ path: base, query: { status: o.filters.status, tipoDte: o.filters.tipoDte }, iterator: o.iterator, t, onFirst: o.onFirst })}`,
-    { id: 'documents' },
+    })}${pager({ path: base, query, iterator: o.iterator, t, onFirst: o.onFirst })}`,
+    {
+      id: 'documents',
+      actions: o.problems?.length ? '' : html`<span class="row"><span class="hint">${s.exportHint}</span>${exportLink}</span>`,
+    },
   )}`;
   return layout(ctx, {
     title: t.dte.listTitle(o.tenant.razonSocial),
@@ -71,7 +89,16 @@ ${select({ name: 'tipoDte', label: t.dte.tipo, value: o.filters.tipoDte, options
 
 export function documentView(
   ctx: PageContext,
-  o: { tenant: Tenant; dte: DteRecord; history: DteHistoryEntry[]; deliveries: Delivery[]; mailbox: Map<string, MailboxMessage> },
+  o: {
+    tenant: Tenant;
+    dte: DteRecord;
+    history: DteHistoryEntry[];
+    deliveries: Delivery[];
+    mailbox: Map<string, MailboxMessage>;
+    /** The outcome of an action (issue 18), and the actions the document allows (views/document-actions.view.ts). */
+    flash?: unknown;
+    actions?: unknown;
+  },
 ): string {
   const t = ctx.t;
   const d = o.dte;
@@ -81,10 +108,12 @@ export function documentView(
   return layout(ctx, {
     title: t.dte.viewTitle(t.dte.tipos[d.tipoDte] ?? String(d.tipoDte), d.folio),
     active: 'tenants',
+    flash: o.flash,
     body: html`<p><a href="${base}">← ${t.dte.listTitle(o.tenant.razonSocial)}</a></p>
 <p class="row">${dteStatus(d.status, t)} ${linkButton(`${base}/${d.id}/pdf`, t.dte.pdfCarta)} ${linkButton(`${base}/${d.id}/pdf?formato=80mm`, t.dte.pdfRoll, 'secondary')} ${
       isCedibleType(d.tipoDte) ? linkButton(`${base}/${d.id}/pdf?cedible=true`, t.dte.pdfCedible, 'secondary') : ''
     } ${linkButton(`${base}/${d.id}/xml`, t.dte.downloadXml, 'secondary')}</p>
+${o.actions ?? ''}
 <div class="grid">
 ${section(
   t.dte.montoTotal,

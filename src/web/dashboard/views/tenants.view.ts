@@ -249,7 +249,7 @@ ${section(
     [t.tenant.apiKey, c.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
     [t.tenant.lastVerified, c.apiKey.lastVerified ? formatDateTime(c.apiKey.lastVerified, t) : '—'],
   ])}<h3>${t.tenant.certificates}</h3>${certs}`,
-  { id: 'credentials' },
+  { id: 'credentials', actions: linkButton(`/tenants/${x.id}/credentials`, t.actions.credentials.manage, 'secondary') },
 )}
 ${section(t.tenant.activation, linkBlock, { id: 'activation' })}
 </div>
@@ -271,6 +271,9 @@ ${section(
   { id: 'details' },
 )}
 ${section(t.tenant.logo, logoBlock, { id: 'logo' })}
-${section(t.folios.title, folioTable(o.folios, t), { id: 'folios' })}`,
+${section(t.folios.title, folioTable(o.folios, t), {
+  id: 'folios',
+  actions: linkButton(`/tenants/${x.id}/folios/request`, t.actions.folios.request, 'secondary'),
+})}`,
   });
 }
