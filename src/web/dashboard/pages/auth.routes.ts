@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
-import { asForm, text } from '../http/form.ts';
+import { normaliseAccountName, normaliseEmail } from '../../../modules/accounts/index.ts';
+import { checkPassword } from '../auth/dashboard-auth.service.ts';
+import { asForm, fieldChecks, text } from '../http/form.ts';
 import { clearSessionCookie, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
 import { loginView, signupConfirmFailedView, signupConfirmView, signupSentView, signupView } from '../views/auth.view.ts';
 import { errorText } from '../ui/components.ts';
@@ -76,6 +78,22 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     const name = text(body, 'name', 200);
     const email = text(body, 'email', 320);
     const password = text(body, 'password', 1024);
+    // Every field's rule first, so the page names all the problems at once (the service checks again).
+    const { check, problems } = fieldChecks();
+    check(() => normaliseAccountName(name));
+    check(() => normaliseEmail(email));
+    check(() => checkPassword(password));
+    if (problems.length > 0)
+      return sendPage(
+        reply,
+        signupView(pageContext(req), {
+          name,
+          email,
+          error: problems.map((e) => ({ message: errorText(e, t(req)), param: e.param })),
+          enabled: true,
+        }),
+        400,
+      );
     try {
       if (auth.confirmsByEmail) {
         // The same page for a new and a registered address (docs/dashboard.md "Sign-up").

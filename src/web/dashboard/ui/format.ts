@@ -10,7 +10,7 @@ export function formatDateTime(iso: string | Date | null | undefined, t: Message
   const d = typeof iso === 'string' ? new Date(iso) : iso;
   if (Number.isNaN(d.getTime())) return '—';
   let f = dateTimeFormats.get(t.locale);
-  if (!f) dateTimeFormats.set(t.locale, (f = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: TZ })));
+  if (!f) dateTimeFormats.set(t.locale, (f = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone: TZ })));
   return f.format(d);
 }
 

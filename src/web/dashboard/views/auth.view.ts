@@ -1,6 +1,6 @@
 import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { html } from '../../shared/html.ts';
-import { csrfInput, field, formError, notice, submit } from '../ui/components.ts';
+import { csrfInput, field, formError, notice, problemFor, submit } from '../ui/components.ts';
 import { bareLayout, type PageContext } from '../ui/layout.ts';
 
 export interface FormProblem {
@@ -25,9 +25,12 @@ ${o.signupEnabled ? html`<p>${t.auth.noAccount} <a href="/signup">${t.auth.signu
   });
 }
 
-export function signupView(ctx: PageContext, o: { name?: string; email?: string; error?: FormProblem; enabled: boolean }): string {
+export function signupView(
+  ctx: PageContext,
+  o: { name?: string; email?: string; error?: FormProblem | readonly FormProblem[]; enabled: boolean },
+): string {
   const t = ctx.t;
-  const err = (p: string) => (o.error?.param === p ? o.error.message : undefined);
+  const err = (p: string) => problemFor(o.error, p);
   if (!o.enabled)
     return bareLayout(ctx, {
       title: t.auth.signupTitle,

@@ -3,7 +3,7 @@ import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import { DTE_STATUSES, isCedibleType, RUT_ANONYMOUS, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
-import { badge, dl, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
+import { badge, dl, linkButton, pager, rut, section, select, submit, table, type Tone } from '../ui/components.ts';
 import { formatAmount, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import { deliveriesSection } from './mailbox.view.ts';
@@ -102,7 +102,7 @@ ${section(
 ${section(
   t.dte.receptor,
   dl([
-    ['RUT', r.rut === RUT_ANONYMOUS ? `${r.rut} (${t.dte.consumidorFinal})` : r.rut],
+    ['RUT', r.rut === RUT_ANONYMOUS ? html`${rut(r.rut)} (${t.dte.consumidorFinal})` : rut(r.rut)],
     [t.tenant.razonSocial, r.razonSocial],
     [t.tenant.giro, r.giro],
     [t.tenant.direccion, [r.direccion, r.comuna, r.ciudad].filter(Boolean).join(', ')],

@@ -14,6 +14,7 @@ import {
   linkButton,
   notice,
   postButton,
+  problemFor,
   section,
   select,
   submit,
@@ -37,9 +38,9 @@ export const endpointStatus = (e: Endpoint, t: Messages): SafeHtml =>
 
 const events = (e: Endpoint, t: Messages) => (e.filterTypes.length ? e.filterTypes.join(', ') : t.webhooks.allEvents);
 
-function endpointFields(ctx: PageContext, v: EndpointForm, error: FormProblem | undefined): SafeHtml {
+function endpointFields(ctx: PageContext, v: EndpointForm, error: FormProblem | readonly FormProblem[] | undefined): SafeHtml {
   const t = ctx.t;
-  const err = (p: string) => (error?.param === p || error?.param?.startsWith(`${p}[`) ? error.message : undefined);
+  const err = (p: string) => problemFor(error, p);
   return html`${field({ t, name: 'url', label: t.webhooks.url, kind: 'url', value: v.url, required: true, maxlength: 2048, error: err('url') })}
 ${field({ t, name: 'description', label: t.webhooks.description, value: v.description, maxlength: 500, optionalLabel: t.common.optional, error: err('description') })}
 ${checkboxes({ name: 'filterTypes', legend: t.webhooks.events, hint: t.webhooks.eventsHint, options: eventOptions, checked: v.filterTypes ?? [], error: err('filterTypes') })}
@@ -54,7 +55,7 @@ ${select({
 
 export function webhooksListView(
   ctx: PageContext,
-  o: { endpoints: Endpoint[]; form?: EndpointForm; error?: FormProblem; flash?: string | undefined },
+  o: { endpoints: Endpoint[]; form?: EndpointForm; error?: FormProblem | readonly FormProblem[]; flash?: string | undefined },
 ): string {
   const t = ctx.t;
   return layout(ctx, {
@@ -88,7 +89,7 @@ ${section(
 
 export function webhookView(
   ctx: PageContext,
-  o: { endpoint: Endpoint; secret?: string; flash?: string | undefined; form?: EndpointForm; error?: FormProblem },
+  o: { endpoint: Endpoint; secret?: string | undefined; flash?: string | undefined; form?: EndpointForm; error?: FormProblem | readonly FormProblem[] },
 ): string {
   const t = ctx.t;
   const e = o.endpoint;
@@ -127,14 +128,7 @@ ${section(
 )}
 ${section(
   t.webhooks.secret,
-  html`${secret}<div class="row">${o.secret ? '' : postButton({ action: `/webhooks/${e.id}/secret`, label: t.webhooks.reveal, csrf: ctx.csrf })}${postButton(
-    {
-      action: `/webhooks/${e.id}/secret/rotate`,
-      label: t.webhooks.rotate,
-      csrf: ctx.csrf,
-      tone: 'danger',
-    },
-  )}</div><p class="hint">${t.webhooks.rotateConfirm}</p>`,
+  html`${secret}<div class="row">${o.secret ? '' : postButton({ action: `/webhooks/${e.id}/secret`, label: t.webhooks.reveal, csrf: ctx.csrf })}${linkButton(`/webhooks/${e.id}/secret/rotate`, t.webhooks.rotate, 'danger')}</div><p class="hint">${t.webhooks.rotateConfirm}</p>`,
   { id: 'secret' },
 )}
 ${section(
