@@ -208,7 +208,12 @@ const routes: RouteModule = async (app, { ctx }) => {
           return send(
             reply,
             200,
-            successPage({ razonSocial: view.tenant.razonSocial, rutEmpresa: view.tenant.rutEmpresa, issuer: view.issuer, certificate: done.certificate }),
+            successPage({
+              razonSocial: view.tenant.razonSocial,
+              rutEmpresa: view.tenant.rutEmpresa,
+              issuer: view.issuer,
+              certificate: done.certificate,
+            }),
           );
         } catch (e) {
           return renderFailure(req, reply, e, 'confirm');

@@ -14,7 +14,10 @@ export function text(body: FormBody, name: string, max: number): string {
   const raw = body[name];
   const v = Array.isArray(raw) ? (raw[0] ?? '') : (raw ?? '');
   if (v.length > max)
-    throw errors.invalid('invalid_field', `${name} must have at most ${max} characters.`, { param: name, details: { rule: 'too_long', max } });
+    throw errors.invalid('invalid_field', `${name} must have at most ${max} characters.`, {
+      param: name,
+      details: { rule: 'too_long', max },
+    });
   return v;
 }
 

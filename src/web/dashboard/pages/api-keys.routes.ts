@@ -24,8 +24,7 @@ export const apiKeysRoutes: DashboardRoutes = (app, { ctx, flash }) => {
   app.get('/settings/api-keys', async (req, reply) => {
     const done = queryValue(req.query, 'done', 16);
     const created = done === 'created' ? flash.take<Created>(flashKey(req), SLOT) : undefined;
-    const flashText =
-      done === 'revoked' ? t(req).apiKeys.revoked : done === 'created' && !created ? t(req).confirm.keyGone : undefined;
+    const flashText = done === 'revoked' ? t(req).apiKeys.revoked : done === 'created' && !created ? t(req).confirm.keyGone : undefined;
     return sendPage(reply, apiKeysView(pageContext(req), { keys: await allKeys(accountId(req)), created, flash: flashText }));
   });
 

@@ -78,22 +78,6 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     const name = text(body, 'name', 200);
     const email = text(body, 'email', 320);
     const password = text(body, 'password', 1024);
-    // Every field's rule first, so the page names all the problems at once (the service checks again).
-    const { check, problems } = fieldChecks();
-    check(() => normaliseAccountName(name));
-    check(() => normaliseEmail(email));
-    check(() => checkPassword(password));
-    if (problems.length > 0)
-      return sendPage(
-        reply,
-        signupView(pageContext(req), {
-          name,
-          email,
-          error: problems.map((e) => ({ message: errorText(e, t(req)), param: e.param })),
-          enabled: true,
-        }),
-        400,
-      );
     try {
       if (auth.confirmsByEmail) {
         // The same page for a new and a registered address (docs/dashboard.md "Sign-up").
@@ -106,15 +90,24 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     } catch (e) {
       if (!isAppError(e) || statusOf(e) >= 500 || e.kind === 'not_found') throw e;
       if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
+      // The service stops at the first bad field (after counting the attempt against the per-IP
+      // limit); the page names every bad field at once, by the same rules.
+      const { check, problems } = fieldChecks();
+      if (e.kind === 'invalid_request') {
+        check(() => normaliseAccountName(name));
+        check(() => normaliseEmail(email));
+        check(() => checkPassword(password));
+      }
+      const shown = problems.length > 0 ? problems : [e];
       return sendPage(
         reply,
         signupView(pageContext(req), {
           name,
           email,
-          error: {
-            message: e.code === 'login_rate_limited' ? t(req).errors.rateLimited(e.retryAfterSeconds ?? 60) : errorText(e, t(req)),
-            param: e.param,
-          },
+          error: shown.map((p) => ({
+            message: p.code === 'login_rate_limited' ? t(req).errors.rateLimited(p.retryAfterSeconds ?? 60) : errorText(p, t(req)),
+            param: p.param,
+          })),
           enabled: true,
         }),
         statusOf(e),

@@ -44,7 +44,8 @@ function readTenantForm(body: FormBody) {
   const ambiente = check(() => oneOf(body, 'ambiente', ['produccion', 'certificacion'] as const, 'produccion'));
   const email = check(() => {
     const v = optionalText(body, 'email', 80);
-    if (v && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v)) throw errors.invalid('invalid_email', `'${v}' is not a valid e-mail address.`, { param: 'email' });
+    if (v && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v))
+      throw errors.invalid('invalid_email', `'${v}' is not a valid e-mail address.`, { param: 'email' });
     return v ?? null;
   });
   const acteco = check(() => integerList(body, 'acteco', 4));

@@ -32,7 +32,11 @@ function readForm(body: FormBody) {
   };
   if (problems.length > 0 || url === undefined || filterTypes === undefined || signatureScheme === undefined)
     return { form, problems, input: undefined };
-  return { form, problems, input: { url, description: description ?? '', filterTypes, signatureScheme: signatureScheme as SignatureScheme } };
+  return {
+    form,
+    problems,
+    input: { url, description: description ?? '', filterTypes, signatureScheme: signatureScheme as SignatureScheme },
+  };
 }
 
 type Secret = { secret: string };
@@ -94,7 +98,13 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
     // A secret revealed or rotated by the POST that redirected here, shown once.
     const shown = done === 'secret' || done === 'rotated' ? flash.take<Secret>(flashKey(req), secretSlot(endpoint.id)) : undefined;
     const m = t(req);
-    const text = shown ? (done === 'rotated' ? m.webhooks.rotated : undefined) : done === 'secret' || done === 'rotated' ? m.confirm.secretGone : flashes(req, done);
+    const text = shown
+      ? done === 'rotated'
+        ? m.webhooks.rotated
+        : undefined
+      : done === 'secret' || done === 'rotated'
+        ? m.confirm.secretGone
+        : flashes(req, done);
     const page = webhookView(pageContext(req), { endpoint, secret: shown?.secret, flash: text });
     return sendPage(reply, page);
   };

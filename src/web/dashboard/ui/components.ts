@@ -224,5 +224,4 @@ export const errorText = (err: { code: string; message: string; details?: Record
 };
 
 /** A RUT, kept on one line (a phone would otherwise break it at the hyphen). */
-export const rut = (value: string | null | undefined): SafeHtml | string =>
-  value ? html`<span class="rut">${value}</span>` : '—';
+export const rut = (value: string | null | undefined): SafeHtml | string => (value ? html`<span class="rut">${value}</span>` : '—');

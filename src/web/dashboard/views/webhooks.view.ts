@@ -89,7 +89,13 @@ ${section(
 
 export function webhookView(
   ctx: PageContext,
-  o: { endpoint: Endpoint; secret?: string | undefined; flash?: string | undefined; form?: EndpointForm; error?: FormProblem | readonly FormProblem[] },
+  o: {
+    endpoint: Endpoint;
+    secret?: string | undefined;
+    flash?: string | undefined;
+    form?: EndpointForm;
+    error?: FormProblem | readonly FormProblem[];
+  },
 ): string {
   const t = ctx.t;
   const e = o.endpoint;
