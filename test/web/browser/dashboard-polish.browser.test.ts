@@ -30,14 +30,12 @@ describe('dashboard polish in Chromium', () => {
   const h1 = (p: Page = page) => p.locator('h1').textContent();
   /** Every `.rut` on the page sits on one line: one box, no taller than a line of its text. */
   const rutsOnOneLine = (p: Page) =>
-    p.evaluate(() =>
-      [...document.querySelectorAll('.rut')].map((el) => ({
-        text: el.textContent,
-        boxes: el.getClientRects().length,
-        height: el.getBoundingClientRect().height,
-        lineHeight: parseFloat(getComputedStyle(el).fontSize) * 1.8,
-      })),
-    );
+    p.evaluate(`[...document.querySelectorAll('.rut')].map((el) => ({
+      text: el.textContent,
+      boxes: el.getClientRects().length,
+      height: el.getBoundingClientRect().height,
+      lineHeight: parseFloat(getComputedStyle(el).fontSize) * 1.8,
+    }))`) as Promise<{ text: string; boxes: number; height: number; lineHeight: number }[]>;
 
   beforeAll(async () => {
     server = await startServerProcess();
@@ -182,6 +180,7 @@ describe('dashboard polish in Chromium', () => {
       ['10-movil-resumen', '/'],
     ] as const) {
       await p.goto(`${server.baseUrl}${url}`);
+      expect(await p.evaluate('document.documentElement.scrollWidth - window.innerWidth'), name).toBeLessThanOrEqual(0);
       const ruts = await rutsOnOneLine(p);
       expect(ruts.length, name).toBeGreaterThan(0);
       for (const r of ruts) {

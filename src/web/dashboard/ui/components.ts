@@ -131,7 +131,23 @@ export function notice(text: unknown, tone: 'ok' | 'warn' | 'bad' | 'info' = 'ok
   return html`<div class="${cls}" role="${tone === 'bad' ? 'alert' : 'status'}">${text}</div>`;
 }
 
-export type FormProblemLike = { message: string; param?: string | undefined };
+export type FormProblemLike = { message: string; param?: string | undefined; label?: string | undefined };
+
+/**
+ * A form's problems in the order of its fields, each with its field's label, for the summary at
+ * the top ("Giro: Completa este campo."); problems of no listed field keep their place at the end.
+ */
+export function labelled(
+  problems: FormProblemLike | readonly FormProblemLike[] | undefined,
+  fields: readonly (readonly [name: string, label: string])[],
+): FormProblemLike[] {
+  const list = problems === undefined ? [] : Array.isArray(problems) ? problems : [problems as FormProblemLike];
+  const index = (p: FormProblemLike) => {
+    const i = fields.findIndex(([name]) => p.param === name || p.param?.startsWith(`${name}[`));
+    return i < 0 ? fields.length : i;
+  };
+  return [...list].map((p) => ({ ...p, label: p.label ?? fields[index(p)]?.[1] })).sort((a, b) => index(a) - index(b));
+}
 
 /** The message for field `name` among a form's problems (one or several), if any. */
 export function problemFor(problems: FormProblemLike | readonly FormProblemLike[] | undefined, name: string): string | undefined {
@@ -148,7 +164,8 @@ export function formError(err: FormProblemLike | readonly FormProblemLike[] | un
   if (list.length === 0) return '';
   const linked = list.map((e) => {
     const param = e.param?.replace(/\[\d+\]$/, '');
-    return { message: e.message, fieldId: param && /^[A-Za-z][A-Za-z0-9_]*$/.test(param) ? fieldId(param) : undefined };
+    const message = e.label ? `${e.label}: ${e.message}` : e.message;
+    return { message, fieldId: param && /^[A-Za-z][A-Za-z0-9_]*$/.test(param) ? fieldId(param) : undefined };
   });
   if (linked.every((l) => l.fieldId))
     return errorSummary(

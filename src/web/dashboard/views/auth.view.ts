@@ -1,6 +1,6 @@
 import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { html } from '../../shared/html.ts';
-import { csrfInput, field, formError, notice, problemFor, submit } from '../ui/components.ts';
+import { csrfInput, field, formError, labelled, notice, problemFor, submit } from '../ui/components.ts';
 import { bareLayout, type PageContext } from '../ui/layout.ts';
 
 export interface FormProblem {
@@ -38,7 +38,14 @@ export function signupView(
     });
   return bareLayout(ctx, {
     title: t.auth.signupTitle,
-    body: html`<p>${t.auth.intro}</p>${formError(o.error, t)}
+    body: html`<p>${t.auth.intro}</p>${formError(
+      labelled(o.error, [
+        ['name', t.auth.name],
+        ['email', t.auth.email],
+        ['password', t.auth.password],
+      ]),
+      t,
+    )}
 <form method="post" action="/signup" class="card" novalidate>${csrfInput(ctx.csrf)}
 ${field({ t, name: 'name', label: t.auth.name, value: o.name, required: true, autocomplete: 'organization', maxlength: 200, error: err('name') })}
 ${field({ t, name: 'email', label: t.auth.email, kind: 'email', value: o.email, required: true, autocomplete: 'email', maxlength: 320, error: err('email') })}

@@ -14,6 +14,7 @@ import {
   linkButton,
   notice,
   pager,
+  labelled,
   postButton,
   problemFor,
   rut,
@@ -124,6 +125,24 @@ ${f('email', t.tenant.email, { kind: 'email', required: false, optionalLabel: t.
 </div>`;
 }
 
+/** The form's fields in their order on the page, with their labels (for the error summary). */
+const tenantLabels = (t: Messages) =>
+  (
+    [
+      'rutEmpresa',
+      'razonSocial',
+      'giro',
+      'direccion',
+      'comuna',
+      'ciudad',
+      'numeroResolucion',
+      'fechaResolucion',
+      'acteco',
+      'ambiente',
+      'email',
+    ] as const
+  ).map((k) => [k, t.tenant[k]] as const);
+
 export function tenantFormView(
   ctx: PageContext,
   o: { tenant?: Tenant; form: TenantForm; error?: FormProblem | readonly FormProblem[] },
@@ -133,7 +152,7 @@ export function tenantFormView(
   return layout(ctx, {
     title: o.tenant ? `${t.tenant.editTitle}: ${o.tenant.razonSocial}` : t.tenant.newTitle,
     active: 'tenants',
-    body: html`${formError(o.error, t)}<form method="post" action="${action}" class="card" novalidate>${csrfInput(ctx.csrf)}${tenantFields(ctx, o.form, o.error)}
+    body: html`${formError(labelled(o.error, tenantLabels(t)), t)}<form method="post" action="${action}" class="card" novalidate>${csrfInput(ctx.csrf)}${tenantFields(ctx, o.form, o.error)}
 <div class="actions">${submit(o.tenant ? t.common.save : t.tenant.create)} <a href="${o.tenant ? `/tenants/${o.tenant.id}` : '/tenants'}">${t.common.cancel}</a></div></form>`,
   });
 }

@@ -13,6 +13,7 @@ import {
   formError,
   linkButton,
   notice,
+  labelled,
   postButton,
   problemFor,
   section,
@@ -37,6 +38,14 @@ export const endpointStatus = (e: Endpoint, t: Messages): SafeHtml =>
   e.disabled ? badge(t.webhooks.disabledReason(e.disabledReason ?? 'manual'), 'bad') : badge(t.webhooks.enabled, 'ok');
 
 const events = (e: Endpoint, t: Messages) => (e.filterTypes.length ? e.filterTypes.join(', ') : t.webhooks.allEvents);
+
+const endpointLabels = (t: Messages) =>
+  [
+    ['url', t.webhooks.url],
+    ['description', t.webhooks.description],
+    ['filterTypes', t.webhooks.events],
+    ['signatureScheme', t.webhooks.signatureScheme],
+  ] as const;
 
 function endpointFields(ctx: PageContext, v: EndpointForm, error: FormProblem | readonly FormProblem[] | undefined): SafeHtml {
   const t = ctx.t;
@@ -80,7 +89,7 @@ ${section(
 )}
 ${section(
   t.webhooks.add,
-  html`${formError(o.error, t)}<form method="post" action="/webhooks" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, o.form ?? {}, o.error)}
+  html`${formError(labelled(o.error, endpointLabels(t)), t)}<form method="post" action="/webhooks" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, o.form ?? {}, o.error)}
 <div class="actions">${submit(t.webhooks.add)}</div></form>`,
   { id: 'add-endpoint' },
 )}`,
@@ -151,7 +160,7 @@ ${section(
 )}
 ${section(
   t.common.edit,
-  html`${formError(o.error, t)}<form method="post" action="/webhooks/${e.id}" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, form, o.error)}
+  html`${formError(labelled(o.error, endpointLabels(t)), t)}<form method="post" action="/webhooks/${e.id}" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, form, o.error)}
 <div class="actions">${submit(t.common.save)}</div></form>`,
   { id: 'edit' },
 )}`,
