@@ -77,6 +77,8 @@ export const en: Messages = {
     keyGone: 'The key was already shown and cannot be shown again. If you did not copy it, revoke it and create another.',
     linkGone: 'The link was already shown and cannot be shown again. If you did not copy it, generate a new one.',
     secretGone: 'The secret is no longer shown. Ask for it again with "Reveal secret".',
+    checkEmailAgain:
+      'We sent you an e-mail to confirm your account: open the link in it (it expires in 24 hours). If it does not arrive within a few minutes, check your spam folder or sign up again.',
     secretShown: 'Signing secret',
   },
   auth: {

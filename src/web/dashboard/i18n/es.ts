@@ -75,6 +75,8 @@ export const es = {
     keyGone: 'La clave ya se mostró y no se puede volver a ver. Si no la copiaste, revócala y crea otra.',
     linkGone: 'El enlace ya se mostró y no se puede volver a ver. Si no lo copiaste, genera uno nuevo.',
     secretGone: 'El secreto ya no se muestra. Vuelve a pedirlo con «Mostrar secreto».',
+    checkEmailAgain:
+      'Te enviamos un correo para confirmar tu cuenta: abre el enlace que contiene (vence en 24 horas). Si no llega en unos minutos, revisa la carpeta de spam o vuelve a registrarte.',
     secretShown: 'Secreto de firma',
   },
   auth: {

@@ -69,11 +69,11 @@ ${field({
  * The answer to every accepted sign-up when sign-up confirms by e-mail: the same page (and status)
  * whether or not the address already had an account.
  */
-export function signupSentView(ctx: PageContext, o: { email: string }): string {
+export function signupSentView(ctx: PageContext, o: { email?: string | undefined }): string {
   const t = ctx.t;
   return bareLayout(ctx, {
     title: t.auth.checkEmailTitle,
-    body: html`${notice(t.auth.checkEmail(o.email), 'info')}<p><a href="/login">${t.auth.loginTitle}</a></p>`,
+    body: html`${notice(o.email ? t.auth.checkEmail(o.email) : t.confirm.checkEmailAgain, 'info')}<p><a href="/login">${t.auth.loginTitle}</a></p>`,
   });
 }
 
