@@ -18,6 +18,9 @@ import scalarReference from '@scalar/fastify-api-reference';
  */
 const NONCE_PLACEHOLDER = 'DOCS_CSP_NONCE';
 
+/** The service's icon (src/web/shared/assets.ts), as on the hosted pages. */
+const FAVICON_LINK = '<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">';
+
 /**
  * Runs before the bundle: its zod would otherwise probe `Function('')` to decide whether to compile
  * validators, a probe the CSP (no 'unsafe-eval') reports as a violation; jitless skips the probe.
@@ -49,7 +52,9 @@ export default async function docsRoutes(app: FastifyInstance) {
       const nonce = randomBytes(16).toString('base64');
       reply.header('Content-Security-Policy', docsCsp(nonce));
       reply.header('Cache-Control', 'no-store');
-      return payload.replaceAll(NONCE_PLACEHOLDER, nonce).replace('</head>', `<script nonce="${nonce}">${BEFORE_BUNDLE}</script></head>`);
+      return payload
+        .replaceAll(NONCE_PLACEHOLDER, nonce)
+        .replace('</head>', `${FAVICON_LINK}<script nonce="${nonce}">${BEFORE_BUNDLE}</script></head>`);
     });
     await scope.register(scalarReference, {
       routePrefix: '/docs',

@@ -32,6 +32,11 @@ export interface LinkView {
   tenantId: string;
   expiresAt: Date;
   tenant: { razonSocial: string; rutEmpresa: string };
+  /**
+   * The name of the account (the SaaS company) asking for the credentials: the page names it so a
+   * person can tell a real request from a look-alike (docs/credentials.md, hosted page).
+   */
+  issuer: string;
   apiKeyVerifiedAt: Date | null;
   certificate: StagedCertificate | null;
 }
@@ -161,6 +166,7 @@ export function createActivationService(deps: {
         tenantId: link.tenant_id,
         expiresAt: link.expires_at,
         tenant: { razonSocial: tenant.razon_social, rutEmpresa: tenant.rut_empresa },
+        issuer: (await issuerOf(link)) ?? '',
         apiKeyVerifiedAt: link.api_key_verified_at,
         certificate: link.staged_certificate,
       };

@@ -3,7 +3,7 @@
  * tenant only through the ports of `TenantsService` (getRow, requireRow, refreshStatus,
  * requireReady as a function), never through its store.
  */
-export { createTenantsService, requireReady, toTenant } from './tenants.service.ts';
+export { createTenantsService, normaliseRutEmpresa, requireReady, toTenant } from './tenants.service.ts';
 export type { Tenant, TenantsService } from './tenants.service.ts';
 export type { TenantRow, TenantFields } from './tenants.store.ts';
 export type { TenantRef } from './tenants.service.ts';

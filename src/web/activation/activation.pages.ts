@@ -50,8 +50,18 @@ const steps = (current: Step, view: LinkView) => {
   )}</ol></nav>`;
 };
 
+/**
+ * Who asks, and for which company, on every step: a person can check both against what they
+ * expect before typing a secret (a look-alike page cannot know them).
+ */
+const requester = (issuer: string, company: { razonSocial: string; rutEmpresa: string }) =>
+  html`<div class="requester">
+<p>Solicitado por <strong>${issuer || 'su proveedor del sistema de facturación'}</strong>, para la empresa <strong>${company.razonSocial}</strong> (RUT <span class="rut">${rutEs(company.rutEmpresa)}</span>).</p>
+<p class="muted">Si no reconoce a quien lo solicita o no esperaba este enlace, no ingrese datos: consúltelo por un canal que ya conozca (su teléfono o correo habitual).</p>
+</div>`;
+
 const intro = (view: LinkView) =>
-  html`<p>Empresa: <strong>${view.tenant.razonSocial}</strong> (RUT ${rutEs(view.tenant.rutEmpresa)}).</p>
+  html`${requester(view.issuer, view.tenant)}
 <p class="muted">Este enlace es personal y de un solo uso. Vence el ${dateEs(view.expiresAt)}.</p>`;
 
 export function apiKeyPage(o: { view: LinkView; token: string; csrf: string; error?: string }): string {
@@ -131,7 +141,7 @@ ${field({
 const certificateSummary = (c: StagedCertificate | { holderName: string; rut: string; notAfter: string }) =>
   html`<dl class="summary">
 <dt>Titular</dt><dd>${c.holderName}</dd>
-<dt>RUT del titular</dt><dd>${rutEs(c.rut)}</dd>
+<dt>RUT del titular</dt><dd class="rut">${rutEs(c.rut)}</dd>
 <dt>Vence el</dt><dd>${dateEs(c.notAfter)}</dd>
 ${'issuer' in c ? html`<dt>Emitido por</dt><dd>${/CN=([^\n]*)/.exec(c.issuer)?.[1] ?? c.issuer}</dd>` : ''}
 </dl>`;
@@ -158,16 +168,18 @@ ${csrfInput(o.csrf)}
 
 export function successPage(o: {
   razonSocial: string;
+  rutEmpresa: string;
+  issuer: string;
   certificate: { nombreTitular: string; rutCertificado: string; fechaVencimiento: string };
 }): string {
   return page(
     'Activación completada',
     html`<div class="card">
 <h1>Activación completada</h1>
-<p class="success" role="status">Listo: las credenciales de <strong>${o.razonSocial}</strong> quedaron configuradas. Ya puede cerrar esta página.</p>
+<p class="success" role="status">Listo: las credenciales de <strong>${o.razonSocial}</strong> (RUT <span class="rut">${rutEs(o.rutEmpresa)}</span>) quedaron configuradas para <strong>${o.issuer || 'su proveedor del sistema de facturación'}</strong>. Ya puede cerrar esta página.</p>
 <dl class="summary">
 <dt>Clave API</dt><dd>Verificada</dd>
-<dt>Certificado</dt><dd>${o.certificate.nombreTitular} (RUT ${o.certificate.rutCertificado}), vence el ${dateEs(`${o.certificate.fechaVencimiento}T12:00:00Z`)}</dd>
+<dt>Certificado</dt><dd>${o.certificate.nombreTitular} (RUT <span class="rut">${rutEs(o.certificate.rutCertificado)}</span>), vence el ${dateEs(`${o.certificate.fechaVencimiento}T12:00:00Z`)}</dd>
 </dl>
 <p class="muted">Este enlace ya fue usado y no volverá a funcionar.</p>
 </div>`,

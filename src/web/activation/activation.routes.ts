@@ -205,7 +205,16 @@ const routes: RouteModule = async (app, { ctx }) => {
         if (!view || !(await checkForm(req, reply, view, first(req.body?._csrf)))) return reply;
         try {
           const done = await activation.complete(req.params.token);
-          return send(reply, 200, successPage({ razonSocial: view.tenant.razonSocial, certificate: done.certificate }));
+          return send(
+            reply,
+            200,
+            successPage({
+              razonSocial: view.tenant.razonSocial,
+              rutEmpresa: view.tenant.rutEmpresa,
+              issuer: view.issuer,
+              certificate: done.certificate,
+            }),
+          );
         } catch (e) {
           return renderFailure(req, reply, e, 'confirm');
         }

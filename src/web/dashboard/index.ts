@@ -8,6 +8,7 @@ import { usePerIpRateLimit } from '../shared/rate-limit.ts';
 import { ASSET_FILES } from './assets.ts';
 import { csrfMatches } from './auth/dashboard-auth.service.ts';
 import { CsrfError, renderError, renderRateLimited } from './http/error-pages.ts';
+import { createOneTimeFlash } from './http/flash.ts';
 import { asForm } from './http/form.ts';
 import { applySecurityHeaders } from './http/security-headers.ts';
 import { clearSessionCookie, cookieSettings, resolveLang } from './http/state.ts';
@@ -58,6 +59,7 @@ const dashboard: RouteModule = async (app, { ctx }) => {
   const cookies = cookieSettings(ctx.config.appUrl);
   const appOrigin = new URL(ctx.config.appUrl).origin;
   const auth = ctx.services.dashboardAuth;
+  const flash = createOneTimeFlash({ clock: ctx.clock });
 
   // Pages are not API operations: keep them out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
@@ -102,9 +104,9 @@ const dashboard: RouteModule = async (app, { ctx }) => {
       bucket: 'dashboard-public',
       onLimited: (req, reply, retryAfter) => renderRateLimited(req, reply, retryAfter),
     });
-    authRoutes(pub, { ctx, cookies });
+    authRoutes(pub, { ctx, cookies, flash });
   });
-  for (const pages of PAGES) pages(app, { ctx, cookies });
+  for (const pages of PAGES) pages(app, { ctx, cookies, flash });
 };
 
 export default dashboard;

@@ -16,6 +16,7 @@ export interface LayoutOptions {
 }
 
 export const STYLESHEET_PATH = '/assets/site.css';
+export const FAVICON_PATH = '/assets/favicon.svg';
 
 export function layout(o: LayoutOptions): string {
   return `<!doctype html>\n${
@@ -27,6 +28,7 @@ export function layout(o: LayoutOptions): string {
 <meta name="robots" content="noindex, nofollow">
 <title>${o.title}</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml">
 </head>
 <body>
 <a class="skip-link" href="#main">${o.skipLinkText ?? 'Saltar al contenido'}</a>

@@ -139,9 +139,12 @@ describe('dashboard in Chromium', () => {
     const me = await api(apiKey, 'GET', '/api/v1/account');
     expect(me.status).toBe(200);
     expect(me.json.email).toBe(email);
-    // The key was in the POST's answer only (reloading that page would post the form again).
-    await page.goto(`${server.baseUrl}/settings/api-keys`);
+    // The POST redirected (303) to the page that showed the key once: reloading it creates no
+    // other key and shows this one no more.
+    expect(page.url()).toBe(`${server.baseUrl}/settings/api-keys?done=created#new-key`);
+    await page.reload();
     expect(await page.content()).not.toContain(apiKey);
+    await expect(page.locator('.success').textContent()).resolves.toContain('La clave ya se mostró');
     await expect(page.locator('#keys tbody tr').count()).resolves.toBe(1);
   }, 60_000);
 
@@ -202,6 +205,9 @@ describe('dashboard in Chromium', () => {
     await page.getByRole('button', { name: 'Copiar' }).click();
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(link);
     await check('12-enlace-activacion');
+    // Reloading the page that showed the link generates no other: the link copied still works.
+    await page.reload();
+    expect(await page.content()).not.toContain(link);
     await page.goto(tenantUrl);
     await expect(page.locator('#activation').textContent()).resolves.toContain('Pendiente');
 
@@ -335,6 +341,10 @@ describe('dashboard in Chromium', () => {
 
   it('rotates the signing secret; the next delivery is signed with the new one', async () => {
     await page.goto(endpointUrl);
+    // Rotating ends the current secret: the link opens a confirmation page first.
+    await page.getByRole('link', { name: 'Rotar secreto' }).click();
+    await expect(h1()).resolves.toBe('Rotar secreto de firma');
+    await check('19a-confirmar-rotacion');
     await page.getByRole('button', { name: 'Rotar secreto' }).click();
     await expect(page.locator('.success').textContent()).resolves.toContain('Secreto rotado');
     const rotated = await page.locator('#webhook-secret').inputValue();
@@ -374,7 +384,11 @@ describe('dashboard in Chromium', () => {
 
   it('revokes the API key, and the API refuses it', async () => {
     await page.getByRole('link', { name: 'Claves API' }).click();
-    await page.getByRole('button', { name: /^Revocar sk_live_/ }).click();
+    await page.getByRole('link', { name: /^Revocar sk_live_/ }).click();
+    await expect(h1()).resolves.toBe('Revocar clave API');
+    await check('23a-confirmar-revocacion');
+    expect((await api(apiKey, 'GET', '/api/v1/account')).status).toBe(200); // the confirmation page revoked nothing
+    await page.getByRole('button', { name: 'Revocar' }).click();
     await expect(page.locator('.success').textContent()).resolves.toBe('Clave revocada.');
     await check('23-clave-revocada');
     const refused = await api(apiKey, 'GET', '/api/v1/account');

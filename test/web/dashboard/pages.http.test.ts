@@ -105,47 +105,83 @@ describeEachDb('dashboard pages', (backend) => {
     expect(Object.fromEntries(certs.map((x) => [x.id, x.esPrincipal]))).toEqual({ [first.id]: false, [second.id]: true });
   });
 
-  it('generates an activation link shown once, then reports it pending, expired, and invalidated', async () => {
+  it('generates an activation link shown once (POST, 303, a GET a reload cannot repeat), then reports it pending, expired, and invalidated', async () => {
     const tenant = await t.ctx.services.tenants.create(c_account(), validTenant());
-    await c.get(`/tenants/${tenant.id}`);
+    const before = await c.get(`/tenants/${tenant.id}`);
+    expect(before.body).toContain(`action="/tenants/${tenant.id}/activation-link"`); // no link yet: a direct POST
     const r = await c.post(`/tenants/${tenant.id}/activation-link`);
-    expect(r.statusCode).toBe(201);
-    const link = /value="(http[^"]+\/activate\/act_[A-Za-z0-9_-]{43})"/.exec(r.body)?.[1];
+    expect([r.statusCode, r.headers.location]).toEqual([303, `/tenants/${tenant.id}?done=link#activation`]);
+    expect(r.body).not.toContain('/activate/act_');
+    const shown = await c.get(`/tenants/${tenant.id}?done=link`);
+    const link = /value="(http[^"]+\/activate\/act_[A-Za-z0-9_-]{43})"/.exec(shown.body)?.[1];
     expect(link).toBeDefined();
-    expect(r.body).toContain('data-copy="activation-url"');
-    expect(r.headers['cache-control']).toBe('no-store');
+    expect(shown.body).toContain('data-copy="activation-url"');
+    expect(shown.headers['cache-control']).toBe('no-store');
+    // A reload of the result page: no new link, the one copied still works, and it is not shown again.
+    const reload = await c.get(`/tenants/${tenant.id}?done=link`);
+    expect(reload.body).not.toContain('/activate/act_');
+    expect(textOf(reload.body)).toContain('El enlace ya se mostró');
+    expect((await t.ctx.services.activation.view(link!.split('/activate/')[1]!)).state).toBe('pending');
     const again = await c.get(`/tenants/${tenant.id}`);
     expect(again.body).not.toContain('/activate/act_');
     expect(textOf(again.body)).toContain('Pendiente');
+    // A pending link is replaced only through the confirmation page.
+    expect(again.body).not.toContain(`action="/tenants/${tenant.id}/activation-link"`);
+    expect(again.body).toContain(`href="/tenants/${tenant.id}/activation-link"`);
     clock.advance(8 * 86_400_000);
     // Eight days later the dashboard session has expired too: log in again.
     expect((await c.get(`/tenants/${tenant.id}`)).headers.location).toMatch(/^\/login\?next=.*&expired=1$/);
     expect((await c.logIn(email)).statusCode).toBe(303);
     expect(textOf((await c.get(`/tenants/${tenant.id}`)).body)).toContain('Expirado');
     clock.advance(-8 * 86_400_000);
-    // The old link is replaced by a new one: the page shows the new link's state.
+    // The old link is replaced by a new one, after the confirmation page.
+    const confirm = await c.get(`/tenants/${tenant.id}/activation-link`);
+    expect(confirm.statusCode).toBe(200);
+    expect(textOf(confirm.body)).toContain('El enlace pendiente que ya enviaste dejará de funcionar');
     const second = await c.post(`/tenants/${tenant.id}/activation-link`);
-    expect(/\/activate\/(act_[A-Za-z0-9_-]{43})/.exec(second.body)?.[1]).not.toBe(link?.split('/activate/')[1]);
+    expect(second.statusCode).toBe(303);
+    const secondLink = /\/activate\/(act_[A-Za-z0-9_-]{43})/.exec((await c.get(second.headers.location as string)).body)?.[1];
+    expect(secondLink).toBeDefined();
+    expect(secondLink).not.toBe(link?.split('/activate/')[1]);
     const view = await t.ctx.services.activation.view(link!.split('/activate/')[1]!);
     expect(view.state).toBe('invalidated');
   });
 
-  it('creates an API key shown once, lists it by prefix, and revokes it', async () => {
+  it('creates an API key shown once (a reload creates no other), lists it by prefix, and revokes it after a confirmation', async () => {
     await c.get('/settings/api-keys');
+    const count = async () => (await t.ctx.services.apiKeys.list(c_account(), { limit: 250 })).data.length;
+    const before = await count();
     const r = await c.post('/settings/api-keys', { name: 'producción' });
-    expect(r.statusCode).toBe(201);
-    const key = /value="(sk_live_[A-Za-z0-9_-]{43})"/.exec(r.body)?.[1];
+    expect([r.statusCode, r.headers.location]).toEqual([303, '/settings/api-keys?done=created#new-key']);
+    expect(r.body).not.toContain('sk_live_');
+    const shown = await c.get('/settings/api-keys?done=created');
+    const key = /value="(sk_live_[A-Za-z0-9_-]{43})"/.exec(shown.body)?.[1];
     expect(key).toBeDefined();
+    expect(await count()).toBe(before + 1);
+    // Reloading the result page creates nothing and shows the key no more.
+    const reload = await c.get('/settings/api-keys?done=created');
+    expect(reload.body).not.toContain(key!);
+    expect(textOf(reload.body)).toContain('La clave ya se mostró');
+    expect(await count()).toBe(before + 1);
     expect((await t.call(key!, { method: 'GET', url: '/api/v1/account' })).statusCode).toBe(200);
     const list = await c.get('/settings/api-keys');
     expect(list.body).not.toContain(key!);
     expect(list.body).toContain(`${key!.slice(0, 14)}…`);
     const keyId = (await t.ctx.services.apiKeys.list(c_account(), { limit: 10 })).data.find((k) => k.name === 'producción')!.id;
+    // The list links to a confirmation page; opening it revokes nothing.
+    expect(list.body).toContain(`href="/settings/api-keys/${keyId}/revoke"`);
+    expect(list.body).not.toContain(`action="/settings/api-keys/${keyId}/revoke"`);
+    const confirm = await c.get(`/settings/api-keys/${keyId}/revoke`);
+    expect(confirm.statusCode).toBe(200);
+    expect(confirm.body).toContain(`action="/settings/api-keys/${keyId}/revoke"`);
+    expect(textOf(confirm.body)).toContain('dejarán de funcionar de inmediato');
+    expect((await t.call(key!, { method: 'GET', url: '/api/v1/account' })).statusCode).toBe(200);
     const revoked = await c.post(`/settings/api-keys/${keyId}/revoke`);
     expect([revoked.statusCode, revoked.headers.location]).toEqual([303, '/settings/api-keys?done=revoked']);
     const refused = await t.call(key!, { method: 'GET', url: '/api/v1/account' });
     expect([refused.statusCode, refused.json().error.code]).toEqual([401, 'revoked_api_key']);
     expect(textOf((await c.get('/settings/api-keys?done=revoked')).body)).toContain('Clave revocada.');
+    expect((await c.get(`/settings/api-keys/${keyId}/revoke`)).statusCode).toBe(404);
   });
 
   it('manages webhook endpoints: create, edit events, disable, reveal and rotate the secret, test, delete', async () => {
@@ -180,11 +216,22 @@ describeEachDb('dashboard pages', (backend) => {
     ]);
 
     await c.get(`/webhooks/${id}`);
-    const shown = await c.post(`/webhooks/${id}/secret`);
+    const reveal = await c.post(`/webhooks/${id}/secret`);
+    expect([reveal.statusCode, reveal.headers.location]).toEqual([303, `/webhooks/${id}?done=secret#secret`]);
+    const shown = await c.get(`/webhooks/${id}?done=secret`);
     const secret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(shown.body)?.[1];
     expect(secret).toBe((await t.ctx.services.webhooks.getSecret(c_account(), id)).secret);
     expect(shown.headers['cache-control']).toBe('no-store');
-    const rotated = await c.post(`/webhooks/${id}/secret/rotate`);
+    expect((await c.get(`/webhooks/${id}?done=secret`)).body).not.toContain('whsec_');
+    // Rotating goes through a confirmation page, then shows the new secret once.
+    expect(shown.body).toContain(`href="/webhooks/${id}/secret/rotate"`);
+    const confirm = await c.get(`/webhooks/${id}/secret/rotate`);
+    expect(textOf(confirm.body)).toContain('El secreto actual deja de firmar de inmediato');
+    expect((await t.ctx.services.webhooks.getSecret(c_account(), id)).secret).toBe(secret);
+    const rotate = await c.post(`/webhooks/${id}/secret/rotate`);
+    expect([rotate.statusCode, rotate.headers.location]).toEqual([303, `/webhooks/${id}?done=rotated#secret`]);
+    const rotated = await c.get(rotate.headers.location as string);
+    expect(textOf(rotated.body)).toContain('Secreto rotado');
     const newSecret = /value="(whsec_[A-Za-z0-9+/=]+)"/.exec(rotated.body)?.[1];
     expect(newSecret).toBeDefined();
     expect(newSecret).not.toBe(secret);

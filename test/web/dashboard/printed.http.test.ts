@@ -107,6 +107,13 @@ describeEachDb('dashboard: printed documents and the logo', (backend) => {
     const pdf = await c.get(`${docs()}/${facturaId}/pdf`);
     expect(pdfImages(pdf.rawPayload).some((l) => /\b120\s+60\b/.test(l))).toBe(true);
 
+    // Removing goes through a confirmation page (a GET that removes nothing).
+    expect(shown.body).toContain(`href="/tenants/${tenantId}/logo/delete"`);
+    expect(shown.body).not.toContain(`action="/tenants/${tenantId}/logo/delete"`);
+    const confirm = await c.get(`/tenants/${tenantId}/logo/delete`);
+    expect(confirm.body).toContain(`action="/tenants/${tenantId}/logo/delete"`);
+    expect(textOf(confirm.body)).toContain('no llevarán logo');
+    expect((await c.get(`/tenants/${tenantId}/logo`)).statusCode).toBe(200);
     const removed = await c.post(`/tenants/${tenantId}/logo/delete`);
     expect(removed.statusCode).toBe(303);
     expect((await c.get(`/tenants/${tenantId}/logo`)).statusCode).toBe(404);

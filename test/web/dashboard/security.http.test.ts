@@ -178,8 +178,10 @@ describeEachDb('dashboard security', (backend) => {
   it('requires a login for every page but the login and sign-up ones', async () => {
     const anon = new DashboardClient(t.app, '198.51.100.3');
     for (const r of routes.filter(
-      // /signup/confirm is the e-mailed link that logs in (its own tests: signup-confirmation.http.test.ts).
-      (x) => x.method === 'GET' && !x.url.startsWith('/assets/') && !['/login', '/signup', '/signup/confirm'].includes(x.url),
+      // /signup/confirm is the e-mailed link that logs in, /signup/sent the "check your e-mail" page
+      // after a sign-up (their own tests: signup-confirmation.http.test.ts).
+      (x) =>
+        x.method === 'GET' && !x.url.startsWith('/assets/') && !['/login', '/signup', '/signup/confirm', '/signup/sent'].includes(x.url),
     )) {
       const res = await anon.get(fill(r.url));
       expect(res.statusCode, r.url).toBe(303);

@@ -121,8 +121,17 @@ describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail i
 
     const a = new DashboardClient(t.app, '198.51.100.21');
     const b = new DashboardClient(t.app, '198.51.100.22');
-    const ra = await signUp(a, fresh);
-    const rb = await signUp(b, taken);
+    const pa = await signUp(a, fresh);
+    const pb = await signUp(b, taken);
+    // Both POSTs redirect (303) to the same page, so a reload never sends another e-mail.
+    expect([pa.statusCode, pa.headers.location]).toEqual([303, '/signup/sent']);
+    const postHeaders = (r: typeof pa) =>
+      Object.fromEntries(Object.entries(r.headers).filter(([k]) => !['set-cookie', 'date', 'request-id'].includes(k)));
+    expect(postHeaders(pb)).toEqual(postHeaders(pa));
+    expect(pb.body).toBe(pa.body);
+    expect(pa.cookies.filter((c) => c.name === SESSION)).toEqual([]);
+    const ra = await a.get('/signup/sent');
+    const rb = await b.get('/signup/sent');
 
     expect(ra.statusCode).toBe(200);
     expect(rb.statusCode).toBe(ra.statusCode);
@@ -135,6 +144,11 @@ describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail i
     expect(ra.cookies.filter((c) => c.name === SESSION)).toEqual([]);
     expect(rb.cookies.filter((c) => c.name === SESSION)).toEqual([]);
     expect(textOf(ra.body)).toContain(`Te enviamos un correo a ${fresh} para confirmar`);
+    // A reload shows the page again, without the address, and sends nothing.
+    const reload = await a.get('/signup/sent');
+    expect(reload.statusCode).toBe(200);
+    expect(reload.body).not.toContain(fresh);
+    expect(textOf(reload.body)).toContain('Te enviamos un correo para confirmar tu cuenta');
 
     // The mails differ: a link for the new address, "you already have an account" for the other.
     const toFresh = await mailTo(fresh);
@@ -152,7 +166,7 @@ describeEachDb('dashboard sign-up with SMTP: no answer tells whether an e-mail i
   it('the link shows a button whose POST creates the account and logs the browser in; a second use fails', async () => {
     const fresh = address('new');
     const browser = new DashboardClient(t.app, '198.51.100.23');
-    expect((await signUp(browser, fresh)).statusCode).toBe(200);
+    expect((await signUp(browser, fresh)).statusCode).toBe(303);
     expect(await accountExists(fresh)).toBe(false);
     const link = linkIn(await mailTo(fresh));
 

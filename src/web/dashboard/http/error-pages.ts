@@ -41,9 +41,11 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
     ? err
     : validation
       ? new AppError('invalid_request', 'invalid_field', err.message)
-      : (err as FastifyError).statusCode && (err as FastifyError).statusCode! < 500
-        ? new AppError('invalid_request', 'invalid_request', 'The request is malformed.')
-        : undefined;
+      : (err as FastifyError).statusCode === 413
+        ? new AppError('too_large', 'body_too_large', 'The form is too large.')
+        : (err as FastifyError).statusCode && (err as FastifyError).statusCode! < 500
+          ? new AppError('invalid_request', 'invalid_request', 'The request is malformed.')
+          : undefined;
   if (appErr) {
     if (appErr.retryAfterSeconds !== undefined) reply.header('Retry-After', String(appErr.retryAfterSeconds));
     if (appErr.kind === 'not_found')

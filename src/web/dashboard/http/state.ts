@@ -71,6 +71,13 @@ export const accountId = (req: FastifyRequest): string => {
 
 export const t = (req: FastifyRequest): Messages => state(req).t;
 
+/** The signed-in session's key for one-time flashes (its token's hash; the token itself stays in the cookie). */
+export const flashKey = (req: FastifyRequest): string => {
+  const key = state(req).session?.tokenHash;
+  if (!key) throw new Error('not signed in');
+  return key;
+};
+
 export function sendPage(reply: FastifyReply, body: string, status = 200): FastifyReply {
   return reply.status(status).type('text/html; charset=utf-8').send(body);
 }

@@ -52,6 +52,36 @@ export const en: Messages = {
     notAvailable: 'This section is not available on this server yet.',
     loadFailed: 'This section could not be loaded. Try again in a few minutes.',
   },
+  /** Form checks done on the page (http/form.ts `details.rule`), and the generic fallback. */
+  validation: {
+    required: 'Fill in this field.',
+    tooLong: (max: number) => `Use at most ${max} characters.`,
+    tooMany: (max: number) => `Choose at most ${max}.`,
+    wholeNumber: (min: number, max: number) => `Enter a whole number between ${min} and ${max}, without separators.`,
+    activityCodes: (max: number) => `Enter up to ${max} six-digit codes, separated by commas.`,
+    oneOf: 'Choose one of the options.',
+    invalid: 'This value is not valid: check it.',
+    tooLarge: 'The form or the file is too large.',
+    malformed: 'The form could not be read. Reload the page and try again.',
+  },
+  /** Confirmation steps of destructive actions, and the one-time display of created secrets. */
+  confirm: {
+    question: 'Are you sure?',
+    revokeKeyTitle: 'Revoke API key',
+    revokeKey: 'Integrations using this key stop working at once (401). This cannot be undone.',
+    relinkTitle: 'Generate a new activation link',
+    relink: 'The pending link you already sent stops working, and your customer will have to use the new one.',
+    removeLogoTitle: 'Remove logo',
+    removeLogo: 'Documents printed from now on carry no logo. You can upload it again.',
+    rotateSecretTitle: 'Rotate signing secret',
+    rotateSecret: 'The current secret stops signing at once: your receiver will reject deliveries until you update it.',
+    keyGone: 'The key was already shown and cannot be shown again. If you did not copy it, revoke it and create another.',
+    linkGone: 'The link was already shown and cannot be shown again. If you did not copy it, generate a new one.',
+    secretGone: 'The secret is no longer shown. Ask for it again with "Reveal secret".',
+    checkEmailAgain:
+      'We sent you an e-mail to confirm your account: open the link in it (it expires in 24 hours). If it does not arrive within a few minutes, check your spam folder or sign up again.',
+    secretShown: 'Signing secret',
+  },
   auth: {
     loginTitle: 'Log in',
     signupTitle: 'Create an account',

@@ -51,6 +51,36 @@ export const es = {
     notAvailable: 'Esta sección aún no está disponible en este servidor.',
     loadFailed: 'No se pudo cargar esta sección. Vuelve a intentarlo en unos minutos.',
   },
+  /** Form checks done on the page (http/form.ts `details.rule`), and the generic fallback. */
+  validation: {
+    required: 'Completa este campo.',
+    tooLong: (max: number) => `Puede tener como máximo ${max} caracteres.`,
+    tooMany: (max: number) => `Elige como máximo ${max}.`,
+    wholeNumber: (min: number, max: number) => `Escribe un número entero entre ${min} y ${max}, sin puntos.`,
+    activityCodes: (max: number) => `Escribe hasta ${max} códigos de 6 dígitos, separados por comas.`,
+    oneOf: 'Elige una de las opciones.',
+    invalid: 'Este valor no es válido: revísalo.',
+    tooLarge: 'El formulario o el archivo es demasiado grande.',
+    malformed: 'No pudimos leer el formulario. Vuelve a cargar la página e inténtalo de nuevo.',
+  },
+  /** Confirmation steps of destructive actions, and the one-time display of created secrets. */
+  confirm: {
+    question: '¿Seguro?',
+    revokeKeyTitle: 'Revocar clave API',
+    revokeKey: 'Las integraciones que usan esta clave dejarán de funcionar de inmediato (401). No se puede deshacer.',
+    relinkTitle: 'Generar un enlace de activación nuevo',
+    relink: 'El enlace pendiente que ya enviaste dejará de funcionar y tu cliente tendrá que usar el nuevo.',
+    removeLogoTitle: 'Quitar logo',
+    removeLogo: 'Los documentos que se impriman desde ahora no llevarán logo. Puedes volver a subirlo.',
+    rotateSecretTitle: 'Rotar secreto de firma',
+    rotateSecret: 'El secreto actual deja de firmar de inmediato: tu receptor rechazará las entregas hasta que lo actualices.',
+    keyGone: 'La clave ya se mostró y no se puede volver a ver. Si no la copiaste, revócala y crea otra.',
+    linkGone: 'El enlace ya se mostró y no se puede volver a ver. Si no lo copiaste, genera uno nuevo.',
+    secretGone: 'El secreto ya no se muestra. Vuelve a pedirlo con «Mostrar secreto».',
+    checkEmailAgain:
+      'Te enviamos un correo para confirmar tu cuenta: abre el enlace que contiene (vence en 24 horas). Si no llega en unos minutos, revisa la carpeta de spam o vuelve a registrarte.',
+    secretShown: 'Secreto de firma',
+  },
   auth: {
     loginTitle: 'Iniciar sesión',
     signupTitle: 'Crear cuenta',

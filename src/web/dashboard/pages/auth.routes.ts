@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
-import { asForm, text } from '../http/form.ts';
-import { clearSessionCookie, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
+import { normaliseAccountName, normaliseEmail } from '../../../modules/accounts/index.ts';
+import { checkPassword } from '../auth/dashboard-auth.service.ts';
+import { asForm, fieldChecks, text } from '../http/form.ts';
+import { clearSessionCookie, flashKey, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
 import { loginView, signupConfirmFailedView, signupConfirmView, signupSentView, signupView } from '../views/auth.view.ts';
 import { errorText } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
@@ -12,7 +14,9 @@ import type { DashboardRoutes } from './types.ts';
  * still carry a CSRF token: a pre-login session is started for them (login CSRF would otherwise
  * let another site log a browser into the attacker's account).
  */
-export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
+const SIGNUP_SENT = 'signup-sent';
+
+export const authRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => {
   const auth = ctx.services.dashboardAuth;
   const signupEnabled = ctx.config.signupEnabled;
 
@@ -70,6 +74,13 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     return sendPage(reply, signupView(pageContext(req), { enabled: signupEnabled }), signupEnabled ? 200 : 404);
   });
 
+  // "Check your e-mail", once per sign-up, then the same page without the address.
+  app.get('/signup/sent', { config: { dashboardPublic: true } }, async (req, reply) => {
+    if (!signupEnabled || !auth.confirmsByEmail) return seeOther(reply, '/signup');
+    const sent = state(req).session ? flash.take<{ email: string }>(flashKey(req), SIGNUP_SENT) : undefined;
+    return sendPage(reply, signupSentView(pageContext(req), { email: sent?.email }));
+  });
+
   app.post('/signup', { config: { dashboardPublic: true } }, async (req, reply) => {
     if (!signupEnabled) return sendPage(reply, signupView(pageContext(req), { enabled: false }), 404);
     const body = asForm(req.body);
@@ -80,7 +91,10 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
       if (auth.confirmsByEmail) {
         // The same page for a new and a registered address (docs/dashboard.md "Sign-up").
         const sent = await auth.requestSignUp({ name, email, password, ip: req.ip, lang: state(req).lang });
-        return sendPage(reply, signupSentView(pageContext(req), { email: sent.email }));
+        // Redirect after POST: reloading the answer must not send another e-mail (which would
+        // replace the pending sign-up and void the link just sent).
+        flash.put(flashKey(req), SIGNUP_SENT, { email: sent.email });
+        return seeOther(reply, '/signup/sent');
       }
       const { token, session } = await auth.signUp({ name, email, password, ip: req.ip }, state(req).token);
       setSessionCookie(reply, cookies, token, session, ctx.clock.now());
@@ -88,15 +102,24 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies }) => {
     } catch (e) {
       if (!isAppError(e) || statusOf(e) >= 500 || e.kind === 'not_found') throw e;
       if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
+      // The service stops at the first bad field (after counting the attempt against the per-IP
+      // limit); the page names every bad field at once, by the same rules.
+      const { check, problems } = fieldChecks();
+      if (e.kind === 'invalid_request') {
+        check(() => normaliseAccountName(name));
+        check(() => normaliseEmail(email));
+        check(() => checkPassword(password));
+      }
+      const shown = problems.length > 0 ? problems : [e];
       return sendPage(
         reply,
         signupView(pageContext(req), {
           name,
           email,
-          error: {
-            message: e.code === 'login_rate_limited' ? t(req).errors.rateLimited(e.retryAfterSeconds ?? 60) : errorText(e, t(req)),
-            param: e.param,
-          },
+          error: shown.map((p) => ({
+            message: p.code === 'login_rate_limited' ? t(req).errors.rateLimited(p.retryAfterSeconds ?? 60) : errorText(p, t(req)),
+            param: p.param,
+          })),
           enabled: true,
         }),
         statusOf(e),

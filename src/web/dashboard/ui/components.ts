@@ -67,8 +67,8 @@ export function checkboxes(o: {
   checked: readonly string[];
   error?: string | undefined;
 }): SafeHtml {
-  return html`<fieldset class="field${o.error ? ' field-error' : ''}" id="${fieldId(o.name)}" tabindex="-1"><legend>${o.legend}</legend>${o.hint ? html`<p class="hint">${o.hint}</p>` : ''}${
-    o.error ? html`<p class="error-message">${o.error}</p>` : ''
+  return html`<fieldset class="field${o.error ? ' field-error' : ''}" id="${fieldId(o.name)}" tabindex="-1"${o.error ? html` aria-describedby="${fieldId(o.name)}-error"` : ''}><legend>${o.legend}</legend>${o.hint ? html`<p class="hint">${o.hint}</p>` : ''}${
+    o.error ? html`<p class="error-message" id="${fieldId(o.name)}-error">${o.error}</p>` : ''
   }
 <ul class="checks">${o.options.map((op, i) => {
     const id = `${fieldId(o.name)}-${i}`;
@@ -131,16 +131,48 @@ export function notice(text: unknown, tone: 'ok' | 'warn' | 'bad' | 'info' = 'ok
   return html`<div class="${cls}" role="${tone === 'bad' ? 'alert' : 'status'}">${text}</div>`;
 }
 
+export type FormProblemLike = { message: string; param?: string | undefined; label?: string | undefined };
+
 /**
- * The banner of a failed form submission: the shared error summary, linking to the field at fault
- * when the error names one (`param`), else the message alone.
+ * A form's problems in the order of its fields, each with its field's label, for the summary at
+ * the top ("Giro: Completa este campo."); problems of no listed field keep their place at the end.
  */
-export function formError(err: { message: string; param?: string | undefined } | undefined, t: Messages): SafeHtml | '' {
-  if (!err) return '';
-  const param = err.param?.replace(/\[\d+\]$/, '');
-  if (param && /^[A-Za-z][A-Za-z0-9_]*$/.test(param))
-    return errorSummary(t.common.errorTitle, [{ fieldId: fieldId(param), message: err.message }]);
-  return html`<div class="error-summary" role="alert"><h2>${t.common.errorTitle}</h2><p>${err.message}</p></div>`;
+export function labelled(
+  problems: FormProblemLike | readonly FormProblemLike[] | undefined,
+  fields: readonly (readonly [name: string, label: string])[],
+): FormProblemLike[] {
+  const list = problems === undefined ? [] : Array.isArray(problems) ? problems : [problems as FormProblemLike];
+  const index = (p: FormProblemLike) => {
+    const i = fields.findIndex(([name]) => p.param === name || p.param?.startsWith(`${name}[`));
+    return i < 0 ? fields.length : i;
+  };
+  return [...list].map((p) => ({ ...p, label: p.label ?? fields[index(p)]?.[1] })).sort((a, b) => index(a) - index(b));
+}
+
+/** The message for field `name` among a form's problems (one or several), if any. */
+export function problemFor(problems: FormProblemLike | readonly FormProblemLike[] | undefined, name: string): string | undefined {
+  const list = problems === undefined ? [] : Array.isArray(problems) ? problems : [problems as FormProblemLike];
+  return list.find((p) => p.param === name || p.param?.startsWith(`${name}[`))?.message;
+}
+
+/**
+ * The banner of a failed form submission: the shared error summary, one line per problem, each
+ * linking to the field at fault when it names one (`param`), else the message alone.
+ */
+export function formError(err: FormProblemLike | readonly FormProblemLike[] | undefined, t: Messages): SafeHtml | '' {
+  const list = err === undefined ? [] : Array.isArray(err) ? err : [err as FormProblemLike];
+  if (list.length === 0) return '';
+  const linked = list.map((e) => {
+    const param = e.param?.replace(/\[\d+\]$/, '');
+    const message = e.label ? `${e.label}: ${e.message}` : e.message;
+    return { message, fieldId: param && /^[A-Za-z][A-Za-z0-9_]*$/.test(param) ? fieldId(param) : undefined };
+  });
+  if (linked.every((l) => l.fieldId))
+    return errorSummary(
+      t.common.errorTitle,
+      linked.map((l) => ({ fieldId: l.fieldId!, message: l.message })),
+    );
+  return html`<div class="error-summary" role="alert"><h2>${t.common.errorTitle}</h2>${linked.map((l) => html`<p>${l.message}</p>`)}</div>`;
 }
 
 /** Iterator pagination: "first page" and "next page" links that keep the current filters. */
@@ -179,5 +211,34 @@ export const section = (title: string, body: unknown, opts: { id?: string; actio
 export const dl = (items: readonly (readonly [string, unknown])[]): SafeHtml =>
   html`<dl class="props">${items.map(([k, v]) => html`<div><dt>${k}</dt><dd>${v === '' || v === null || v === undefined ? '—' : v}</dd></div>`)}</dl>`;
 
-/** The message of a service error in the page's language when the code has a text, else the service's own. */
-export const errorText = (err: { code: string; message: string }, t: Messages): string => t.errorCodes[err.code] ?? err.message;
+/**
+ * The message of an error in the page's language: the text of its code, or of the form rule that
+ * failed (http/form.ts `details.rule`); a Spanish page never shows the service's English message.
+ */
+export const errorText = (err: { code: string; message: string; details?: Record<string, unknown> | undefined }, t: Messages): string => {
+  const coded = t.errorCodes[err.code];
+  if (coded) return coded;
+  const v = t.validation;
+  const d = err.details ?? {};
+  const n = (k: string) => (typeof d[k] === 'number' ? (d[k] as number) : 0);
+  switch (d.rule) {
+    case 'required':
+      return v.required;
+    case 'too_long':
+      return v.tooLong(n('max'));
+    case 'too_many':
+      return v.tooMany(n('max'));
+    case 'whole_number':
+      return v.wholeNumber(n('min'), n('max'));
+    case 'activity_codes':
+      return v.activityCodes(n('max'));
+    case 'one_of':
+      return v.oneOf;
+  }
+  if (err.code === 'body_too_large') return v.tooLarge;
+  if (err.code === 'invalid_request' || err.code === 'invalid_multipart') return v.malformed;
+  return t.lang === 'en' ? err.message : v.invalid;
+};
+
+/** A RUT, kept on one line (a phone would otherwise break it at the hyphen). */
+export const rut = (value: string | null | undefined): SafeHtml | string => (value ? html`<span class="rut">${value}</span>` : '—');

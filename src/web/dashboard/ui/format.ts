@@ -10,7 +10,13 @@ export function formatDateTime(iso: string | Date | null | undefined, t: Message
   const d = typeof iso === 'string' ? new Date(iso) : iso;
   if (Number.isNaN(d.getTime())) return '—';
   let f = dateTimeFormats.get(t.locale);
-  if (!f) dateTimeFormats.set(t.locale, (f = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'short', timeZone: TZ })));
+  // With seconds (two events in the same minute are told apart), on the 24-hour clock Chile
+  // writes: ICU's es-CL default would be "4:49:37 p. m.".
+  if (!f)
+    dateTimeFormats.set(
+      t.locale,
+      (f = new Intl.DateTimeFormat(t.locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone: TZ, hourCycle: 'h23' })),
+    );
   return f.format(d);
 }
 

@@ -1,7 +1,7 @@
 import type { Lang, Messages } from '../i18n/index.ts';
 import { csrfInput } from '../../shared/forms.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
-import { STYLESHEET_PATH } from '../../shared/layout.ts';
+import { FAVICON_PATH, STYLESHEET_PATH } from '../../shared/layout.ts';
 import { ASSETS } from '../assets.ts';
 
 /**
@@ -35,7 +35,7 @@ function langSwitch(ctx: PageContext): SafeHtml {
 function head(ctx: PageContext, title: string): SafeHtml {
   return html`<html lang="${ctx.t.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><meta name="robots" content="noindex, nofollow"><title>${title} · ${ctx.t.appName}</title>
-<link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="stylesheet" href="${ASSETS.css}"><script src="${ASSETS.js}" defer></script></head>`;
+<link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml"><link rel="stylesheet" href="${STYLESHEET_PATH}"><link rel="stylesheet" href="${ASSETS.css}"><script src="${ASSETS.js}" defer></script></head>`;
 }
 
 export function layout(ctx: PageContext, o: { title: string; active?: NavKey; body: unknown; flash?: unknown }): string {

@@ -1,6 +1,6 @@
 import type { ApiKey } from '../../../modules/api-keys/index.ts';
 import { html } from '../../shared/html.ts';
-import { copyable, csrfInput, field, formError, notice, postButton, section, submit, table } from '../ui/components.ts';
+import { copyable, csrfInput, field, formError, notice, section, submit, table } from '../ui/components.ts';
 import { formatDateTime } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import type { FormProblem } from './auth.view.ts';
@@ -11,7 +11,7 @@ export function apiKeysView(
 ): string {
   const t = ctx.t;
   const created = o.created
-    ? html`<div class="success" role="status"><h2>${t.apiKeys.created}${o.created.name ? `: ${o.created.name}` : ''}</h2>
+    ? html`<div class="success" role="status" id="new-key" tabindex="-1"><h2>${t.apiKeys.created}${o.created.name ? `: ${o.created.name}` : ''}</h2>
 <p>${t.common.shownOnce}</p>${copyable({ id: 'new-api-key', label: t.apiKeys.created, value: o.created.key, t })}</div>`
     : '';
   const list = table({
@@ -23,13 +23,8 @@ export function apiKeysView(
       html`<code>${k.prefix}…</code>`,
       formatDateTime(k.createdAt, t),
       k.lastUsedAt ? formatDateTime(k.lastUsedAt, t) : t.common.never,
-      postButton({
-        action: `/settings/api-keys/${k.id}/revoke`,
-        label: t.apiKeys.revoke,
-        csrf: ctx.csrf,
-        tone: 'danger',
-        ariaLabel: `${t.apiKeys.revoke} ${k.prefix}… ${k.name ?? ''}`.trim(),
-      }),
+      // A link to the confirmation page (GET, changes nothing); the revoking POST is there.
+      html`<a class="button button-danger button-small" href="/settings/api-keys/${k.id}/revoke" aria-label="${`${t.apiKeys.revoke} ${k.prefix}… ${k.name ?? ''}`.trim()}">${t.apiKeys.revoke}</a>`,
     ]),
   });
   return layout(ctx, {

@@ -1,6 +1,6 @@
 import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
 import { html } from '../../shared/html.ts';
-import { csrfInput, field, formError, notice, submit } from '../ui/components.ts';
+import { csrfInput, field, formError, labelled, notice, problemFor, submit } from '../ui/components.ts';
 import { bareLayout, type PageContext } from '../ui/layout.ts';
 
 export interface FormProblem {
@@ -25,9 +25,12 @@ ${o.signupEnabled ? html`<p>${t.auth.noAccount} <a href="/signup">${t.auth.signu
   });
 }
 
-export function signupView(ctx: PageContext, o: { name?: string; email?: string; error?: FormProblem; enabled: boolean }): string {
+export function signupView(
+  ctx: PageContext,
+  o: { name?: string; email?: string; error?: FormProblem | readonly FormProblem[]; enabled: boolean },
+): string {
   const t = ctx.t;
-  const err = (p: string) => (o.error?.param === p ? o.error.message : undefined);
+  const err = (p: string) => problemFor(o.error, p);
   if (!o.enabled)
     return bareLayout(ctx, {
       title: t.auth.signupTitle,
@@ -35,7 +38,14 @@ export function signupView(ctx: PageContext, o: { name?: string; email?: string;
     });
   return bareLayout(ctx, {
     title: t.auth.signupTitle,
-    body: html`<p>${t.auth.intro}</p>${formError(o.error, t)}
+    body: html`<p>${t.auth.intro}</p>${formError(
+      labelled(o.error, [
+        ['name', t.auth.name],
+        ['email', t.auth.email],
+        ['password', t.auth.password],
+      ]),
+      t,
+    )}
 <form method="post" action="/signup" class="card" novalidate>${csrfInput(ctx.csrf)}
 ${field({ t, name: 'name', label: t.auth.name, value: o.name, required: true, autocomplete: 'organization', maxlength: 200, error: err('name') })}
 ${field({ t, name: 'email', label: t.auth.email, kind: 'email', value: o.email, required: true, autocomplete: 'email', maxlength: 320, error: err('email') })}
@@ -59,11 +69,11 @@ ${field({
  * The answer to every accepted sign-up when sign-up confirms by e-mail: the same page (and status)
  * whether or not the address already had an account.
  */
-export function signupSentView(ctx: PageContext, o: { email: string }): string {
+export function signupSentView(ctx: PageContext, o: { email?: string | undefined }): string {
   const t = ctx.t;
   return bareLayout(ctx, {
     title: t.auth.checkEmailTitle,
-    body: html`${notice(t.auth.checkEmail(o.email), 'info')}<p><a href="/login">${t.auth.loginTitle}</a></p>`,
+    body: html`${notice(o.email ? t.auth.checkEmail(o.email) : t.confirm.checkEmailAgain, 'info')}<p><a href="/login">${t.auth.loginTitle}</a></p>`,
   });
 }
 

@@ -5,7 +5,7 @@ import type { Messages } from '../i18n/index.ts';
 import { DTE_STATUSES, isCedibleType, RUT_ANONYMOUS, TIPOS_DTE, type DteHistoryEntry, type DteRecord } from '../pages/issuing.ts';
 import { filterQuery, type DocumentFilters } from '../pages/document-filters.ts';
 import type { FormProblem } from '../ui/actions.ts';
-import { badge, dl, field, formError, linkButton, pager, section, select, submit, table, type Tone } from '../ui/components.ts';
+import { badge, dl, field, formError, linkButton, pager, rut, section, select, submit, table, type Tone } from '../ui/components.ts';
 import { formatAmount, formatDate, formatDateTime, formatNumber, formatUnitPrice } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import { deliveriesSection } from './mailbox.view.ts';
@@ -131,7 +131,7 @@ ${section(
 ${section(
   t.dte.receptor,
   dl([
-    ['RUT', r.rut === RUT_ANONYMOUS ? `${r.rut} (${t.dte.consumidorFinal})` : r.rut],
+    ['RUT', r.rut === RUT_ANONYMOUS ? html`${rut(r.rut)} (${t.dte.consumidorFinal})` : rut(r.rut)],
     [t.tenant.razonSocial, r.razonSocial],
     [t.tenant.giro, r.giro],
     [t.tenant.direccion, [r.direccion, r.comuna, r.ciudad].filter(Boolean).join(', ')],

@@ -2,7 +2,7 @@ import type { Message } from '../../../modules/webhooks/index.ts';
 import type { Tenant } from '../../../modules/tenants/index.ts';
 import { html } from '../../shared/html.ts';
 import type { DteRecord, FolioStock } from '../pages/issuing.ts';
-import { badge, linkButton, section, table } from '../ui/components.ts';
+import { badge, linkButton, rut, section, table } from '../ui/components.ts';
 import { formatAmount, formatDateTime, formatNumber } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
 import { dteStatus, tipoLabel } from './documents.view.ts';
@@ -27,7 +27,7 @@ export function overviewView(ctx: PageContext, d: OverviewData): string {
         empty: t.overview.noTenants,
         rows: d.tenants.map((x) => [
           tenantName(x),
-          x.rutEmpresa,
+          rut(x.rutEmpresa),
           tenantStatus(x, t),
           x.credentials.ready ? badge(t.overview.ready, 'ok') : badge(t.overview.notReady, 'warn'),
         ]),

@@ -14,7 +14,10 @@ import {
   linkButton,
   notice,
   pager,
+  labelled,
   postButton,
+  problemFor,
+  rut,
   section,
   select,
   submit,
@@ -82,7 +85,7 @@ ${section(
     empty: t.tenant.noTenantsYet,
     rows: o.tenants.map((x) => [
       html`<a href="/tenants/${x.id}">${x.razonSocial}</a>`,
-      x.rutEmpresa,
+      rut(x.rutEmpresa),
       tenantStatus(x, t),
       credentialBadges(x, t),
       formatDateTime(x.createdAt, t),
@@ -93,9 +96,9 @@ ${section(
   });
 }
 
-function tenantFields(ctx: PageContext, v: TenantForm, error: FormProblem | undefined): SafeHtml {
+function tenantFields(ctx: PageContext, v: TenantForm, error: FormProblem | readonly FormProblem[] | undefined): SafeHtml {
   const t = ctx.t;
-  const err = (p: string) => (error?.param === p || error?.param?.startsWith(`${p}[`) ? error.message : undefined);
+  const err = (p: string) => problemFor(error, p);
   const f = (name: keyof TenantForm, label: string, extra: Partial<Parameters<typeof field>[0]> = {}) =>
     field({ t, name, label, value: v[name], required: true, error: err(name), ...extra });
   return html`<div class="cols">
@@ -122,13 +125,34 @@ ${f('email', t.tenant.email, { kind: 'email', required: false, optionalLabel: t.
 </div>`;
 }
 
-export function tenantFormView(ctx: PageContext, o: { tenant?: Tenant; form: TenantForm; error?: FormProblem }): string {
+/** The form's fields in their order on the page, with their labels (for the error summary). */
+const tenantLabels = (t: Messages) =>
+  (
+    [
+      'rutEmpresa',
+      'razonSocial',
+      'giro',
+      'direccion',
+      'comuna',
+      'ciudad',
+      'numeroResolucion',
+      'fechaResolucion',
+      'acteco',
+      'ambiente',
+      'email',
+    ] as const
+  ).map((k) => [k, t.tenant[k]] as const);
+
+export function tenantFormView(
+  ctx: PageContext,
+  o: { tenant?: Tenant; form: TenantForm; error?: FormProblem | readonly FormProblem[] },
+): string {
   const t = ctx.t;
   const action = o.tenant ? `/tenants/${o.tenant.id}/edit` : '/tenants/new';
   return layout(ctx, {
     title: o.tenant ? `${t.tenant.editTitle}: ${o.tenant.razonSocial}` : t.tenant.newTitle,
     active: 'tenants',
-    body: html`${formError(o.error, t)}<form method="post" action="${action}" class="card" novalidate>${csrfInput(ctx.csrf)}${tenantFields(ctx, o.form, o.error)}
+    body: html`${formError(labelled(o.error, tenantLabels(t)), t)}<form method="post" action="${action}" class="card" novalidate>${csrfInput(ctx.csrf)}${tenantFields(ctx, o.form, o.error)}
 <div class="actions">${submit(o.tenant ? t.common.save : t.tenant.create)} <a href="${o.tenant ? `/tenants/${o.tenant.id}` : '/tenants'}">${t.common.cancel}</a></div></form>`,
   });
 }
@@ -194,7 +218,7 @@ export function tenantView(
     ...(o.logoError ? { error: o.logoError.message } : {}),
     errorPrefix: t.common.errorPrefix,
   })}<p class="row">${submit(t.tenant.logoUpload, 'secondary')}</p></form>${
-    o.logo ? postButton({ action: `/tenants/${x.id}/logo/delete`, label: t.tenant.logoRemove, csrf: ctx.csrf, tone: 'danger' }) : ''
+    o.logo ? linkButton(`/tenants/${x.id}/logo/delete`, t.tenant.logoRemove, 'danger') : ''
   }`;
   const certs = table({
     caption: t.tenant.certificates,
@@ -204,7 +228,7 @@ export function tenantView(
       const days = daysUntil(cert.fechaVencimiento, o.now);
       return [
         cert.nombreTitular,
-        cert.rutCertificado,
+        rut(cert.rutCertificado),
         html`${formatDate(cert.fechaVencimiento, t)} ${badge(t.tenant.expiresIn(days), days < 0 ? 'bad' : days <= 30 ? 'warn' : 'ok')}`,
         // No button for an expired certificate: it cannot sign (the service refuses it too).
         cert.esPrincipal
@@ -222,7 +246,7 @@ export function tenantView(
   });
   const linkBlock = html`${
     o.newLink
-      ? html`<div class="success" role="status"><p><strong>${t.tenant.linkReady}</strong></p>${copyable({ id: 'activation-url', label: t.tenant.activation, value: o.newLink.url, t })}<p>${t.tenant.linkExpires(
+      ? html`<div class="success" role="status" id="new-link"><p><strong>${t.tenant.linkReady}</strong></p>${copyable({ id: 'activation-url', label: t.tenant.activation, value: o.newLink.url, t })}<p>${t.tenant.linkExpires(
           formatDateTime(o.newLink.expiresAt, t),
         )}</p></div>`
       : ''
@@ -230,12 +254,17 @@ export function tenantView(
     o.link.state === 'pending' && o.link.expiresAt
       ? html` <span class="muted">${t.tenant.linkExpires(formatDateTime(o.link.expiresAt, t))}</span>`
       : ''
-  }</p><p class="hint">${t.tenant.activationHelp}</p>${postButton({
-    action: `/tenants/${x.id}/activation-link`,
-    label: o.link.state === 'none' ? t.tenant.generateLink : t.tenant.regenerateLink,
-    csrf: ctx.csrf,
-    tone: 'primary',
-  })}`;
+  }</p><p class="hint">${t.tenant.activationHelp}</p>${
+    // A pending link may already be with the customer: replacing it goes through a confirmation.
+    o.link.state === 'pending'
+      ? linkButton(`/tenants/${x.id}/activation-link`, t.tenant.regenerateLink)
+      : postButton({
+          action: `/tenants/${x.id}/activation-link`,
+          label: o.link.state === 'none' ? t.tenant.generateLink : t.tenant.regenerateLink,
+          csrf: ctx.csrf,
+          tone: 'primary',
+        })
+  }`;
   return layout(ctx, {
     title: x.razonSocial,
     active: 'tenants',
@@ -256,7 +285,7 @@ ${section(t.tenant.activation, linkBlock, { id: 'activation' })}
 ${section(
   t.tenant.details,
   dl([
-    [t.tenant.rutEmpresa, x.rutEmpresa],
+    [t.tenant.rutEmpresa, rut(x.rutEmpresa)],
     [t.tenant.razonSocial, x.razonSocial],
     [t.tenant.giro, x.giro],
     [t.tenant.direccion, x.direccion],

@@ -13,7 +13,9 @@ import {
   formError,
   linkButton,
   notice,
+  labelled,
   postButton,
+  problemFor,
   section,
   select,
   submit,
@@ -37,9 +39,17 @@ export const endpointStatus = (e: Endpoint, t: Messages): SafeHtml =>
 
 const events = (e: Endpoint, t: Messages) => (e.filterTypes.length ? e.filterTypes.join(', ') : t.webhooks.allEvents);
 
-function endpointFields(ctx: PageContext, v: EndpointForm, error: FormProblem | undefined): SafeHtml {
+const endpointLabels = (t: Messages) =>
+  [
+    ['url', t.webhooks.url],
+    ['description', t.webhooks.description],
+    ['filterTypes', t.webhooks.events],
+    ['signatureScheme', t.webhooks.signatureScheme],
+  ] as const;
+
+function endpointFields(ctx: PageContext, v: EndpointForm, error: FormProblem | readonly FormProblem[] | undefined): SafeHtml {
   const t = ctx.t;
-  const err = (p: string) => (error?.param === p || error?.param?.startsWith(`${p}[`) ? error.message : undefined);
+  const err = (p: string) => problemFor(error, p);
   return html`${field({ t, name: 'url', label: t.webhooks.url, kind: 'url', value: v.url, required: true, maxlength: 2048, error: err('url') })}
 ${field({ t, name: 'description', label: t.webhooks.description, value: v.description, maxlength: 500, optionalLabel: t.common.optional, error: err('description') })}
 ${checkboxes({ name: 'filterTypes', legend: t.webhooks.events, hint: t.webhooks.eventsHint, options: eventOptions, checked: v.filterTypes ?? [], error: err('filterTypes') })}
@@ -54,7 +64,7 @@ ${select({
 
 export function webhooksListView(
   ctx: PageContext,
-  o: { endpoints: Endpoint[]; form?: EndpointForm; error?: FormProblem; flash?: string | undefined },
+  o: { endpoints: Endpoint[]; form?: EndpointForm; error?: FormProblem | readonly FormProblem[]; flash?: string | undefined },
 ): string {
   const t = ctx.t;
   return layout(ctx, {
@@ -79,7 +89,7 @@ ${section(
 )}
 ${section(
   t.webhooks.add,
-  html`${formError(o.error, t)}<form method="post" action="/webhooks" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, o.form ?? {}, o.error)}
+  html`${formError(labelled(o.error, endpointLabels(t)), t)}<form method="post" action="/webhooks" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, o.form ?? {}, o.error)}
 <div class="actions">${submit(t.webhooks.add)}</div></form>`,
   { id: 'add-endpoint' },
 )}`,
@@ -88,7 +98,13 @@ ${section(
 
 export function webhookView(
   ctx: PageContext,
-  o: { endpoint: Endpoint; secret?: string; flash?: string | undefined; form?: EndpointForm; error?: FormProblem },
+  o: {
+    endpoint: Endpoint;
+    secret?: string | undefined;
+    flash?: string | undefined;
+    form?: EndpointForm;
+    error?: FormProblem | readonly FormProblem[];
+  },
 ): string {
   const t = ctx.t;
   const e = o.endpoint;
@@ -127,14 +143,7 @@ ${section(
 )}
 ${section(
   t.webhooks.secret,
-  html`${secret}<div class="row">${o.secret ? '' : postButton({ action: `/webhooks/${e.id}/secret`, label: t.webhooks.reveal, csrf: ctx.csrf })}${postButton(
-    {
-      action: `/webhooks/${e.id}/secret/rotate`,
-      label: t.webhooks.rotate,
-      csrf: ctx.csrf,
-      tone: 'danger',
-    },
-  )}</div><p class="hint">${t.webhooks.rotateConfirm}</p>`,
+  html`${secret}<div class="row">${o.secret ? '' : postButton({ action: `/webhooks/${e.id}/secret`, label: t.webhooks.reveal, csrf: ctx.csrf })}${linkButton(`/webhooks/${e.id}/secret/rotate`, t.webhooks.rotate, 'danger')}</div><p class="hint">${t.webhooks.rotateConfirm}</p>`,
   { id: 'secret' },
 )}
 ${section(
@@ -151,7 +160,7 @@ ${section(
 )}
 ${section(
   t.common.edit,
-  html`${formError(o.error, t)}<form method="post" action="/webhooks/${e.id}" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, form, o.error)}
+  html`${formError(labelled(o.error, endpointLabels(t)), t)}<form method="post" action="/webhooks/${e.id}" novalidate>${csrfInput(ctx.csrf)}${endpointFields(ctx, form, o.error)}
 <div class="actions">${submit(t.common.save)}</div></form>`,
   { id: 'edit' },
 )}`,
