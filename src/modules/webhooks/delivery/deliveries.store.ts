@@ -5,10 +5,14 @@ import type { SignatureScheme } from '../signing.ts';
  * SQL of the delivery worker. Not scoped by account: the worker serves every account, and each
  * row it touches was found through a delivery id it holds a lease on.
  */
-/** A leased delivery with what sending it needs; the endpoint columns are null once it is deleted. */
 export interface ClaimedDelivery {
   id: string;
   lease_id: string;
+}
+
+/** A leased delivery with what sending it needs; the endpoint columns are null once it is deleted. */
+export interface LoadedDelivery {
+  id: string;
   account_id: string;
   message_id: string;
   endpoint_id: string;
@@ -58,12 +62,12 @@ export const NO_FLUSH_WAIT = `select set_config('synchronous_commit', 'off', tru
 
 export const deliveriesStore = {
   /**
-   * Leases up to `limit` due deliveries and returns them with what sending needs (message,
-   * endpoint, secrets), in one statement. Per endpoint it takes at most `free` of the endpoint's
-   * due deliveries (`slots`: what this process has left under its per-endpoint limit; an endpoint
-   * not listed has `perEndpoint`), oldest first, so one slow receiver cannot take every slot. A
-   * delivery whose lease expired (its worker died) is due again. Rows another worker is leasing at
-   * the same moment are skipped (SKIP LOCKED), not waited for.
+   * Leases up to `limit` due deliveries. Per endpoint it takes at most `free` of the endpoint's due
+   * deliveries (`slots`: what this process has left under its per-endpoint limit; an endpoint not
+   * listed has `perEndpoint`), oldest first, so one slow receiver cannot take every slot. A delivery
+   * whose lease expired (its worker died) is due again. Rows another worker is leasing at the same
+   * moment are skipped (SKIP LOCKED), not waited for. One statement, committed on its own before
+   * anything is sent.
    */
   async claim(
     tx: Sql,
@@ -86,14 +90,21 @@ export const deliveriesStore = {
              ) x where rn <= free order by next_attempt_at, id limit $1)
              and status = 'pending' and next_attempt_at <= $2 and (locked_until is null or locked_until < $2)
            for update skip locked)
-         returning d.id, d.lease_id, d.account_id, d.message_id, d.endpoint_id, d.attempt_count)
-       select c.*, m.payload, m.event_type,
-              e.url, e.signature_scheme, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at, e.disabled
-       from c
-       join webhook_messages m on m.id = c.message_id
-       left join webhook_endpoints e on e.id = c.endpoint_id
-       cross join s`,
+         returning d.id, d.lease_id)
+       select c.id, c.lease_id from c cross join s`,
       [o.limit, o.now, o.leaseMs, o.leaseId, [...o.slots.keys()], [...o.slots.values()], o.perEndpoint],
+    );
+    return r.rows;
+  },
+  async load(tx: Sql, ids: string[]): Promise<LoadedDelivery[]> {
+    const r = await tx.query<LoadedDelivery>(
+      `select d.id, d.account_id, d.message_id, d.endpoint_id, d.attempt_count, m.payload, m.event_type,
+              e.url, e.signature_scheme, e.secret_enc, e.previous_secret_enc, e.previous_secret_expires_at, e.disabled
+       from webhook_deliveries d
+       join webhook_messages m on m.id = d.message_id
+       left join webhook_endpoints e on e.id = d.endpoint_id
+       where d.id = any($1::uuid[])`,
+      [ids],
     );
     return r.rows;
   },

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../../db/types.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import type { DataCipher } from '../../../secrets/data-cipher.ts';
-import { deliveriesStore, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from './deliveries.store.ts';
+import { deliveriesStore, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery, type LoadedDelivery } from './deliveries.store.ts';
 import { dispatchOutbox } from './dispatcher.ts';
 import { endpointsStore } from '../endpoints.store.ts';
 import { createHttpSender, type Sender, type SendResult } from './http-sender.ts';
@@ -109,7 +109,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   /** What each endpoint with attempts in flight has left under the per-endpoint limit. */
   const slots = () => new Map([...perEndpoint].map(([id, n]) => [id, Math.max(0, settings.endpointConcurrency - n)]));
 
-  const secretsOf = (d: ClaimedDelivery, now: Date): string[] => {
+  const secretsOf = (d: LoadedDelivery, now: Date): string[] => {
     const out = [decryptSecret(cipher, d.account_id, d.endpoint_id, d.secret_enc!)];
     if (d.previous_secret_enc && d.previous_secret_expires_at && d.previous_secret_expires_at > now)
       out.push(decryptSecret(cipher, d.account_id, d.endpoint_id, d.previous_secret_enc, 'previous'));
@@ -150,7 +150,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   /** The earliest retry this worker scheduled itself, so a short retry delay is not held up by the backstop. */
   let nextRetryAt = Infinity;
 
-  const record = async (d: ClaimedDelivery, res: SendResult, attemptedAt: Date) => {
+  const record = async (d: LoadedDelivery, leaseId: string, res: SendResult, attemptedAt: Date) => {
     const now = clock.now();
     const ok = res.statusCode !== null && res.statusCode >= 200 && res.statusCode < 300;
     const gone = res.statusCode === 410;
@@ -162,7 +162,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const nextAttemptAt = delay === null ? null : new Date(now.getTime() + delay);
     const rec = await recordAttempt({
       deliveryId: d.id,
-      leaseId: d.lease_id,
+      leaseId,
       status: ok ? 'succeeded' : 'failed',
       deliveryStatus: ok ? 'succeeded' : nextAttemptAt ? 'pending' : 'failed',
       nextAttemptAt,
@@ -182,15 +182,16 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   };
 
   /** `sent` frees the delivery's slot once its request is over; the outcome is recorded after. */
-  const attempt = async (d: ClaimedDelivery, sent: () => void) => {
+  const attempt = async (claimed: ClaimedDelivery, d: LoadedDelivery | undefined, sent: () => void) => {
+    if (!d) return;
     const now = clock.now();
     if (d.url === null) {
-      await deliveriesStore.abandon(db, d.id, d.lease_id, 'cancelled', 'endpoint_deleted', now);
+      await deliveriesStore.abandon(db, d.id, claimed.lease_id, 'cancelled', 'endpoint_deleted', now);
       deps.observer?.deliveryFinished('abandoned');
       return;
     }
     if (d.disabled) {
-      await deliveriesStore.abandon(db, d.id, d.lease_id, 'failed', 'endpoint_disabled', now);
+      await deliveriesStore.abandon(db, d.id, claimed.lease_id, 'failed', 'endpoint_disabled', now);
       deps.observer?.deliveryFinished('abandoned');
       return;
     }
@@ -198,7 +199,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     const headers = signatureHeaders(d.signature_scheme!, secretsOf(d, now), d.message_id, ts, d.payload);
     const res = await sender({ url: d.url, headers, body: d.payload });
     sent();
-    await record(d, res, now);
+    await record(d, claimed.lease_id, res, now);
   };
 
   /** Set when something may have become due: a wake-up, a full claim, a slot freed at an endpoint's limit. */
@@ -207,8 +208,8 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
   // `sending` counts requests in flight (what the concurrency limits bound); `active` also holds
   // attempts whose outcome is still being written, so stop() and settle() wait for those too.
   let sending = 0;
-  const launch = (d: ClaimedDelivery) => {
-    const ep = d.endpoint_id;
+  const launch = (claimed: ClaimedDelivery, d: LoadedDelivery | undefined) => {
+    const ep = d?.endpoint_id ?? '';
     sending++;
     perEndpoint.set(ep, (perEndpoint.get(ep) ?? 0) + 1);
     let released = false;
@@ -223,9 +224,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
       else perEndpoint.set(ep, n);
       wakeUp();
     };
-    const p: Promise<void> = attempt(d, sent)
+    const p: Promise<void> = attempt(claimed, d, sent)
       .catch((e: unknown) =>
-        deps.log?.error({ deliveryId: d.id, err: String(e) }, 'webhook attempt could not be recorded; it will be retried after its lease'),
+        deps.log?.error({ deliveryId: claimed.id, err: String(e) }, 'webhook attempt could not be recorded; it will be retried after its lease'),
       )
       .finally(() => {
         sent();
@@ -276,7 +277,19 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         leaseMs,
         leaseId: crypto.randomUUID(),
       });
-      for (const c of claimed) launch(c);
+      if (claimed.length > 0) {
+        // Read after the leases are committed (the claim is its own statement), so nothing is
+        // ever sent without a committed lease.
+        const loaded = new Map(
+          (
+            await deliveriesStore.load(
+              db,
+              claimed.map((c) => c.id),
+            )
+          ).map((d) => [d.id, d]),
+        );
+        for (const c of claimed) launch(c, loaded.get(c.id));
+      }
       started += claimed.length;
       // A full batch: more may be due.
       if (claimed.length === free) maybeDue = true;
@@ -351,6 +364,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     },
     get inFlight() {
       return active.size;
+    },
+    /** True while commits wake this worker (PostgreSQL: its LISTEN connection is up). */
+    get listening() {
+      return wakeSub?.live ?? false;
     },
   };
 }

@@ -23,7 +23,7 @@ export interface WakeSubscription {
 
 interface Hub {
   live: boolean;
-  subscribers: Set<(reconnected: boolean) => void>;
+  subscribers: Set<() => void>;
 }
 
 const hubs = new WeakMap<Db, Hub>();
@@ -34,26 +34,27 @@ function listenerFor(db: Db & { listen: NonNullable<Db['listen']> }, name: strin
   const h: Hub = { live: false, subscribers: new Set() };
   hub = h;
   hubs.set(db, h);
-  const wakeAll = (reconnected: boolean) => {
-    for (const s of h.subscribers) s(reconnected);
+  const wakeAll = () => {
+    for (const s of h.subscribers) s();
   };
   db.listen({
     channels: [OUTBOX_CHANNEL],
     name,
-    onMessage: () => wakeAll(false),
+    onMessage: () => wakeAll(),
+    // Down: the workers switch to polling fast. Back (or up for the first time): what was committed
+    // meanwhile was never announced, so they look at once.
     onState: (listening) => {
       h.live = listening;
-      // Back (or up for the first time): what was committed meanwhile was never announced.
-      if (listening) wakeAll(true);
+      wakeAll();
     },
   });
   return h;
 }
 
-/** `onWake` runs on every wake-up; its argument is true when the listener (re)connected. */
-export function subscribeWakeUps(db: Db, name: string, onWake: (reconnected: boolean) => void): WakeSubscription {
+/** `onWake` runs on every wake-up, and when the listener goes down or comes back (check `live`). */
+export function subscribeWakeUps(db: Db, name: string, onWake: () => void): WakeSubscription {
   if (!db.listen) {
-    const off = onOutboxWritten(() => onWake(false));
+    const off = onOutboxWritten(onWake);
     return { live: true, close: off };
   }
   const hub = listenerFor(db as Db & { listen: NonNullable<Db['listen']> }, name);
