@@ -60,7 +60,11 @@ function countingDb(db: Db): { db: Db; count: () => number; timings: () => Recor
   const wrapSql = (s: Sql): Sql => ({
     query: async (text, params) => {
       n++;
-      const key = text.replace(/\s+/g, ' ').replace(/^with s as \(.*?\) as off\),/, '').trim().slice(0, 40);
+      const key = text
+        .replace(/\s+/g, ' ')
+        .replace(/^with s as \(.*?\) as off\),/, '')
+        .trim()
+        .slice(0, 40);
       const t = performance.now();
       try {
         return await s.query(text, params);
@@ -106,10 +110,10 @@ async function backendCpuMs(base: string, appName: string): Promise<number> {
   const c = new pg.Client({ connectionString: base });
   await c.connect();
   try {
-    const r = await c.query<{ pid: number }>(
-      `select pid from pg_stat_activity where application_name = $1 or application_name = $2`,
-      [appName, `dte-webhooks:${process.pid}`],
-    );
+    const r = await c.query<{ pid: number }>(`select pid from pg_stat_activity where application_name = $1 or application_name = $2`, [
+      appName,
+      `dte-webhooks:${process.pid}`,
+    ]);
     let ticks = 0;
     for (const { pid } of r.rows) {
       try {

@@ -92,10 +92,9 @@ describe.skipIf(SKIP)('webhook delivery across processes: kill -9 of a worker du
     // Both listening (their LISTEN connections are named dte-webhooks:<pid>) before the burst.
     const listening = async () =>
       (
-        await db.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity where application_name = any($1::text[])`,
-          [[doomed, survivor].map((w) => `dte-webhooks:${w.pid}`)],
-        )
+        await db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where application_name = any($1::text[])`, [
+          [doomed, survivor].map((w) => `dte-webhooks:${w.pid}`),
+        ])
       ).rows[0]!.n;
     for (let t = Date.now(); (await listening()) < 2; await sleep(100))
       if (Date.now() - t > 60_000) throw new Error(`workers not listening${logs()}`);
@@ -104,7 +103,12 @@ describe.skipIf(SKIP)('webhook delivery across processes: kill -9 of a worker du
     let killedAt = -1;
     for (let i = 0; i < EVENTS; i++) {
       const e = await db.transaction((tx) =>
-        emitEvent(tx, { accountId, type: 'folio.low', data: { tenantId: accountId, tipoDte: 33, disponibles: i, lowThreshold: 10 }, now: new Date() }),
+        emitEvent(tx, {
+          accountId,
+          type: 'folio.low',
+          data: { tenantId: accountId, tipoDte: 33, disponibles: i, lowThreshold: 10 },
+          now: new Date(),
+        }),
       );
       ids.push(e.id);
       // Mid-burst, once deliveries are flowing: kill -9 one worker with its attempts in flight.

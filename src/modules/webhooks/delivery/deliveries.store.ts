@@ -170,6 +170,11 @@ export const deliveriesStore = {
        select d.id, d.attempt_count, d.endpoint_id, e.failing_since from d left join e on e.id = d.endpoint_id cross join s`,
       [JSON.stringify(rows)],
     );
-    return r.rows.map((d) => ({ deliveryId: d.id, attemptNumber: d.attempt_count, endpointId: d.endpoint_id, failingSince: d.failing_since }));
+    return r.rows.map((d) => ({
+      deliveryId: d.id,
+      attemptNumber: d.attempt_count,
+      endpointId: d.endpoint_id,
+      failingSince: d.failing_since,
+    }));
   },
 };

@@ -147,7 +147,14 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
         const batch = pending;
         pending = [];
         try {
-          const out = new Map((await deliveriesStore.recordAttempts(db, batch.map((b) => b.rec))).map((o) => [o.deliveryId, o]));
+          const out = new Map(
+            (
+              await deliveriesStore.recordAttempts(
+                db,
+                batch.map((b) => b.rec),
+              )
+            ).map((o) => [o.deliveryId, o]),
+          );
           for (const b of batch) b.done(out.get(b.rec.deliveryId));
         } catch (e) {
           for (const b of batch) b.fail(e);
@@ -242,7 +249,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps) {
     };
     const p: Promise<void> = attempt(claimed, d, sent)
       .catch((e: unknown) =>
-        deps.log?.error({ deliveryId: claimed.id, err: String(e) }, 'webhook attempt could not be recorded; it will be retried after its lease'),
+        deps.log?.error(
+          { deliveryId: claimed.id, err: String(e) },
+          'webhook attempt could not be recorded; it will be retried after its lease',
+        ),
       )
       .finally(() => {
         sent();

@@ -84,7 +84,13 @@ export function createHttpSender(opts: SenderOptions): HttpSender {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const lookup = guardedLookup(opts);
   const maxSockets = opts.maxSocketsPerOrigin ?? 32;
-  const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: opts.keepAliveIdleMs ?? 2_000, scheduling: 'lifo' as const };
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets,
+    maxFreeSockets: maxSockets,
+    timeout: opts.keepAliveIdleMs ?? 2_000,
+    scheduling: 'lifo' as const,
+  };
   // Node pools an agent's connections by origin; `lookup` (the guard) runs for each new one.
   const agents = maxSockets > 0 ? { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) } : undefined;
   const send: Sender = (req) =>
