@@ -39,6 +39,8 @@ beforeAll(async () => {
           const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write('x'.repeat(1024))), 1);
           return;
         }
+        case '/slow':
+          return void setTimeout(() => res.writeHead(200).end('late'), 500);
         case '/busy':
           return res.writeHead(503, { 'retry-after': '120' }).end('later');
         case '/nul':
@@ -92,6 +94,18 @@ describe('http sender', () => {
     expect((await send(req('/big'))).statusCode).toBe(500);
     // The receiver would stream forever; only the sender closing the connection ends it.
     await closed;
+    send.close();
+  });
+
+  it('waits for a slow answer longer than the idle time of kept connections, on a new and on a kept one', async () => {
+    const send = createHttpSender({
+      timeoutMs: 5_000,
+      allowPrivateNetworks: true,
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+      keepAliveIdleMs: 100,
+    });
+    expect(await send(req('/slow'))).toMatchObject({ statusCode: 200, responseBody: 'late', error: null });
+    expect(await send(req('/slow'))).toMatchObject({ statusCode: 200, responseBody: 'late', error: null });
     send.close();
   });
 
