@@ -221,7 +221,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: duration(env, 'WEBHOOK_TIMEOUT_MS', 30_000),
       retentionDays: int(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 3650),
       disableAfterMs: duration(env, 'WEBHOOK_DISABLE_AFTER', 5 * 86_400_000),
-      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
     },
     smtp: {

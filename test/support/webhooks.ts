@@ -44,7 +44,11 @@ export interface WebhookHarness {
   /** Creates an account row; returns its id. */
   account(): Promise<string>;
   emit(accountId: string, type: EventType, data: Record<string, unknown>): Promise<string>;
-  worker(over?: Partial<DeliverySettings>, extra?: { sender?: Sender; resolver?: Resolver; random?: () => number }): DeliveryWorker;
+  worker(
+    over?: Partial<DeliverySettings>,
+    extra?: { sender?: Sender; resolver?: Resolver; random?: () => number },
+    loop?: { pollMs?: number; instanceName?: string },
+  ): DeliveryWorker;
   message(accountId: string, id: string): Promise<Message>;
   /** Polls the log until the message satisfies `pred`. */
   waitForMessage(accountId: string, id: string, pred: (m: Message) => boolean, timeoutMs?: number): Promise<Message>;
@@ -87,7 +91,7 @@ export async function webhookHarness(
       const e = await db.transaction((tx) => emitEvent(tx, { accountId, type, data, now: clock.now() }));
       return e.id;
     },
-    worker(over = {}, extra = {}) {
+    worker(over = {}, extra = {}, loop = {}) {
       const w = createDeliveryWorker({
         db,
         clock,
@@ -95,6 +99,7 @@ export async function webhookHarness(
         settings: { ...FAST_SETTINGS, ...over },
         pollMs: 20,
         ...extra,
+        ...loop,
       });
       workers.push(w);
       return w;

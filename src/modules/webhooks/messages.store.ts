@@ -1,5 +1,6 @@
 import type { Sql } from '../../db/types.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
+import { OUTBOX_CHANNEL, outboxWritten } from '../../events/outbox.ts';
 
 export interface MessageRow {
   id: string;
@@ -49,16 +50,21 @@ export const messagesStore = {
     now: Date,
   ): Promise<void> {
     if (rows.length === 0) return;
+    // With its NOTIFY, sent at commit, so the workers wake at once (delivery/wake.ts).
     await tx.query(
-      `insert into webhook_deliveries (id, account_id, message_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
-       select d.id::uuid, d.account_id::uuid, d.message_id::uuid, d.endpoint_id::uuid, 'pending', $2, $3, $3
-       from jsonb_to_recordset($1::jsonb) as d(id text, account_id text, message_id text, endpoint_id text)`,
+      `with i as (
+         insert into webhook_deliveries (id, account_id, message_id, endpoint_id, status, next_attempt_at, created_at, updated_at)
+         select d.id::uuid, d.account_id::uuid, d.message_id::uuid, d.endpoint_id::uuid, 'pending', $2, $3, $3
+         from jsonb_to_recordset($1::jsonb) as d(id text, account_id text, message_id text, endpoint_id text)
+         returning 1)
+       select pg_notify('${OUTBOX_CHANNEL}', '') from i limit 1`,
       [
         JSON.stringify(rows.map((r) => ({ id: r.id, account_id: r.accountId, message_id: r.messageId, endpoint_id: r.endpointId }))),
         dueAt,
         now,
       ],
     );
+    outboxWritten();
   },
   async get(tx: Sql, accountId: string, id: string): Promise<MessageRow | undefined> {
     const r = await tx.query<MessageRow>('select * from webhook_messages where account_id = $1 and id::text = $2', [accountId, id]);

@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { DeliveryWorker } from './delivery-worker.ts';
 import { describeEachDb } from '../../../../test/support/db.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../../test/support/webhook-receiver.ts';
 import { webhookHarness, type WebhookHarness } from '../../../../test/support/webhooks.ts';
@@ -8,6 +10,15 @@ import { webhookHarness, type WebhookHarness } from '../../../../test/support/we
  * receiver that verifies every request the way docs/webhooks.md tells receivers to. The retry
  * schedule is scaled down (0, 60 ms × 4) so five attempts take well under a second.
  */
+/** Resolves once the worker's wake-ups are live (PostgreSQL: its LISTEN connection is up). */
+async function waitUntilListening(w: DeliveryWorker, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!w.listening) {
+    if (Date.now() > deadline) throw new Error('the worker is not listening');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describeEachDb('webhook delivery', (backend) => {
   let h: WebhookHarness;
   let acct: string;
@@ -262,6 +273,58 @@ describeEachDb('webhook delivery', (backend) => {
     expect(r.deliveries[0]!.verified).toBe(true); // verified with the old secret the receiver still has
     expect(r.deliveries[0]!.signature.split(' ')).toHaveLength(2);
   });
+
+  it('delivers an event whose wake-up was lost, at the backstop poll', async () => {
+    const r = await receiver();
+    await endpointFor(r);
+    const w = h.worker({}, {}, { pollMs: 300 });
+    w.start();
+    await new Promise((res) => setTimeout(res, 100)); // the first round has run; the worker sleeps
+    // Written the way a transaction whose NOTIFY never arrived (listener down, notification lost)
+    // leaves it: the outbox row alone, with no wake-up of any kind.
+    const id = crypto.randomUUID();
+    await h.db.query(
+      `insert into outbox_events (id, account_id, event_type, payload, created_at) values ($1, $2, 'folio.low', $3, now())`,
+      [id, acct, JSON.stringify({ event: 'folio.low', timestamp: new Date().toISOString(), data })],
+    );
+    await r.waitForCount(1);
+    expect(r.deliveries[0]).toMatchObject({ verified: true, webhookId: id });
+  });
+
+  it('wakes on commit: an event is delivered although the backstop poll would not come for a minute', async () => {
+    const r = await receiver();
+    await endpointFor(r);
+    const w = h.worker({}, {}, { pollMs: 60_000 });
+    w.start();
+    await waitUntilListening(w);
+    const first = await h.emit(acct, 'folio.low', data);
+    await r.waitForCount(1);
+    // A resend writes a delivery, not an outbox row: it wakes the worker too.
+    await h.service.resend(acct, first, (await h.service.listEndpoints(acct, { limit: 1 })).data[0]!.id);
+    await r.waitForCount(2);
+    expect(r.deliveries.map((d) => d.webhookId)).toEqual([first, first]);
+  });
+
+  it.runIf(backend === 'postgres')(
+    'loses no event while its LISTEN connection is down, and is woken by commits again once it is back',
+    async () => {
+      const r = await receiver();
+      await endpointFor(r);
+      const name = `dte-webhooks-test-${crypto.randomUUID().slice(0, 8)}`;
+      const w = h.worker({}, {}, { pollMs: 60_000, instanceName: name });
+      w.start();
+      await waitUntilListening(w);
+      await h.db.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [name]);
+      // Committed while nobody listens: its NOTIFY reaches no one; the worker polls fast meanwhile.
+      const during = await h.emit(acct, 'folio.low', data);
+      await r.waitFor((all) => all.some((d) => d.webhookId === during), 15_000);
+      await waitUntilListening(w);
+      // Listening again: with the backstop a minute away, only the NOTIFY can bring this one now.
+      const after = await h.emit(acct, 'folio.low', data);
+      await r.waitFor((all) => all.some((d) => d.webhookId === after), 15_000);
+      expect(r.deliveries.every((d) => d.verified)).toBe(true);
+    },
+  );
 
   it('stores secrets only encrypted', async () => {
     const r = await receiver();

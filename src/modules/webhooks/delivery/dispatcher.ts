@@ -1,5 +1,6 @@
 import type { Db } from '../../../db/types.ts';
 import type { Clock } from '../../../lib/clock.ts';
+import { NO_FLUSH_WAIT } from './deliveries.store.ts';
 
 /**
  * Outbox → messages + deliveries.
@@ -8,7 +9,8 @@ import type { Clock } from '../../../lib/clock.ts';
  * the work), each becomes a message (same id, same payload bytes) plus one pending delivery per
  * enabled endpoint of its account whose filter matches, and the rows are marked dispatched. A crash
  * before commit leaves the rows undispatched and nothing else written; after commit every event has
- * its deliveries. So an event is never lost and never fanned out twice.
+ * its deliveries. So an event is never lost and never fanned out twice (unless a crash of the
+ * database server loses the dispatch commit itself, which then happens again: a repeat, no loss).
  */
 export async function dispatchOutbox(db: Db, clock: Clock, opts: { batch?: number; firstDelayMs?: number } = {}): Promise<number> {
   const batch = opts.batch ?? 200;
@@ -20,6 +22,10 @@ export async function dispatchOutbox(db: Db, clock: Clock, opts: { batch?: numbe
       )
     ).rows.map((r) => r.id);
     if (ids.length === 0) return 0;
+    // This commit need not wait for its WAL flush (deliveries.store.ts NO_FLUSH_WAIT): if a server
+    // crash loses it, the outbox rows, committed durably by their writers, are undispatched again
+    // and fanned out afresh under the same message ids — repeats at worst, never a loss.
+    await tx.query(NO_FLUSH_WAIT);
     const now = clock.now();
     // Copied inside the database, so the payload bytes are never re-serialised on the way.
     await tx.query(

@@ -7,16 +7,24 @@ import type { Resolver } from './url-policy.ts';
 /** A local server whose behaviour each test picks by path; it records what it saw. */
 let server: http.Server;
 let port: number;
-const seen: { path: string; host: string | undefined; body: string }[] = [];
+const seen: { path: string; host: string | undefined; body: string; socket: number }[] = [];
 const open = new Set<http.ServerResponse>();
+/** Connections that have carried a request, numbered in the order they were first used. */
+const sockets = new Map<object, number>();
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ path: req.url ?? '', host: req.headers.host, body: Buffer.concat(chunks).toString() });
+      const reused = sockets.has(req.socket);
+      if (!reused) sockets.set(req.socket, sockets.size + 1);
+      seen.push({ path: req.url ?? '', host: req.headers.host, body: Buffer.concat(chunks).toString(), socket: sockets.get(req.socket)! });
       switch (req.url) {
+        case '/reset-if-reused':
+          // What a receiver that closed an idle kept connection looks like to the sender.
+          if (reused) return req.socket.destroy();
+          return res.writeHead(200).end('fresh');
         case '/ok':
           return res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
         case '/redirect':
@@ -31,6 +39,8 @@ beforeAll(async () => {
           const t = setInterval(() => (res.destroyed ? clearInterval(t) : res.write('x'.repeat(1024))), 1);
           return;
         }
+        case '/slow':
+          return void setTimeout(() => res.writeHead(200).end('late'), 500);
         case '/busy':
           return res.writeHead(503, { 'retry-after': '120' }).end('later');
         case '/nul':
@@ -67,6 +77,47 @@ describe('http sender', () => {
     const r = await local()(req('/ok'));
     expect(r).toMatchObject({ statusCode: 200, responseBody: 'thanks', error: null });
     expect(seen.at(-1)).toMatchObject({ path: '/ok', body: '{"a":1}' });
+  });
+
+  it('keeps the connection for the next attempt to the same origin', async () => {
+    const send = local();
+    await send(req('/ok'));
+    await send(req('/ok'));
+    const [a, b] = seen.slice(-2);
+    expect(b!.socket).toBe(a!.socket);
+    send.close();
+  });
+
+  it('drops the connection of a response it did not read to the end', async () => {
+    const send = local();
+    const closed = new Promise<void>((resolve) => server.once('request', (_req, res) => res.once('close', () => resolve())));
+    expect((await send(req('/big'))).statusCode).toBe(500);
+    // The receiver would stream forever; only the sender closing the connection ends it.
+    await closed;
+    send.close();
+  });
+
+  it('waits for a slow answer longer than the idle time of kept connections, on a new and on a kept one', async () => {
+    const send = createHttpSender({
+      timeoutMs: 5_000,
+      allowPrivateNetworks: true,
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+      keepAliveIdleMs: 100,
+    });
+    expect(await send(req('/slow'))).toMatchObject({ statusCode: 200, responseBody: 'late', error: null });
+    expect(await send(req('/slow'))).toMatchObject({ statusCode: 200, responseBody: 'late', error: null });
+    send.close();
+  });
+
+  it('sends once more on a new connection when the receiver closed the kept one', async () => {
+    const send = local();
+    await send(req('/ok'));
+    const r = await send(req('/reset-if-reused'));
+    expect(r).toMatchObject({ statusCode: 200, responseBody: 'fresh', error: null });
+    const tries = seen.filter((x) => x.path === '/reset-if-reused');
+    expect(tries).toHaveLength(2);
+    expect(tries[1]!.socket).not.toBe(tries[0]!.socket);
+    send.close();
   });
 
   it('does not follow redirects: the 302 is the result and its target is never contacted', async () => {

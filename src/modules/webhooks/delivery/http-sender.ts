@@ -12,8 +12,13 @@ import { bareHost, ForbiddenAddressError, guardedLookup, resolveAllowed, type Re
  *   hangs costs at most `timeoutMs`;
  * - redirects are never followed (node's http does not follow them; a 3xx is just a status);
  * - at most `maxBodyBytes` of the response are read, then the socket is dropped;
- * - no keep-alive agent, so no connection outlives the attempt that checked its address.
- * It never throws: every outcome is a SendResult.
+ * - connections are kept alive per origin (scheme, host, port) for `keepAliveIdleMs` between
+ *   attempts, at most `maxSocketsPerOrigin` of them: a kept connection is to the address checked
+ *   when it was opened, and a new one is checked again; a response not read to its end (over the
+ *   cap, a timeout, an error) drops its connection. A kept connection the receiver closed while it
+ *   sat idle fails before any response, so that one request is sent once more on a new connection
+ *   (same bytes and `webhook-id`; receivers deduplicate by it).
+ * It never throws: every outcome is a SendResult. `close()` drops the kept connections.
  */
 export interface SendRequest {
   url: string;
@@ -33,6 +38,7 @@ export interface SendResult {
 }
 
 export type Sender = (req: SendRequest) => Promise<SendResult>;
+export type HttpSender = Sender & { close(): void };
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -40,6 +46,10 @@ export interface SenderOptions {
   resolver: Resolver;
   maxBodyBytes?: number;
   userAgent?: string;
+  /** Kept-alive connections per origin (default 32; 0 = a new connection per attempt, closed after it). */
+  maxSocketsPerOrigin?: number;
+  /** How long a kept connection may sit idle (default 2 s, below the usual 5 s of servers). */
+  keepAliveIdleMs?: number;
 }
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
@@ -70,19 +80,30 @@ const describe = (e: unknown): string => {
   }
 };
 
-export function createHttpSender(opts: SenderOptions): Sender {
+export function createHttpSender(opts: SenderOptions): HttpSender {
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const lookup = guardedLookup(opts);
-  return (req) =>
+  const maxSockets = opts.maxSocketsPerOrigin ?? 32;
+  const agentOptions = {
+    keepAlive: true,
+    maxSockets,
+    maxFreeSockets: maxSockets,
+    timeout: opts.keepAliveIdleMs ?? 2_000,
+    scheduling: 'lifo' as const,
+  };
+  // Node pools an agent's connections by origin; `lookup` (the guard) runs for each new one.
+  const agents = maxSockets > 0 ? { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) } : undefined;
+  const send: Sender = (req) =>
     new Promise<SendResult>((resolve) => {
       const started = performance.now();
       let settled = false;
       let request: http.ClientRequest | undefined;
-      const finish = (r: Omit<SendResult, 'durationMs'>) => {
+      const finish = (r: Omit<SendResult, 'durationMs'>, complete = false) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        request?.destroy();
+        // A response read to its end leaves its connection to the pool; anything else drops it.
+        if (!complete) request?.destroy();
         resolve({ ...r, durationMs: Math.round(performance.now() - started) });
       };
       const fail = (e: unknown) => finish({ statusCode: null, responseBody: null, retryAfter: undefined, error: describe(e) });
@@ -96,44 +117,65 @@ export function createHttpSender(opts: SenderOptions): Sender {
         // net.connect skips `lookup` for IP literals, so those are checked here.
         if (net.isIP(host)) await resolveAllowed(host, opts);
         if (settled) return;
-        const mod = u.protocol === 'https:' ? https : http;
+        const isHttps = u.protocol === 'https:';
+        const mod = isHttps ? https : http;
         const body = Buffer.from(req.body, 'utf8');
-        request = mod.request({
-          protocol: u.protocol,
-          hostname: host,
-          port: u.port || undefined,
-          path: `${u.pathname}${u.search}`,
-          method: 'POST',
-          agent: false,
-          lookup: lookup as never,
-          headers: {
-            ...req.headers,
-            'content-length': String(body.length),
-            'user-agent': opts.userAgent ?? 'dte-service-webhooks/1',
-            connection: 'close',
-          },
-        });
-        request.on('error', fail);
-        request.on('response', (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          const done = () =>
-            finish({
-              statusCode: res.statusCode ?? null,
-              responseBody: toText(Buffer.concat(chunks).subarray(0, maxBody)),
-              retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined,
-              error: null,
-            });
-          res.on('data', (c: Buffer) => {
-            chunks.push(c);
-            size += c.length;
-            if (size >= maxBody) done(); // enough: the rest is never read
+        const start = (fresh: boolean) => {
+          const r = mod.request({
+            protocol: u.protocol,
+            hostname: host,
+            port: u.port || undefined,
+            path: `${u.pathname}${u.search}`,
+            method: 'POST',
+            agent: fresh || !agents ? false : isHttps ? agents.https : agents.http,
+            lookup: lookup as never,
+            headers: {
+              ...req.headers,
+              'content-length': String(body.length),
+              'user-agent': opts.userAgent ?? 'dte-service-webhooks/1',
+              ...(fresh || !agents ? { connection: 'close' } : {}),
+            },
           });
-          res.on('end', done);
-          res.on('error', () => done());
-          res.on('aborted', () => done());
-        });
-        request.end(body);
+          request = r;
+          let answered = false;
+          r.on('error', (e: NodeJS.ErrnoException) => {
+            if (settled || request !== r) return;
+            // A kept connection the receiver closed while idle: once more on a new connection.
+            if (!answered && r.reusedSocket && !fresh && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) return start(true);
+            fail(e);
+          });
+          r.on('response', (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            const done = (complete: boolean) =>
+              finish(
+                {
+                  statusCode: res.statusCode ?? null,
+                  responseBody: toText(Buffer.concat(chunks).subarray(0, maxBody)),
+                  retryAfter: typeof res.headers['retry-after'] === 'string' ? res.headers['retry-after'] : undefined,
+                  error: null,
+                },
+                complete,
+              );
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              size += c.length;
+              if (size >= maxBody) done(false); // enough: the rest is never read
+            });
+            res.on('end', () => done(true));
+            res.on('error', () => done(false));
+            res.on('aborted', () => done(false));
+          });
+          r.end(body);
+        };
+        start(false);
       })().catch(fail);
     });
+  return Object.assign(send, {
+    close() {
+      agents?.http.destroy();
+      agents?.https.destroy();
+    },
+  });
 }
