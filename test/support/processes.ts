@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
 
 /**
  * Launches the real programs as separate processes for cross-process tests: the service
@@ -27,7 +28,9 @@ export interface Proc {
 }
 
 export function launch(args: string[], env: Record<string, string>, opts: { cwd?: string } = {}): Proc {
-  const proc = spawn(process.execPath, args, {
+  // The service as `npm start` runs it: with the Node flags that keep PGlite's memory down.
+  const nodeArgs = args[0] === 'src/main.ts' ? [...PGLITE_NODE_FLAGS, ...args] : args;
+  const proc = spawn(process.execPath, nodeArgs, {
     cwd: opts.cwd ?? ROOT,
     env: {
       PATH: process.env.PATH ?? '',
