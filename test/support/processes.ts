@@ -28,8 +28,11 @@ export interface Proc {
 }
 
 export function launch(args: string[], env: Record<string, string>, opts: { cwd?: string } = {}): Proc {
-  // The service as `npm start` runs it: with the Node flags that keep PGlite's memory down.
-  const nodeArgs = args[0] === 'src/main.ts' ? [...PGLITE_NODE_FLAGS, ...args] : args;
+  // The service as `npm start` runs it: with the Node flags that keep PGlite's memory down
+  // (SERVICE_NODE_FLAGS replaces them, e.g. 'none' to measure without: bench/README in docs/performance.md).
+  const given = process.env.SERVICE_NODE_FLAGS;
+  const flags = given === undefined ? [...PGLITE_NODE_FLAGS] : given === 'none' ? [] : given.split(' ').filter(Boolean);
+  const nodeArgs = args[0] === 'src/main.ts' ? [...flags, ...args] : args;
   const proc = spawn(process.execPath, nodeArgs, {
     cwd: opts.cwd ?? ROOT,
     env: {
