@@ -11,7 +11,12 @@
 import { startTestApp, validTenant } from '../test/support/app.ts';
 
 const backend = (process.argv[2] ?? 'postgres') as 'postgres' | 'pglite';
-const unlimited = { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000', ACCOUNT_RATE_LIMIT_BURST: '1000000' };
+const unlimited = {
+  RATE_LIMIT_PER_SECOND: '1000000',
+  RATE_LIMIT_BURST: '1000000',
+  ACCOUNT_RATE_LIMIT_PER_SECOND: '1000000',
+  ACCOUNT_RATE_LIMIT_BURST: '1000000',
+};
 const t = await startTestApp(backend, { env: unlimited });
 const { key } = await t.account();
 const created = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() });

@@ -52,6 +52,7 @@ async function main() {
     ACCOUNT_RATE_LIMIT_BURST: '100000',
   });
   const apiKey = await createAccountViaCli(server.env);
+  let failuresShown = 0;
   const api = async (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => {
     const r = await fetch(server.url + url, {
       method,
@@ -62,6 +63,8 @@ async function main() {
       ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
     });
     const text = await r.text();
+    // The first few failures are printed, so a red run says what failed.
+    if (r.status >= 400 && ++failuresShown <= 5) console.log(`request error: ${method} ${url} → ${r.status} ${text.slice(0, 300)}`);
     return { status: r.status, json: text ? (JSON.parse(text) as Json) : {} };
   };
   const must = async (method: string, url: string, body?: unknown) => {

@@ -137,7 +137,10 @@ describe.skipIf(SKIP)(title, () => {
       const [via, other] = round % 2 ? [b, a] : [a, b];
       for (let i = 0; i < 2; i++) await Promise.all([read(a), read(b)]);
       const name = `Empresa ronda ${round} SpA`;
-      const patched = await apiClient(via.url, key)('PATCH', `/api/v1/tenants/${id}`, { razonSocial: name, emisor: { telefono: `+56 2 2000 ${1000 + round}` } });
+      const patched = await apiClient(via.url, key)('PATCH', `/api/v1/tenants/${id}`, {
+        razonSocial: name,
+        emisor: { telefono: `+56 2 2000 ${1000 + round}` },
+      });
       expect(patched.status).toBe(200);
       const seen = await read(other);
       expect([seen.razonSocial, seen.emisor.telefono]).toEqual([name, `+56 2 2000 ${1000 + round}`]);

@@ -17,10 +17,7 @@ const TENANT_ROUTE = /^\/api\/v1\/tenants\/:tenantId(\/|$)/;
  * authentication and validation: another account's tenant (or an id that cannot exist) is a 404
  * `tenant_not_found` before any service runs. Services then take the resolved row.
  */
-export default fp(async function tenantScopePlugin(
-  app: FastifyInstance,
-  opts: { tenants: Pick<TenantsService, 'getRow' | 'readRow'> },
-) {
+export default fp(async function tenantScopePlugin(app: FastifyInstance, opts: { tenants: Pick<TenantsService, 'getRow' | 'readRow'> }) {
   app.decorateRequest('tenant', null);
   const resolve: preHandlerAsyncHookHandler = async (req) => {
     const { tenantId } = req.params as { tenantId: string };
