@@ -115,7 +115,17 @@ async function main() {
     form.set('fechaVencimiento', cert.notAfter.toISOString().slice(0, 10));
     form.set('esPrincipal', 'true');
     await must('POST', `/api/v1/tenants/${t.id}/credentials/certificate`, form);
-    for (const tipoDte of [33, 39]) await must('POST', `/api/v1/tenants/${t.id}/folios/request`, { tipoDte, cantidad: 1000 });
+    for (const tipoDte of [33, 39]) {
+      let req = await must('POST', `/api/v1/tenants/${t.id}/folios/request`, { tipoDte, cantidad: 1000 });
+      // On a busy machine the request can outlast its 25 s wait (202, pending): the load starts only
+      // once every CAF is in, or its first documents would find no folios.
+      const wait = Date.now() + 120_000;
+      while (req.status === 'pending' && Date.now() < wait) {
+        await new Promise((r) => setTimeout(r, 500));
+        req = await must('GET', `/api/v1/tenants/${t.id}/folios/requests/${req.id}`);
+      }
+      if (req.status !== 'completed') throw new Error(`folio request for type ${tipoDte} ended ${req.status}: ${JSON.stringify(req)}`);
+    }
     tenants.push(t.id as string);
   }
 
