@@ -52,6 +52,7 @@ async function main() {
     ACCOUNT_RATE_LIMIT_BURST: '100000',
   });
   const apiKey = await createAccountViaCli(server.env);
+  let failuresShown = 0;
   const api = async (method: string, url: string, body?: unknown): Promise<{ status: number; json: Json }> => {
     const r = await fetch(server.url + url, {
       method,
@@ -62,6 +63,8 @@ async function main() {
       ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
     });
     const text = await r.text();
+    // The first few failures are printed, so a red run says what failed.
+    if (r.status >= 400 && ++failuresShown <= 5) console.log(`request error: ${method} ${url} → ${r.status} ${text.slice(0, 300)}`);
     return { status: r.status, json: text ? (JSON.parse(text) as Json) : {} };
   };
   const must = async (method: string, url: string, body?: unknown) => {
@@ -112,7 +115,17 @@ async function main() {
     form.set('fechaVencimiento', cert.notAfter.toISOString().slice(0, 10));
     form.set('esPrincipal', 'true');
     await must('POST', `/api/v1/tenants/${t.id}/credentials/certificate`, form);
-    for (const tipoDte of [33, 39]) await must('POST', `/api/v1/tenants/${t.id}/folios/request`, { tipoDte, cantidad: 1000 });
+    for (const tipoDte of [33, 39]) {
+      let req = await must('POST', `/api/v1/tenants/${t.id}/folios/request`, { tipoDte, cantidad: 1000 });
+      // On a busy machine the request can outlast its 25 s wait (202, pending): the load starts only
+      // once every CAF is in, or its first documents would find no folios.
+      const wait = Date.now() + 120_000;
+      while (req.status === 'pending' && Date.now() < wait) {
+        await new Promise((r) => setTimeout(r, 500));
+        req = await must('GET', `/api/v1/tenants/${t.id}/folios/requests/${req.id}`);
+      }
+      if (req.status !== 'completed') throw new Error(`folio request for type ${tipoDte} ended ${req.status}: ${JSON.stringify(req)}`);
+    }
     tenants.push(t.id as string);
   }
 

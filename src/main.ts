@@ -5,6 +5,7 @@
 import { loadConfig, ConfigError, describeSmtp } from './config.ts';
 import { openStores } from './stores.ts';
 import { DirectoryLockedError } from './db/dir-lock.ts';
+import { hasPgliteNodeFlags, PGLITE_NODE_FLAGS } from './db/pglite.ts';
 import { createContext } from './context.ts';
 import { buildApp } from './http/app.ts';
 import { systemClock } from './lib/clock.ts';
@@ -52,6 +53,10 @@ export async function main(argv = process.argv.slice(2)) {
     const where = config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
     console.log(`\nDTE service listening on ${config.baseUrl} (database: ${where}, provider: ${config.provider})`);
     console.log(`Secrets store: ${stores.secretsDescription}`);
+    if (!config.databaseUrl && !hasPgliteNodeFlags())
+      console.log(
+        `Memory: started without ${PGLITE_NODE_FLAGS.join(' ')} (npm start passes them): PGlite may peak near 1 GiB (docs/performance.md)`,
+      );
     console.log(`Outbound e-mail: ${describeSmtp(config.smtp.url)}`);
     console.log(`API reference: ${config.baseUrl}/docs`);
     console.log(

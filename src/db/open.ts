@@ -23,8 +23,9 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
         ...(opts.schema ? { schema: opts.schema } : {}),
         ...(opts.poolMax ? { max: opts.poolMax } : {}),
       })
-    : await openPglite(opts.dir);
+    : await openPglite(opts.dir, { migrationsDir: opts.migrationsDir ?? MAIN_MIGRATIONS });
   try {
+    // A new embedded directory was migrated by the child that created it: this finds nothing to do.
     await migrate(db, opts.migrationsDir ?? MAIN_MIGRATIONS);
   } catch (e) {
     await db.close();

@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { lockDirectory } from './dir-lock.ts';
 import { keepNewFilesPrivate, makeTreePrivate } from './private-files.ts';
@@ -22,24 +26,88 @@ const wrap = (q: { query: PGlite['query'] }): Sql => ({
   },
 });
 
+/**
+ * PGlite's own start parameters, with smaller shared buffers. Its default (128 MB, sized for a
+ * server of its own) lives in the process's WebAssembly heap, which never shrinks; the service's
+ * working set is small and the OS page cache still holds the files. Runtime settings only:
+ * existing data directories open unchanged (docs/performance.md "Memory").
+ */
+const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
+/**
+ * Node flags for a process that runs PGlite: keep its WebAssembly on V8's baseline compiler.
+ * Without them V8 recompiles PostgreSQL's hottest functions with its optimising compiler, and
+ * compiling those (very large) functions takes hundreds of MB for a moment: a server peaks near
+ * 1 GiB instead of ~250 MB, for no measurable gain per query (docs/performance.md "Memory").
+ * V8 reads them only at start, so they are on the command line (`npm start`).
+ */
+export const PGLITE_NODE_FLAGS = ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering'] as const;
+
+/** Whether this process was started with PGLITE_NODE_FLAGS. */
+export const hasPgliteNodeFlags = (execArgv: readonly string[] = process.execArgv): boolean =>
+  PGLITE_NODE_FLAGS.every((f) => execArgv.includes(f));
+
+const INIT_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pglite-init.ts');
+
+/**
+ * Creates a new data directory in a short-lived child process (PGlite's initdb, then `prepare`'s
+ * module, e.g. the migrations), so the memory initdb needs for a moment (a second PostgreSQL
+ * instance and its bootstrap, ~500 MB) is returned to the system when the child exits, instead of
+ * staying in this process's peak. The caller holds the directory lock meanwhile.
+ */
+async function initialiseInChild(dir: string, migrationsDir: string | undefined): Promise<void> {
+  const child = spawn(process.execPath, [...PGLITE_NODE_FLAGS, INIT_SCRIPT, dir, ...(migrationsDir ? [migrationsDir] : [])], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c));
+  });
+  if (code !== 0) throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${err.trim()}`);
+}
+
+/** Opens PGlite on `dir` (undefined = in memory) with the service's settings; no lock. */
+export async function createPglite(dir: string | undefined): Promise<{ pg: PGlite; db: Db }> {
+  const pg = await PGlite.create({ ...(dir ? { dataDir: dir } : {}), startParams: START_PARAMS });
+  const base = wrap(pg);
+  const db: Db = {
+    kind: 'pglite',
+    query: base.query,
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) => pg.transaction((tx) => fn(wrap(tx))),
+    close: () => pg.close(),
+  };
+  return { pg, db };
+}
+
+export interface OpenPgliteOptions {
+  /**
+   * For a directory that holds no database yet: the migrations to apply in the child process that
+   * creates it (src/db/pglite-init.ts), so the first start does them outside this process too.
+   */
+  migrationsDir?: string | undefined;
+}
+
 /** Opens an embedded database. `dir` undefined = in memory (tests). */
-export async function openPglite(dir: string | undefined): Promise<Db> {
+export async function openPglite(dir: string | undefined, opts: OpenPgliteOptions = {}): Promise<Db> {
   if (dir) keepNewFilesPrivate();
   const release = dir ? await lockDirectory(dir) : () => {};
-  let pg: PGlite;
+  let opened: { pg: PGlite; db: Db };
   try {
-    if (dir) makeTreePrivate(dir);
-    pg = await PGlite.create(dir ? { dataDir: dir } : {});
+    if (dir) {
+      if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) await initialiseInChild(dir, opts.migrationsDir);
+      makeTreePrivate(dir);
+    }
+    opened = await createPglite(dir);
     if (dir) makeTreePrivate(dir);
   } catch (e) {
     release();
     throw e;
   }
-  const base = wrap(pg);
+  const { pg, db } = opened;
   return {
-    kind: 'pglite',
-    query: base.query,
-    transaction: <T>(fn: (tx: Sql) => Promise<T>) => pg.transaction((tx) => fn(wrap(tx))),
+    ...db,
     async close() {
       try {
         await pg.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validTenant } from '../support/app.ts';
 import { apiClient, createAccountViaCli, scratchDatabase, startServer, type ServerProc } from '../support/processes.ts';
 
 /**
@@ -6,7 +7,9 @@ import { apiClient, createAccountViaCli, scratchDatabase, startServer, type Serv
  * (docs/performance.md): each process caches API keys and leases rate-limit tokens, and still
  * - a key revoked through one process is refused by the other on the very next request;
  * - an account's limit holds across both, within one lease per process;
- * - invalid keys from one address are limited across both.
+ * - invalid keys from one address are limited across both;
+ * - a tenant changed through one process is read as changed through the other on the next request
+ *   (each caches tenant rows for reads: src/modules/tenants/tenants.cache.ts).
  */
 const SKIP = !process.env.TEST_DATABASE_URL;
 if (SKIP) console.warn('auth across processes: SKIPPED — set TEST_DATABASE_URL to run it against PostgreSQL');
@@ -111,6 +114,40 @@ describe.skipIf(SKIP)(title, () => {
     expect((limited!.json as { error: { message: string } }).error.message).toMatch(/account/);
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited!.headers.get('ratelimit-limit')).toBe(String(BURST));
+  });
+
+  it('a tenant changed through one process is seen by the other on the very next request', async () => {
+    const key = await createAccountViaCli(env);
+    const created = await apiClient(a.url, key)('POST', '/api/v1/tenants', validTenant());
+    expect(created.status).toBe(201);
+    const id = (created.json as { id: string }).id;
+    const read = async (server: ServerProc) => {
+      const r = await apiClient(server.url, key)('GET', `/api/v1/tenants/${id}`);
+      expect(r.status).toBe(200);
+      return r.json as { razonSocial: string; emisor: { telefono: string | null } };
+    };
+    // Both processes busy with other reads of the same tenant meanwhile, so they keep it cached.
+    let stop = false;
+    const load = Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        while (!stop) await read(i % 2 ? a : b);
+      }),
+    );
+    for (let round = 0; round < 20; round++) {
+      const [via, other] = round % 2 ? [b, a] : [a, b];
+      for (let i = 0; i < 2; i++) await Promise.all([read(a), read(b)]);
+      const name = `Empresa ronda ${round} SpA`;
+      const patched = await apiClient(via.url, key)('PATCH', `/api/v1/tenants/${id}`, {
+        razonSocial: name,
+        emisor: { telefono: `+56 2 2000 ${1000 + round}` },
+      });
+      expect(patched.status).toBe(200);
+      const seen = await read(other);
+      expect([seen.razonSocial, seen.emisor.telefono]).toEqual([name, `+56 2 2000 ${1000 + round}`]);
+      expect((await read(via)).razonSocial).toBe(name);
+    }
+    stop = true;
+    await load;
   });
 
   it('invalid keys from one address are limited across both processes', async () => {

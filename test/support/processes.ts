@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
 
 /**
  * Launches the real programs as separate processes for cross-process tests: the service
@@ -27,7 +28,12 @@ export interface Proc {
 }
 
 export function launch(args: string[], env: Record<string, string>, opts: { cwd?: string } = {}): Proc {
-  const proc = spawn(process.execPath, args, {
+  // The service as `npm start` runs it: with the Node flags that keep PGlite's memory down
+  // (SERVICE_NODE_FLAGS replaces them, e.g. 'none' to measure without: bench/README in docs/performance.md).
+  const given = process.env.SERVICE_NODE_FLAGS;
+  const flags = given === undefined ? [...PGLITE_NODE_FLAGS] : given === 'none' ? [] : given.split(' ').filter(Boolean);
+  const nodeArgs = args[0] === 'src/main.ts' ? [...flags, ...args] : args;
+  const proc = spawn(process.execPath, nodeArgs, {
     cwd: opts.cwd ?? ROOT,
     env: {
       PATH: process.env.PATH ?? '',

@@ -17,11 +17,16 @@ const TENANT_ROUTE = /^\/api\/v1\/tenants\/:tenantId(\/|$)/;
  * authentication and validation: another account's tenant (or an id that cannot exist) is a 404
  * `tenant_not_found` before any service runs. Services then take the resolved row.
  */
-export default fp(async function tenantScopePlugin(app: FastifyInstance, opts: { tenants: Pick<TenantsService, 'getRow'> }) {
+export default fp(async function tenantScopePlugin(app: FastifyInstance, opts: { tenants: Pick<TenantsService, 'getRow' | 'readRow'> }) {
   app.decorateRequest('tenant', null);
   const resolve: preHandlerAsyncHookHandler = async (req) => {
     const { tenantId } = req.params as { tenantId: string };
-    req.tenant = await opts.tenants.getRow(req.auth!.accountId, tenantId);
+    // A read may take the row from the process's tenant cache (every change reaches it before the
+    // change is answered); anything that writes resolves it from the database.
+    req.tenant = await (req.method === 'GET' || req.method === 'HEAD' ? opts.tenants.readRow : opts.tenants.getRow)(
+      req.auth!.accountId,
+      tenantId,
+    );
   };
   app.addHook('onRoute', (route) => {
     if (!TENANT_ROUTE.test(route.url)) return;

@@ -45,7 +45,7 @@ export interface CredentialWriterDeps {
   secretStore: SecretStore;
   verifier: Pick<Provider, 'verifyApiKey'>;
   pfxInspector: PfxInspector;
-  tenants: Pick<TenantsService, 'refreshStatus'>;
+  tenants: Pick<TenantsService, 'refreshStatus' | 'settled'>;
   log?: { warn: (obj: object, msg: string) => void } | undefined;
 }
 
@@ -121,6 +121,9 @@ export function createCredentialWriter(deps: CredentialWriterDeps) {
         await discard(written);
         throw e;
       }
+      // The change rewrote the tenant's credential summary and status: every process must see it
+      // before the caller hears of it (src/modules/tenants/tenants.cache.ts).
+      await deps.tenants.settled();
       await discard(committed.replaced ?? []);
       return committed.result;
     },

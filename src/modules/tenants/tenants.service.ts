@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { requireDate } from '../../lib/validate.ts';
+import { createTenantCache, type TenantCache } from './tenants.cache.ts';
 import { tenantsStore, type IssuerDefaults, type TenantFields, type TenantRow } from './tenants.store.ts';
 
 const ISSUER_KEYS = ['telefono', 'correo', 'sucursal', 'codigoSucursal', 'vendedor', 'unidadSii'] as const;
@@ -108,8 +109,12 @@ async function refuseDuplicate(tx: Sql, accountId: string, rutEmpresa: string, a
     );
 }
 
-export function createTenantsService(deps: { db: Db; clock: Clock }) {
+export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined }) {
   const { db, clock } = deps;
+  // PostgreSQL only: with PGlite the one process reads its own database (tenants.cache.ts).
+  const cache = deps.cache ?? (db.listen ? createTenantCache(db) : undefined);
+  /** After a commit that changed tenant rows: every process has dropped them (tenants.cache.ts). */
+  const settled = async () => cache?.settled();
   /** The row if it exists within the account (an id that cannot exist is simply absent). */
   const findRow = (sql: Sql, accountId: string, id: string, opts: { forUpdate?: boolean } = {}) =>
     UUID_RE.test(id) ? tenantsStore.get(sql, accountId, id, opts) : Promise.resolve(undefined);
@@ -119,6 +124,18 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
     return row;
   };
   const getRow = (accountId: string, id: string) => requireRow(db, accountId, id);
+  /**
+   * For reads only (the tenant-scope plugin on GET): the row from this process's cache when it is
+   * there, else from the database. Writes resolve the row with getRow or in their transaction.
+   */
+  const readRow = async (accountId: string, id: string): Promise<TenantRow> => {
+    const cached = cache?.get(accountId, id);
+    if (cached) return cached;
+    const startedAt = cache?.epoch() ?? 0;
+    const row = await getRow(accountId, id);
+    cache?.set(row, startedAt);
+    return row;
+  };
   return {
     /**
      * `bindResult`, when given, runs in the transaction that inserts the tenant: the API binds the
@@ -159,6 +176,12 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
     },
     /** For other modules: the row, or a 404 that never tells whether it exists elsewhere. */
     getRow,
+    readRow,
+    /**
+     * For other modules that change tenant rows in their own transaction (the credential summary):
+     * call after the commit, before answering, so the change is seen by every process.
+     */
+    settled,
     /** For other modules, in their transaction: the row (locked with forUpdate), or a 404. */
     requireRow,
     /** For other modules, in their transaction: the row if it exists, without a 404. */
@@ -191,6 +214,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock }) {
           await refuseDuplicate(tx, accountId, clean.rutEmpresa ?? tenant.rut_empresa, clean.ambiente ?? tenant.ambiente, id);
         return tenantsStore.update(tx, accountId, id, clean, clock.now());
       });
+      await settled();
       if (!row) throw errors.notFound('tenant', id);
       return toTenant(row);
     },
