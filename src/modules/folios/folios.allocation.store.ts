@@ -82,15 +82,17 @@ export const allocationStore = {
       : undefined;
   },
 
-  /** reserved → used, in the DTE's own transaction. False if the reservation was voided meanwhile. */
-  async markUsed(tx: Sql, a: { accountId: string; tenantId: string; tipoDte: number; folio: number; dteId: string }): Promise<boolean> {
-    const r = await tx.query(
-      `update folio_allocations set status = 'used', dte_id = $5
-       where account_id = $1 and tenant_id = $2 and tipo_dte = $3 and folio = $4 and status = 'reserved'`,
-      [a.accountId, a.tenantId, a.tipoDte, a.folio, a.dteId],
-    );
-    return r.rowCount === 1;
-  },
+  /**
+   * reserved → used, as a data-modifying CTE for the statement that stores the DTEs: `docs` names a
+   * relation with the columns account_id, tenant_id, tipo_dte, folio and id (the DTE's). It returns
+   * `dte_id` for each folio it marked; a reservation voided meanwhile is not marked, and that DTE
+   * must not be stored. Being part of the DTE's own statement, it commits with it or not at all.
+   */
+  markUsedSql: (docs: string): string =>
+    `update folio_allocations a set status = 'used', dte_id = d.id from ${docs} d
+     where a.account_id = d.account_id and a.tenant_id = d.tenant_id and a.tipo_dte = d.tipo_dte and a.folio = d.folio
+       and a.status = 'reserved'
+     returning a.dte_id`,
 
   async voidAllocation(sql: Sql, a: { accountId: string; tenantId: string; tipoDte: number; folio: number }) {
     await sql.query(

@@ -38,10 +38,16 @@ describeEachDb('folio allocation', (backend) => {
     await h.folios.release(h.accountId, h.tenant.id, 33, a.folio);
     const b = await reserve();
     expect(b.folio).toBe(a.folio + 1);
-    const used = (folio: number) =>
-      h.db.transaction((tx) =>
-        h.folios.markUsed(tx, { accountId: h.accountId, tenantId: h.tenant.id, tipoDte: 33, folio, dteId: crypto.randomUUID() }),
-      );
+    // The step as the DTE store runs it: a CTE over the documents being stored (here one).
+    const used = async (folio: number) =>
+      (
+        await h.db.query<{ n: number }>(
+          `with docs as (select $1::uuid as account_id, $2::uuid as tenant_id, 33 as tipo_dte, $3::bigint as folio, $4::uuid as id),
+             used as (${h.folios.markUsedSql('docs')})
+           select count(*)::int as n from used`,
+          [h.accountId, h.tenant.id, folio, crypto.randomUUID()],
+        )
+      ).rows[0]!.n === 1;
     expect(await used(a.folio)).toBe(false); // voided: no DTE may take it
     expect(await used(b.folio)).toBe(true);
     expect(await used(b.folio)).toBe(false);

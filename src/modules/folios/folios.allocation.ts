@@ -1,4 +1,4 @@
-import type { Db, Sql } from '../../db/types.ts';
+import type { Db } from '../../db/types.ts';
 import { siiDate, type Caf } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -18,9 +18,10 @@ import { inventoryStore } from './folios.inventory.store.ts';
  *     The row lock lasts one statement, so concurrent creates wait for each other only that long.
  *  2. The DTE is built and signed outside any transaction (CPU work holds no lock; on PGlite a
  *     transaction holds the only connection).
- *  3. `markUsed` turns the reservation into `used` in the same transaction that inserts the DTE row
- *     with its signed XML, so a DTE row never exists without its XML and a used folio always has
- *     its DTE.
+ *  3. `markUsedSql` turns the reservation into `used` in the very statement that inserts the DTE row
+ *     with its signed XML (one statement, atomic on its own; concurrent creates of a process share
+ *     it, see dte.create.ts), so a DTE row never exists without its XML and a used folio always
+ *     has its DTE.
  * If the process dies between 1 and 3, the folio stays `reserved`; after
  * FOLIO_RESERVATION_TIMEOUT the sweep voids it (a gap, never a reuse; folios.annul.ts then tells
  * the SII). A create that fails after 1 (it cannot, for input errors: those are checked before)
@@ -107,9 +108,11 @@ export function createFolioAllocation(deps: FolioAllocationDeps) {
       }
     },
 
-    /** Step 3, in the DTE's transaction. False if the reservation was voided meanwhile. */
-    markUsed: (tx: Sql, a: { accountId: string; tenantId: string; tipoDte: number; folio: number; dteId: string }): Promise<boolean> =>
-      allocationStore.markUsed(tx, a),
+    /**
+     * Step 3, as part of the statement that stores the DTEs (see allocationStore.markUsedSql): the
+     * DTE module runs it, so a DTE is stored exactly when its folio becomes used.
+     */
+    markUsedSql: allocationStore.markUsedSql,
 
     release,
 
