@@ -132,8 +132,8 @@ export const dteStore = {
     const r = await sql.query<DteRow>(
       `with docs as (
          select * from jsonb_to_recordset($1::jsonb) as x(id uuid, account_id uuid, tenant_id uuid, tipo_dte integer, folio bigint,
-           fecha_emision date, receptor jsonb, detalle jsonb, referencias jsonb, forma_pago integer, documento jsonb, monto_neto bigint,
-           monto_exento bigint, iva bigint, monto_total bigint, xml text, now timestamptz)
+           fecha_emision date, receptor jsonb, detalle jsonb, referencias jsonb, forma_pago integer, documento jsonb, monto_neto numeric,
+           monto_exento numeric, iva numeric, monto_total numeric, xml text, now timestamptz)
        ), used as (
          ${markUsed('docs')}
        ), ins as (
