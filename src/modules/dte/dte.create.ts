@@ -31,8 +31,6 @@ export interface CreateDeps {
   clock: Clock;
   folios: Pick<FoliosService, 'reserve' | 'markUsedSql' | 'release'>;
   signers: Pick<SignerCache, 'get'>;
-  /** Largest group of concurrent stores sent as one statement (default 32; 1 turns grouping off). */
-  storeBatch?: number;
 }
 
 interface StoreRequest {
@@ -64,7 +62,7 @@ export function createDteCreate(deps: CreateDeps) {
   // One batch at a time on PGlite (one connection); on PostgreSQL a second fills while one commits.
   const stores = createGroupCommit<StoreRequest, DteRow | undefined>({
     run: storeBatch,
-    maxBatch: deps.storeBatch ?? 32,
+    maxBatch: 32,
     maxInFlight: db.kind === 'postgres' ? 2 : 1,
   });
 
