@@ -107,4 +107,20 @@ describe('group commit', () => {
     expect(out).toEqual(Array.from({ length: 500 }, (_, i) => -i));
     expect([...seen].sort((x, y) => x - y)).toEqual(Array.from({ length: 500 }, (_, i) => i));
   });
+
+  it('with gatherTurn, writes submitted in the same turn of the event loop leave together, the first included', async () => {
+    const batches: number[][] = [];
+    const gc = createGroupCommit<number, number>({
+      run: async (items) => {
+        batches.push(items);
+        return items;
+      },
+      gatherTurn: true,
+    });
+    const first = [1, 2, 3].map((i) => gc.submit(i));
+    expect(batches).toEqual([]); // nothing sent until the turn ends
+    expect(await Promise.all(first)).toEqual([1, 2, 3]);
+    await gc.submit(4);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
 });

@@ -21,6 +21,13 @@ export interface GroupCommitOptions<I, O> {
   maxBatch?: number;
   /** Batches running at once (default 1); on a pool of connections, 2 lets one fill while one runs. */
   maxInFlight?: number;
+  /**
+   * Wait for the rest of this turn of the event loop before sending a batch that would go at once
+   * (setImmediate). For a database in this thread (PGlite), whose statements never wait on I/O:
+   * without it each request runs from its first statement to its last before the next one gets
+   * to its own, so no two writes are ever pending together.
+   */
+  gatherTurn?: boolean;
 }
 
 export interface GroupCommit<I, O> {
@@ -64,6 +71,16 @@ export function createGroupCommit<I, O>(opts: GroupCommitOptions<I, O>): GroupCo
     }
   };
 
+  let gathering = false;
+  const pumpLater = (): void => {
+    if (gathering) return;
+    gathering = true;
+    setImmediate(() => {
+      gathering = false;
+      pump();
+    });
+  };
+
   const pump = (): void => {
     while (inFlight < maxInFlight && queue.length > 0) {
       const batch = queue.splice(0, maxBatch);
@@ -79,7 +96,8 @@ export function createGroupCommit<I, O>(opts: GroupCommitOptions<I, O>): GroupCo
     submit(item: I): Promise<O> {
       return new Promise<O>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        pump();
+        if (opts.gatherTurn) pumpLater();
+        else pump();
       });
     },
     get pending() {
