@@ -23,9 +23,10 @@ export interface GroupCommitOptions<I, O> {
   maxInFlight?: number;
   /**
    * Wait for the rest of this turn of the event loop before sending a batch that would go at once
-   * (setImmediate). For a database in this thread (PGlite), whose statements never wait on I/O:
-   * without it each request runs from its first statement to its last before the next one gets
-   * to its own, so no two writes are ever pending together.
+   * (setImmediate), so that the requests read in the same turn join it. Needed for a database in
+   * this thread (PGlite), whose statements never wait on I/O: without it each request runs from
+   * its first statement to its last before the next one gets to its own, and no two writes are
+   * ever pending together. On PostgreSQL it gave slightly larger batches for a turn's latency.
    */
   gatherTurn?: boolean;
 }

@@ -59,13 +59,14 @@ export function createDteCreate(deps: CreateDeps) {
     };
     return batch.some((b) => b.bindResult) ? db.transaction(write) : write(db);
   };
-  // One batch at a time on PGlite (one connection, in this thread: a batch gathers the turn's
-  // stores); on PostgreSQL a second fills while one commits.
+  // A batch gathers the stores of the event loop's turn (on PGlite nothing else would ever wait:
+  // its statements run in this thread). One at a time on PGlite (one connection); on PostgreSQL a
+  // second fills while one commits.
   const stores = createGroupCommit<StoreRequest, DteRow | undefined>({
     run: storeBatch,
     maxBatch: 32,
     maxInFlight: db.kind === 'postgres' ? 2 : 1,
-    gatherTurn: db.kind === 'pglite',
+    gatherTurn: true,
   });
 
   /**

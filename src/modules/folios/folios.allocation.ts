@@ -162,7 +162,7 @@ export function createFolioAllocation(deps: FolioAllocationDeps) {
       const key = `${accountId}/${tenantId}/${tipoDte}/${opts.datedOn ?? ''}`;
       let group = groups.get(key);
       if (!group) {
-        group = createGroupCommit({ run: reserveGroup, maxBatch: MAX_RESERVE_BATCH, maxInFlight: 1, gatherTurn: db.kind === 'pglite' });
+        group = createGroupCommit({ run: reserveGroup, maxBatch: MAX_RESERVE_BATCH, maxInFlight: 1, gatherTurn: true });
         groups.set(key, group);
       }
       const g = group;
