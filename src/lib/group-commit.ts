@@ -3,9 +3,10 @@
  * one commit) for the lot, instead of one round trip and one commit each.
  *
  * How a batch forms: a write that arrives while fewer than `maxInFlight` batches are running goes
- * out at once (alone, when nothing else is waiting: no added latency when the service is idle);
- * writes that arrive while the batches are busy wait and leave together, in arrival order, at most
- * `maxBatch` at a time, as soon as one finishes.
+ * out at once, or with `gatherTurn` at the end of the event loop's turn together with the writes of
+ * that turn (a turn's latency, not a timer: an idle service adds nothing else); writes that arrive
+ * while the batches are busy wait and leave together, in arrival order, at most `maxBatch` at a
+ * time, as soon as one finishes.
  *
  * Invariants:
  *  - Every submitted item settles exactly once: with its own result, or with an error.
