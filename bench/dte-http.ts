@@ -7,12 +7,15 @@
  *   node bench/dte-http.ts                      both backends, 10 s each
  *   BENCH_SECONDS=30 BENCH_CONNECTIONS=32 node bench/dte-http.ts
  *   BENCH_DATABASE_URL=postgres://… for the PostgreSQL run (default postgres://postgres@127.0.0.1:5432/test)
+ *   BENCH_BACKENDS=postgres                     one backend only
+ *   BENCH_PROFILE_DIR=/tmp/prof                 the server runs with --cpu-prof, its profile lands there
  */
 import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import { computeDv, computeTotals, formatRutDotted } from '../src/dte/index.ts';
 import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
-import { createAccount, freshPostgresUrl, startServer, UNLIMITED_RATES } from './lib/server.ts';
+import pg from 'pg';
+import { createAccount, freshPostgresUrl, readCpuMicros, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 // A type alias (not an interface), so it fits bench/run.ts's generic Record<string, unknown>.
 export type DteHttpResult = {
@@ -31,7 +34,41 @@ export type DteHttpResult = {
    */
   foliosUsed: number;
   peakRssMb: number | undefined;
+  /**
+   * CPU time (user + system) per created document: the server process (with its PGlite), and on
+   * PostgreSQL the database's backends serving that server (found by application_name). Steadier
+   * than docs/s on a shared machine: other load slows the run but adds little CPU to these processes.
+   */
+  cpuMicrosPerDoc: { server: number; postgres?: number };
+  /** PostgreSQL only: rows inserted + updated + deleted in the run's schema per created document. */
+  rowsWrittenPerDoc?: number;
 };
+
+/** The PostgreSQL backends of the server (its pool's connections carry `application_name`). */
+async function backendCpuMicros(base: string, appName: string): Promise<number> {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    const r = await c.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [appName]);
+    return r.rows.reduce((sum, { pid }) => sum + (readCpuMicros(pid) ?? 0), 0);
+  } finally {
+    await c.end();
+  }
+}
+
+async function rowsWritten(base: string, schema: string): Promise<number> {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    const r = await c.query<{ w: string }>(
+      'select coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0)::text as w from pg_stat_user_tables where schemaname = $1',
+      [schema],
+    );
+    return Number(r.rows[0]!.w);
+  } finally {
+    await c.end();
+  }
+}
 
 const PASSWORD = 'bench-pfx-password';
 
@@ -68,9 +105,16 @@ export async function runDteHttpBench(opts: {
     opts.backend === 'postgres'
       ? await freshPostgresUrl(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test')
       : undefined;
+  const schema = pg ? /search_path=(\w+)/.exec(decodeURIComponent(pg.url))![1]! : undefined;
   const env: Record<string, string> = { ...UNLIMITED_RATES, EMULATOR_DELAY: '0' };
+  // A CPU profile of the server (and of the CLI call that creates the account) lands there.
+  if (process.env.BENCH_PROFILE_DIR) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`;
+  const pgBase = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const appName = `bench-dte-${process.pid}-${Date.now()}`;
   if (pg) {
-    env.DATABASE_URL = pg.url;
+    const u = new URL(pg.url);
+    u.searchParams.set('application_name', appName);
+    env.DATABASE_URL = u.toString();
     env.DATA_ENCRYPTION_KEY = `k1:${crypto.randomBytes(32).toString('base64')}`;
     env.SECRETS_ENCRYPTION_KEY = `k1:${crypto.randomBytes(32).toString('base64')}`;
   }
@@ -114,6 +158,9 @@ export async function runDteHttpBench(opts: {
     const cafs = Math.max(2, Math.ceil((seconds * 2000) / 1000));
     for (let i = 0; i < cafs; i++) await call('POST', `/api/v1/tenants/${tenantId}/folios/request`, { tipoDte: 33, cantidad: 1000 });
 
+    const cpuBefore = readCpuMicros(server.pid) ?? NaN;
+    const pgCpuBefore = pg ? await backendCpuMicros(pgBase, appName) : undefined;
+    const rowsBefore = schema ? await rowsWritten(pgBase, schema) : undefined;
     const result = await autocannon({
       url: `${server.url}/api/v1/tenants/${tenantId}/dte`,
       method: 'POST',
@@ -124,7 +171,13 @@ export async function runDteHttpBench(opts: {
     });
     // The inventory counts usable ranges only (a used-up CAF drops out): folios handed out =
     // everything requested minus what is left.
+    // In-flight creates finish before these are read (the inventory call queues behind them).
     const inv = (await call('GET', `/api/v1/tenants/${tenantId}/folios`)) as { data: { disponibles: number }[] };
+    const foliosUsed = cafs * 1000 - (inv.data[0]?.disponibles ?? 0);
+    const serverCpu = (readCpuMicros(server.pid) ?? NaN) - cpuBefore;
+    const pgCpu = pg ? (await backendCpuMicros(pgBase, appName)) - pgCpuBefore! : undefined;
+    if (schema) await new Promise((r) => setTimeout(r, 1500)); // backends report table statistics within a second
+    const rows = schema ? (await rowsWritten(pgBase, schema)) - rowsBefore! : undefined;
     const { peakRssMb } = await server.stop();
     const created = result['2xx'];
     return {
@@ -137,8 +190,13 @@ export async function runDteHttpBench(opts: {
       p99Ms: result.latency.p99,
       errors: result.errors,
       non2xx: result.non2xx,
-      foliosUsed: cafs * 1000 - (inv.data[0]?.disponibles ?? 0),
+      foliosUsed,
       peakRssMb,
+      cpuMicrosPerDoc: {
+        server: Math.round(serverCpu / foliosUsed),
+        ...(pgCpu !== undefined ? { postgres: Math.round(pgCpu / foliosUsed) } : {}),
+      },
+      ...(rows !== undefined ? { rowsWrittenPerDoc: Math.round((rows / foliosUsed) * 100) / 100 } : {}),
     };
   } finally {
     await server.stop().catch(() => {});
@@ -149,5 +207,6 @@ export async function runDteHttpBench(opts: {
 if (import.meta.main) {
   const seconds = Number(process.env.BENCH_SECONDS ?? 10);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-  for (const backend of ['pglite', 'postgres'] as const) console.log(await runDteHttpBench({ backend, seconds, connections }));
+  const backends = (process.env.BENCH_BACKENDS ?? 'pglite,postgres').split(',') as ('pglite' | 'postgres')[];
+  for (const backend of backends) console.log(await runDteHttpBench({ backend, seconds, connections }));
 }

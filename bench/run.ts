@@ -46,7 +46,7 @@ async function main() {
     rows.push({
       benchmark: 'engine: DTE built+stamped+signed / s (1 core)',
       backend: '–',
-      figure: `${engine.docsPerSecond} docs/s = ${(engine.ratio * 100).toFixed(0)}% of ${engine.rsaSignsPerSecond} RSA-2048 signs/s`,
+      figure: `${engine.docsPerSecond} docs/s = ${(engine.ratio * 100).toFixed(0)}% of ${engine.rsaSignsPerSecond} RSA-2048 signs/s (CPU time, median of rounds)`,
       p50: '–',
       p99: '–',
       peakRssMb: '–',
@@ -89,7 +89,9 @@ async function main() {
       rows.push({
         benchmark: 'DTE creation over HTTP (folio+XML+TED+signature)',
         backend,
-        figure: `${fmt(r.documentsPerSecond, 1)} docs/s`,
+        figure: `${fmt(r.documentsPerSecond, 1)} docs/s; CPU/doc: server ${fmt((r.cpuMicrosPerDoc as { server?: number } | undefined)?.server)} µs${
+          backend === 'postgres' ? `, PostgreSQL ${fmt((r.cpuMicrosPerDoc as { postgres?: number } | undefined)?.postgres)} µs` : ''
+        }`,
         p50: `${fmt(r.p50Ms)} ms`,
         p99: `${fmt(r.p99Ms)} ms`,
         peakRssMb: fmt(r.peakRssMb),

@@ -21,6 +21,8 @@ export function decimalFromNumber(n: number, param?: string): Decimal {
   if (n < 0) {
     throw new DteEngineError('invalid_number', `${param ?? 'value'} must not be negative`, param);
   }
+  // Whole numbers (most quantities and prices) need no text: a safe integer is exact as it is.
+  if (Number.isSafeInteger(n)) return { units: BigInt(n), scale: 0 };
   const m = DECIMAL_TEXT.exec(String(n));
   if (!m) throw new DteEngineError('invalid_number', `${param ?? 'value'} is not a decimal number`, param);
   const intPart = m[1] ?? '0';

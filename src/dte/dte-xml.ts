@@ -112,7 +112,9 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
     folio: d.folio,
     documentId: id,
     xml: Buffer.from(xml, 'latin1'),
-    tedBytes: ted.tedBytes,
+    get tedBytes() {
+      return ted.tedBytes;
+    },
     totals: d.totals,
     rutEmisor: d.emisor.rut,
     rutReceptor: d.receptor.rut,

@@ -86,5 +86,14 @@ export function buildTed(input: TedInput): Ted {
     '</DD>';
   const frmt = sign('sha1', Buffer.from(dd, 'latin1'), caf.privateKey as NonNullable<Caf['privateKey']>).toString('base64');
   const xml = `<TED version="1.0">${dd}<FRMT algoritmo="SHA1withRSA">${frmt}</FRMT></TED>`;
-  return { xml, dd, frmt, tedBytes: Buffer.from(xml, 'latin1') };
+  // The PDF417 payload is wanted only when printing: encoded on first use, not on every issue.
+  let tedBytes: Buffer | undefined;
+  return {
+    xml,
+    dd,
+    frmt,
+    get tedBytes() {
+      return (tedBytes ??= Buffer.from(xml, 'latin1'));
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hash, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { DteEngineError } from './errors.ts';
 import { certificateToDer, parseCertificate, rutFromCertificate } from './certificate.ts';
@@ -115,7 +115,7 @@ export function assertSignerValidAt(signer: PreparedSigner, now: Date): void {
 }
 
 export function sha1Base64(canonicalText: string): string {
-  return createHash('sha1').update(canonicalText, 'utf8').digest('base64');
+  return hash('sha1', canonicalText, 'base64'); // one-shot: strings are hashed as UTF-8
 }
 
 export interface SignatureContext {

@@ -29,21 +29,33 @@ function fakeFolios(caf: (tipoDte: number) => Caf) {
   const calls = {
     reserve: [] as number[],
     release: [] as { tipoDte: number; folio: number }[],
-    markUsed: [] as { folio: number; dteId: string }[],
+    /** Statements that stored DTEs (each marks the folios of its documents used). */
+    markUsed: 0,
   };
-  const port: CreateDeps['folios'] & { calls: typeof calls; lapse: boolean } = {
+  const port: CreateDeps['folios'] & {
+    calls: typeof calls;
+    lapse: boolean;
+    /** Folios whose reservation lapsed (voided before the store). */
+    lapsed: Set<number>;
+    /** The folio the n-th reserve of the test hands out, when not the next one. */
+    folioFor?: (n: number) => number | undefined;
+  } = {
     calls,
     lapse: false,
+    lapsed: new Set(),
     async reserve(_accountId, _tenantId, tipoDte) {
       calls.reserve.push(tipoDte);
-      return { folio: nextFolio++, rangeId: crypto.randomUUID(), caf: caf(tipoDte) };
+      const folio = port.folioFor?.(calls.reserve.length - 1) ?? nextFolio++;
+      return { folio, rangeId: crypto.randomUUID(), caf: caf(tipoDte) };
     },
     async release(_accountId, _tenantId, tipoDte, folio) {
       calls.release.push({ tipoDte, folio });
     },
-    async markUsed(_tx, a) {
-      calls.markUsed.push({ folio: a.folio, dteId: a.dteId });
-      return !port.lapse;
+    // Marks every document's folio used, or (lapse) none: a reservation voided meanwhile.
+    markUsedSql(docs) {
+      calls.markUsed++;
+      const lapsed = [...port.lapsed].map(Number).join(',') || '0';
+      return `select d.id as dte_id from ${docs} d where ${port.lapse ? 'false' : 'true'} and d.folio not in (${lapsed})`;
     },
   };
   return port;
@@ -128,7 +140,7 @@ describeEachDb('DTE create', (backend) => {
     expect(prepareDte).toHaveBeenCalledTimes(1);
     expect(issueDte).toHaveBeenCalledTimes(1);
     expect(folios.calls.reserve).toEqual([33]);
-    expect(folios.calls.markUsed).toEqual([{ folio: dte.folio, dteId: dte.id }]);
+    expect(folios.calls.markUsed).toBe(1);
     expect(folios.calls.release).toEqual([]);
 
     const prepared = vi.mocked(prepareDte).mock.results[0]!.value as ReturnType<typeof prepareDte>;
@@ -200,7 +212,7 @@ describeEachDb('DTE create', (backend) => {
     expect(issueDte).toHaveBeenCalledTimes(1);
     expect(folios.calls.reserve).toEqual([33]);
     expect(folios.calls.release).toEqual([{ tipoDte: 33, folio: nextFolio - 1 }]);
-    expect(folios.calls.markUsed).toEqual([]);
+    expect(folios.calls.markUsed).toBe(0);
   });
 
   it('stores nothing when the reservation lapsed before the insert', async () => {
@@ -210,5 +222,29 @@ describeEachDb('DTE create', (backend) => {
     const after = await tdb.db.query<{ n: number }>('select count(*)::int as n from dtes');
     expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
     expect(issueDte).toHaveBeenCalledTimes(1);
+  });
+
+  it('stores concurrent creates together; a member whose folio lapsed, or whose row is refused, fails alone', async () => {
+    const base = nextFolio;
+    nextFolio += 6;
+    // The 5th create gets the 2nd one's folio (a row the table refuses: dtes_folio_once); the 3rd one's reservation lapsed.
+    folios.folioFor = (n) => (n === 4 ? base + 1 : base + n);
+    folios.lapsed.add(base + 2);
+    const settled = await Promise.allSettled(Array.from({ length: 6 }, () => create(tenant, body(33))));
+    const outcome = settled.map((r) => (r.status === 'fulfilled' ? r.value.folio : ((r.reason as { code?: string }).code ?? 'error')));
+    // The 2nd and the 5th want the same folio: whichever is stored first keeps it, the other one
+    // alone gets the refusal (23505, unique violation) and the rest of its batch is stored.
+    const [second, fifth] = [outcome[1], outcome[4]];
+    expect([second, fifth].sort()).toEqual([base + 1, '23505'].sort());
+    expect([outcome[0], outcome[2], outcome[3], outcome[5]]).toEqual([base, 'folio_reservation_expired', base + 3, base + 5]);
+    const rows = await tdb.db.query<{ folio: number }>('select folio::int as folio from dtes where folio >= $1 order by folio', [base]);
+    expect(rows.rows.map((r) => r.folio)).toEqual([base, base + 1, base + 3, base + 5]);
+  });
+
+  it('stores concurrent creates in fewer statements than creates', async () => {
+    const dtes = await Promise.all(Array.from({ length: 8 }, () => create(tenant, body(33))));
+    expect(new Set(dtes.map((d) => d.folio)).size).toBe(8);
+    expect(folios.calls.markUsed).toBeLessThan(8);
+    for (const d of dtes) expect(await dteStore.getXml(tdb.db, tenant.account_id, tenant.id, d.id)).toBeInstanceOf(Buffer);
   });
 });

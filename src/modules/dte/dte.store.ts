@@ -102,40 +102,55 @@ const ENVIO_COLS =
   'id, account_id, tenant_id, tipo_envio, status, dte_ids, track_id, sii_estado, sii_glosa, error_code, polls, created_at, updated_at';
 
 export const dteStore = {
-  /** The DTE with its signed XML and its first history entry, in one statement; returns the row. */
-  async insert(tx: Sql, d: NewDte): Promise<DteRow> {
-    const r = await tx.query<DteRow>(
-      `with ins as (
+  /**
+   * Issued DTEs, any number in one statement: each with its signed XML and its first history entry,
+   * and only if `markUsed` (the folios module's step, as a data-modifying CTE over the relation
+   * `docs`) turns its folio's reservation into `used` in the same statement. Returns the rows it
+   * stored; a document whose reservation lapsed is not among them. One statement is atomic on its
+   * own: it needs no transaction, and its documents are stored together or not at all.
+   */
+  async insertIssued(sql: Sql, docs: readonly NewDte[], markUsed: (docs: string) => string): Promise<DteRow[]> {
+    const payload = docs.map((d) => ({
+      id: d.id,
+      account_id: d.accountId,
+      tenant_id: d.tenantId,
+      tipo_dte: d.tipoDte,
+      folio: d.folio,
+      fecha_emision: d.fechaEmision,
+      receptor: d.receptor,
+      detalle: d.detalle,
+      referencias: d.referencias,
+      forma_pago: d.formaPago,
+      documento: d.documento,
+      monto_neto: d.montoNeto,
+      monto_exento: d.montoExento,
+      iva: d.iva,
+      monto_total: d.montoTotal,
+      xml: d.xml.toString('base64'),
+      now: d.now.toISOString(),
+    }));
+    const r = await sql.query<DteRow>(
+      `with docs as (
+         select * from jsonb_to_recordset($1::jsonb) as x(id uuid, account_id uuid, tenant_id uuid, tipo_dte integer, folio bigint,
+           fecha_emision date, receptor jsonb, detalle jsonb, referencias jsonb, forma_pago integer, documento jsonb, monto_neto numeric,
+           monto_exento numeric, iva numeric, monto_total numeric, xml text, now timestamptz)
+       ), used as (
+         ${markUsed('docs')}
+       ), ins as (
          insert into dtes (id, account_id, tenant_id, tipo_dte, folio, status, fecha_emision, receptor, detalle, referencias, forma_pago,
            monto_neto, monto_exento, iva, monto_total, xml, created_at, updated_at, documento)
-         values ($1, $2, $3, $4, $5, 'created', $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16, $17)
+         select d.id, d.account_id, d.tenant_id, d.tipo_dte, d.folio, 'created', d.fecha_emision, d.receptor, d.detalle, d.referencias,
+           d.forma_pago, d.monto_neto, d.monto_exento, d.iva, d.monto_total, decode(d.xml, 'base64'), d.now, d.now, d.documento
+         from docs d join used u on u.dte_id = d.id
          returning ${DTE_COLS}
        ), h as (
          insert into dte_status_history (dte_id, account_id, previous_status, status, created_at)
-         select id, account_id, null, 'created', $16 from ins
+         select id, account_id, null, 'created', created_at from ins
        )
        select * from ins`,
-      [
-        d.id,
-        d.accountId,
-        d.tenantId,
-        d.tipoDte,
-        d.folio,
-        d.fechaEmision,
-        JSON.stringify(d.receptor),
-        JSON.stringify(d.detalle),
-        JSON.stringify(d.referencias),
-        d.formaPago,
-        d.montoNeto,
-        d.montoExento,
-        d.iva,
-        d.montoTotal,
-        d.xml,
-        d.now,
-        JSON.stringify(d.documento),
-      ],
+      [JSON.stringify(payload)],
     );
-    return r.rows[0]!;
+    return r.rows;
   },
 
   async get(sql: Sql, accountId: string, id: string, tenantId?: string): Promise<DteRow | undefined> {

@@ -1,6 +1,18 @@
 import { afterEach, expect, it } from 'vitest';
 import { describeEachDb } from '../../../test/support/db.ts';
 import { foliosHarness, type FoliosHarness } from '../../../test/support/folios.ts';
+import type { Db } from '../../db/types.ts';
+
+/** Counts the statements containing `marker` that `db` runs from now on. */
+function countStatements(db: Db, marker: string): () => number {
+  let n = 0;
+  const query = db.query.bind(db);
+  db.query = ((text: string, params?: readonly unknown[]) => {
+    if (text.includes(marker)) n++;
+    return query(text, params);
+  }) as Db['query'];
+  return () => n;
+}
 
 /** The allocation invariant (folios.allocation.ts): a folio is handed out at most once, ever. */
 describeEachDb('folio allocation', (backend) => {
@@ -13,8 +25,11 @@ describeEachDb('folio allocation', (backend) => {
     h = await foliosHarness(backend);
     await h.grant(33, 30);
     await h.grant(33, 30);
+    const statements = countStatements(h.db, 'folio_allocations (tenant_id');
     const all = await Promise.all(Array.from({ length: 50 }, () => reserve()));
     expect(all.map((r) => r.folio).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    // Concurrent reserves share statements (group commit): the first alone, then the rest, one per range.
+    expect(statements()).toBeLessThanOrEqual(4);
     expect(new Set(all.map((r) => r.rangeId)).size).toBe(2);
     const rows = await h.db.query<{ n: number }>(`select count(*)::int as n from folio_allocations where status = 'reserved'`);
     expect(rows.rows[0]!.n).toBe(50);
@@ -38,10 +53,16 @@ describeEachDb('folio allocation', (backend) => {
     await h.folios.release(h.accountId, h.tenant.id, 33, a.folio);
     const b = await reserve();
     expect(b.folio).toBe(a.folio + 1);
-    const used = (folio: number) =>
-      h.db.transaction((tx) =>
-        h.folios.markUsed(tx, { accountId: h.accountId, tenantId: h.tenant.id, tipoDte: 33, folio, dteId: crypto.randomUUID() }),
-      );
+    // The step as the DTE store runs it: a CTE over the documents being stored (here one).
+    const used = async (folio: number) =>
+      (
+        await h.db.query<{ n: number }>(
+          `with docs as (select $1::uuid as account_id, $2::uuid as tenant_id, 33 as tipo_dte, $3::bigint as folio, $4::uuid as id),
+             used as (${h.folios.markUsedSql('docs')})
+           select count(*)::int as n from used`,
+          [h.accountId, h.tenant.id, folio, crypto.randomUUID()],
+        )
+      ).rows[0]!.n === 1;
     expect(await used(a.folio)).toBe(false); // voided: no DTE may take it
     expect(await used(b.folio)).toBe(true);
     expect(await used(b.folio)).toBe(false);
@@ -53,6 +74,29 @@ describeEachDb('folio allocation', (backend) => {
     for (let i = 0; i < 3; i++) await reserve();
     await h.db.query('update folio_ranges set next_folio = desde');
     expect((await reserve()).folio).toBe(4);
+  });
+
+  it('skips folios handed out before within a group of concurrent reserves too', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(33, 10);
+    for (let i = 0; i < 3; i++) await reserve();
+    await h.db.query('update folio_ranges set next_folio = desde');
+    const all = await Promise.all(Array.from({ length: 5 }, () => reserve()));
+    expect(all.map((r) => r.folio).sort((a, b) => a - b)).toEqual([4, 5, 6, 7, 8]);
+  });
+
+  it('a group larger than the stock: every folio left goes to one request each, the rest are refused', async () => {
+    h = await foliosHarness(backend);
+    await h.grant(33, 4);
+    await h.grant(33, 3);
+    const all = await Promise.allSettled(Array.from({ length: 10 }, () => reserve()));
+    const ok = all.flatMap((r) => (r.status === 'fulfilled' ? [r.value.folio] : []));
+    expect(ok.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    const refused = all.flatMap((r) => (r.status === 'rejected' ? [r.reason as { code: string }] : []));
+    expect(refused.map((e) => e.code)).toEqual(Array(3).fill('folios_exhausted'));
+    expect(new Set(refused).size).toBe(3); // an error object of its own for each request
+    const rows = await h.db.query<{ n: number }>(`select count(*)::int as n from folio_allocations`);
+    expect(rows.rows[0]!.n).toBe(7);
   });
 
   it('voids the reservations of creates that never finished, after the timeout', async () => {

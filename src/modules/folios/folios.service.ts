@@ -29,7 +29,7 @@ export function createFoliosService(deps: FoliosDeps) {
     inventory: stock.inventory,
     setThreshold: stock.setThreshold,
     reserve: allocation.reserve,
-    markUsed: allocation.markUsed,
+    markUsedSql: allocation.markUsedSql,
     release: allocation.release,
     sweepReservations: allocation.sweepReservations,
   };
