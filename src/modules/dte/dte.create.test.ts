@@ -241,6 +241,67 @@ describeEachDb('DTE create', (backend) => {
     expect(rows.rows.map((r) => r.folio)).toEqual([base, base + 1, base + 3, base + 5]);
   });
 
+  it('answers the stored DTE when its batch committed but the answer was lost (never a second document)', async () => {
+    // The store statement runs and commits, then the connection "drops" before its answer.
+    const query = tdb.db.query.bind(tdb.db);
+    let dropped = 0;
+    tdb.db.query = (async (text: string, params?: readonly unknown[]) => {
+      const r = await query(text, params);
+      if (text.includes('insert into dtes') && dropped++ === 0) throw new Error('Connection terminated unexpectedly');
+      return r;
+    }) as typeof tdb.db.query;
+    try {
+      const before = await query<{ n: number }>('select count(*)::int as n from dtes');
+      const dte = await create(tenant, body(33));
+      const after = await query<{ n: number }>('select count(*)::int as n from dtes');
+      expect(after.rows[0]!.n).toBe(before.rows[0]!.n + 1);
+      expect(folios.calls.release).toEqual([]);
+      expect(Number((await dteStore.get(tdb.db, tenant.account_id, dte.id))?.folio)).toBe(dte.folio);
+    } finally {
+      tdb.db.query = query;
+    }
+  });
+
+  it('answers the stored DTE when a batch of several committed but its answer was lost', async () => {
+    // The batch's members are each run again alone; each finds its folio used (no reservation
+    // left, what the real step does), stores nothing, and answers the DTE its batch stored.
+    const query = tdb.db.query.bind(tdb.db);
+    let dropped = 0;
+    tdb.db.query = (async (text: string, params?: readonly unknown[]) => {
+      const r = await query(text, params);
+      if (text.includes('insert into dtes') && dropped++ === 0) throw new Error('Connection terminated unexpectedly');
+      return r;
+    }) as typeof tdb.db.query;
+    folios.markUsedSql = (docs) => {
+      folios.calls.markUsed++;
+      return `select d.id as dte_id from ${docs} d where not exists (select 1 from dtes x where x.id = d.id)`;
+    };
+    try {
+      const before = await query<{ n: number }>('select count(*)::int as n from dtes');
+      const dtes = await Promise.all(Array.from({ length: 4 }, () => create(tenant, body(33))));
+      const after = await query<{ n: number }>('select count(*)::int as n from dtes');
+      expect(after.rows[0]!.n).toBe(before.rows[0]!.n + 4);
+      expect(new Set(dtes.map((d) => d.id)).size).toBe(4);
+      expect(folios.calls.release).toEqual([]);
+    } finally {
+      tdb.db.query = query;
+    }
+  });
+
+  it('voids the folio at once when the document is not stored because its binding was refused', async () => {
+    const refused = Object.assign(new Error('form already submitted'), { code: 'form_already_submitted' });
+    expect(
+      await codeOf(
+        create(tenant, body(33), {
+          bindResult: async () => {
+            throw refused;
+          },
+        }),
+      ),
+    ).toBe('form_already_submitted');
+    expect(folios.calls.release).toEqual([{ tipoDte: 33, folio: nextFolio - 1 }]);
+  });
+
   it('stores concurrent creates in fewer statements than creates', async () => {
     const dtes = await Promise.all(Array.from({ length: 8 }, () => create(tenant, body(33))));
     expect(new Set(dtes.map((d) => d.folio)).size).toBe(8);

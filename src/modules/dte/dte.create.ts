@@ -104,28 +104,47 @@ export function createDteCreate(deps: CreateDeps) {
       throw engineErrorToAppError(e);
     }
     const { stored: doc, totals } = prepared;
-    const stored = await stores.submit({
-      doc: {
-        id: newId(),
-        accountId,
-        tenantId,
-        tipoDte: prepared.tipoDte,
-        folio: reservation.folio,
-        fechaEmision: prepared.fechaEmision,
-        receptor: doc.receptor,
-        detalle: doc.detalle,
-        referencias: doc.referencias,
-        formaPago: doc.formaPago,
-        documento: { extras: doc.extras, totales: doc.totales, unidadSii },
-        montoNeto: totals.montoNeto,
-        montoExento: totals.montoExento,
-        iva: totals.iva,
-        montoTotal: totals.montoTotal,
-        xml,
-        now,
-      },
-      bindResult: opts.bindResult,
-    });
+    const id = newId();
+    const release = () => deps.folios.release(accountId, tenantId, prepared.tipoDte, reservation.folio).catch(() => {});
+    let stored: DteRow | undefined;
+    try {
+      stored = await stores.submit({
+        doc: {
+          id,
+          accountId,
+          tenantId,
+          tipoDte: prepared.tipoDte,
+          folio: reservation.folio,
+          fechaEmision: prepared.fechaEmision,
+          receptor: doc.receptor,
+          detalle: doc.detalle,
+          referencias: doc.referencias,
+          formaPago: doc.formaPago,
+          documento: { extras: doc.extras, totales: doc.totales, unidadSii },
+          montoNeto: totals.montoNeto,
+          montoExento: totals.montoExento,
+          iva: totals.iva,
+          montoTotal: totals.montoTotal,
+          xml,
+          now,
+        },
+        bindResult: opts.bindResult,
+      });
+    } catch (e) {
+      // The store's commit may have happened with its answer lost (a dropped connection): then the
+      // DTE exists under this id, and it is the answer, never a reason to issue a second one.
+      const existing = await dteStore.get(db, accountId, id, tenantId).catch(() => undefined);
+      if (existing) return toDte(existing);
+      // Not stored (a refused binding, such as a form submitted twice, or a failed statement): the
+      // folio is voided now rather than by the sweep. A no-op had it been stored after all (the
+      // void only touches a folio still reserved).
+      await release();
+      throw e;
+    }
+    // Nothing stored under this run: either the reservation lapsed (the sweep voided the folio), or
+    // a batch with this document committed but its answer was lost and the run alone found the
+    // folio used — then, again, the DTE exists and is the answer.
+    stored ??= await dteStore.get(db, accountId, id, tenantId);
     if (!stored)
       throw new AppError(
         'unavailable',

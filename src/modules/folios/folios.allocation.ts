@@ -87,34 +87,65 @@ export function createFolioAllocation(deps: FolioAllocationDeps) {
     const got: { folio: number; taken: TakenFolios }[] = [];
     let last: TakenFolios | undefined;
     let skipped = 0;
-    while (got.length < group.length) {
-      const t = await allocationStore.takeNext(db, { accountId, tenantId, tipoDte, today, now, datedOn, count: group.length - got.length });
-      if (!t) break;
-      last = t;
-      for (const folio of t.folios) got.push({ folio, taken: t });
-      // A folio handed out before (a rewound counter): skipped, never handed out again.
-      for (const folio of t.skipped) deps.log?.warn({ tenantId, tipoDte, folio }, 'folio already handed out before; skipped');
-      skipped += t.skipped.length;
-      if (skipped >= MAX_SKIPPED) throw new Error('folio allocation: too many folios already handed out in a row');
+    // Once a folio is taken it is this group's to hand out: nothing after that may throw (the group
+    // commit would run every member again alone, and the folios taken here would be left reserved,
+    // to be voided by the sweep: gaps). A failure after the first folio refuses only the requests
+    // that have none yet; one before it is the whole group's, and the group commit retries alone.
+    let failure: { error: unknown } | undefined;
+    try {
+      while (got.length < group.length) {
+        const t = await allocationStore.takeNext(db, {
+          accountId,
+          tenantId,
+          tipoDte,
+          today,
+          now,
+          datedOn,
+          count: group.length - got.length,
+        });
+        if (!t) break;
+        last = t;
+        for (const folio of t.folios) got.push({ folio, taken: t });
+        // A folio handed out before (a rewound counter): skipped, never handed out again.
+        for (const folio of t.skipped) deps.log?.warn({ tenantId, tipoDte, folio }, 'folio already handed out before; skipped');
+        skipped += t.skipped.length;
+        if (skipped >= MAX_SKIPPED) throw new Error('folio allocation: too many folios already handed out in a row');
+      }
+    } catch (e) {
+      if (got.length === 0) throw e;
+      failure = { error: e };
     }
     // The conditional update in checkStock makes the alarm fire once even when several
-    // allocations see the crossing together. If the process dies before it, the next allocation
-    // still sees the crossing and fires.
+    // allocations see the crossing together. If the process dies before it — or it fails — the
+    // next allocation still sees the crossing and fires.
     if (last && alarmMayChange(last)) {
-      await db.transaction((tx) => checkStock(tx, { accountId, tenantId, tipoDte, now, mayFire: true }));
+      try {
+        await db.transaction((tx) => checkStock(tx, { accountId, tenantId, tipoDte, now, mayFire: true }));
+      } catch (e) {
+        deps.log?.warn({ tenantId, tipoDte, err: (e as Error).message }, 'folio.low check failed; the next allocation checks again');
+      }
     }
     const outcomes: ReserveOutcome[] = [];
     for (const { folio, taken } of got) {
       try {
         outcomes.push({ ok: { folio, rangeId: taken.rangeId, caf: deps.cafs.get({ accountId, tenantId, ...taken }) } });
       } catch (e) {
-        // The CAF would not decrypt or parse: this folio cannot be stamped, so it is voided now.
-        await release(accountId, tenantId, tipoDte, folio);
+        // The CAF would not decrypt or parse: this folio cannot be stamped, so it is voided now
+        // (or by the sweep, if even that fails).
+        await release(accountId, tenantId, tipoDte, folio).catch(() => {});
         outcomes.push({ error: e });
       }
     }
     if (outcomes.length < group.length) {
-      const refusal = await noFolioError(accountId, tenantId, tipoDte, today, datedOn);
+      let refusal: () => unknown;
+      if (failure) refusal = () => failure.error;
+      else {
+        try {
+          refusal = await noFolioError(accountId, tenantId, tipoDte, today, datedOn);
+        } catch (e) {
+          refusal = () => e;
+        }
+      }
       while (outcomes.length < group.length) outcomes.push({ error: refusal() });
     }
     return outcomes;
