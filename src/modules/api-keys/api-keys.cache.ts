@@ -1,11 +1,11 @@
-import crypto from 'node:crypto';
 import type { Db } from '../../db/types.ts';
+import { createCrossProcessInvalidation } from '../../lib/cross-process-invalidation.ts';
 
 /**
  * The process's cache of API key hash → account (docs/performance.md "The API key cache"), so an
  * authenticated request does not look its key up in the database.
  *
- * Invariants:
+ * Invariants (the listener, acknowledgement and epoch machinery: src/lib/cross-process-invalidation.ts):
  * - Only active keys are cached; a key's row never changes except to be revoked (and its advisory
  *   last_used_at), so revocation is the only thing a cache has to learn about.
  * - A revocation commits together with a NOTIFY on REVOKED_CHANNEL (api-keys.store.ts). Every
@@ -27,7 +27,6 @@ import type { Db } from '../../db/types.ts';
 export const REVOKED_CHANNEL = 'dte_api_key_revoked';
 export const ACK_CHANNEL = 'dte_api_key_revoked_ack';
 const NAME_PREFIX = 'dte-keycache:';
-export const ACK_TIMEOUT_MS = 3000;
 
 export interface CachedKey {
   accountId: string;
@@ -45,59 +44,37 @@ export function createKeyCache(db: Pick<Db, 'listen' | 'query'>, opts: KeyCacheO
   const ttlMs = opts.ttlMs ?? 30_000;
   const max = opts.max ?? 10_000;
   const now = opts.now ?? (() => performance.now());
-  const log = opts.log ?? ((m: string) => console.warn(m));
   const byHash = new Map<string, CachedKey & { expires: number }>();
   const hashById = new Map<string, string>();
-  let epoch = 0;
-  // Without a listener (PGlite) there is nothing to wait for; with one, nothing is cached until it listens.
-  let usable = !db.listen;
-  /** Key id → the listeners that have acknowledged its revocation, while a revocation waits. */
-  const acks = new Map<string, Set<string>>();
-  const instance = `${NAME_PREFIX}${crypto.randomUUID()}`;
 
-  const clear = () => {
-    epoch++;
-    byHash.clear();
-    hashById.clear();
-  };
   const drop = (apiKeyId: string) => {
-    epoch++;
+    sync.invalidated();
     const hash = hashById.get(apiKeyId);
     if (hash !== undefined) byHash.delete(hash);
     hashById.delete(apiKeyId);
   };
-
-  const listener = db.listen?.({
-    channels: [REVOKED_CHANNEL, ACK_CHANNEL],
-    name: instance,
-    onMessage(channel, payload) {
-      if (channel === REVOKED_CHANNEL) {
-        drop(payload);
-        listener!.notify(ACK_CHANNEL, `${instance} ${payload}`);
-      } else {
-        const [who, id] = payload.split(' ');
-        if (who && id) acks.get(id)?.add(who);
-      }
+  const sync = createCrossProcessInvalidation(db, {
+    namePrefix: NAME_PREFIX,
+    channels: [REVOKED_CHANNEL],
+    ackChannel: ACK_CHANNEL,
+    log: opts.log,
+    onMessage(_channel, apiKeyId) {
+      drop(apiKeyId);
+      sync.acknowledge(apiKeyId);
     },
-    onState(listening) {
-      clear();
-      usable = listening;
+    onReset() {
+      byHash.clear();
+      hashById.clear();
     },
   });
-
-  const liveListeners = async (): Promise<Set<string>> => {
-    const r = await db.query<{ name: string }>(
-      `select application_name as name from pg_stat_activity where datname = current_database() and application_name like $1`,
-      [`${NAME_PREFIX}%`],
-    );
-    return new Set(r.rows.map((x) => x.name));
-  };
+  // Without a listener (PGlite) there is nothing to wait for; with one, nothing is cached until it listens.
+  const usable = () => !sync.crossProcess || sync.listening();
 
   return {
     /** The current epoch: pass it back to `set` with the result of a lookup started now. */
-    epoch: () => epoch,
+    epoch: sync.epoch,
     get(hash: string): CachedKey | undefined {
-      if (!usable) return undefined;
+      if (!usable()) return undefined;
       const e = byHash.get(hash);
       if (!e) return undefined;
       if (e.expires <= now()) {
@@ -109,7 +86,7 @@ export function createKeyCache(db: Pick<Db, 'listen' | 'query'>, opts: KeyCacheO
     },
     /** Stores an active key looked up since `startedAt` (an epoch), unless anything was invalidated meanwhile. */
     set(hash: string, key: CachedKey, startedAt: number) {
-      if (!usable || startedAt !== epoch) return;
+      if (!usable() || startedAt !== sync.epoch()) return;
       byHash.set(hash, { ...key, expires: now() + ttlMs });
       hashById.set(key.apiKeyId, hash);
       if (byHash.size > max) {
@@ -124,39 +101,21 @@ export function createKeyCache(db: Pick<Db, 'listen' | 'query'>, opts: KeyCacheO
      * acknowledged it (or has gone away); `cancel()` if nothing was revoked.
      */
     async beginRevocation(apiKeyId: string): Promise<{ committed: () => Promise<void>; cancel: () => void }> {
-      if (!db.listen) return { committed: async () => drop(apiKeyId), cancel: () => {} };
-      const received = new Set<string>();
-      acks.set(apiKeyId, received);
-      let waiting = await liveListeners();
-      const cancel = () => {
-        if (acks.get(apiKeyId) === received) acks.delete(apiKeyId);
-      };
+      if (!sync.crossProcess) return { committed: async () => drop(apiKeyId), cancel: () => {} };
+      const acks = sync.expectAcks(apiKeyId);
+      const waiting = await sync.liveListeners();
       return {
-        cancel,
+        cancel: acks.stop,
         async committed() {
           drop(apiKeyId);
           try {
-            const deadline = Date.now() + ACK_TIMEOUT_MS;
-            let refreshAt = Date.now() + 250;
-            for (;;) {
-              for (const who of received) waiting.delete(who);
-              if (waiting.size === 0) return;
-              if (Date.now() > deadline) {
-                log(
-                  `api key ${apiKeyId} revoked, but ${waiting.size} listening process(es) did not acknowledge within ${ACK_TIMEOUT_MS} ms`,
-                );
-                return;
-              }
-              if (Date.now() > refreshAt) {
-                // A process that went away has no cache left to clear.
-                const live = await liveListeners();
-                waiting = new Set([...waiting].filter((w) => live.has(w)));
-                refreshAt = Date.now() + 250;
-              }
-              await new Promise((r) => setTimeout(r, 2));
-            }
+            await sync.waitForAcks(
+              waiting,
+              acks.received,
+              (missing, ms) => `api key ${apiKeyId} revoked, but ${missing} listening process(es) did not acknowledge within ${ms} ms`,
+            );
           } finally {
-            cancel();
+            acks.stop();
           }
         },
       };

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/types.ts';
+import { createCrossProcessInvalidation } from '../../lib/cross-process-invalidation.ts';
 import type { TenantRow } from './tenants.store.ts';
 
 /**
@@ -7,7 +8,7 @@ import type { TenantRow } from './tenants.store.ts';
  * `GET` under /api/v1/tenants/{id}… makes no statement to resolve its tenant. PostgreSQL only: on
  * PGlite the one process reads its own database directly and nothing is cached.
  *
- * Invariants:
+ * Invariants (the listener, echo and epoch machinery: src/lib/cross-process-invalidation.ts):
  * - Every change to a tenant row commits together with a NOTIFY on CHANGED_CHANNEL (a trigger on
  *   the table: migration 202611300900), whoever wrote it. Each process LISTENs on a connection
  *   named `dte-tenantcache:<instance>` and drops the row when told.
@@ -29,7 +30,6 @@ export const CHANGED_CHANNEL = 'dte_tenant_changed';
 export const BARRIER_CHANNEL = 'dte_tenant_barrier';
 const ECHO_CHANNEL = 'dte_tenant_barrier_echo';
 const NAME_PREFIX = 'dte-tenantcache:';
-export const ACK_TIMEOUT_MS = 3000;
 
 export interface TenantCacheOptions {
   ttlMs?: number;
@@ -42,53 +42,31 @@ export function createTenantCache(db: Pick<Db, 'listen' | 'query'>, opts: Tenant
   const ttlMs = opts.ttlMs ?? 30_000;
   const max = opts.max ?? 10_000;
   const now = opts.now ?? (() => performance.now());
-  const log = opts.log ?? ((m: string) => console.warn(m));
   const rows = new Map<string, { row: TenantRow; expires: number }>();
-  let epoch = 0;
-  let usable = false;
-  /** Barrier token → the listeners that have echoed it, while a write waits. */
-  const echoes = new Map<string, Set<string>>();
-  const instance = `${NAME_PREFIX}${crypto.randomUUID()}`;
-
-  const invalidate = (id?: string) => {
-    epoch++;
-    if (id === undefined) rows.clear();
-    else rows.delete(id);
-  };
-
-  const listener = db.listen?.({
-    channels: [CHANGED_CHANNEL, BARRIER_CHANNEL, ECHO_CHANNEL],
-    name: instance,
+  const sync = createCrossProcessInvalidation(db, {
+    namePrefix: NAME_PREFIX,
+    channels: [CHANGED_CHANNEL, BARRIER_CHANNEL],
+    ackChannel: ECHO_CHANNEL,
+    log: opts.log,
     onMessage(channel, payload) {
-      if (channel === CHANGED_CHANNEL) invalidate(payload);
-      else if (channel === BARRIER_CHANNEL) listener!.notify(ECHO_CHANNEL, `${instance} ${payload}`);
-      else {
-        const [who, token] = payload.split(' ');
-        if (who && token) echoes.get(token)?.add(who);
-      }
+      if (channel === CHANGED_CHANNEL) {
+        sync.invalidated();
+        rows.delete(payload);
+      } else sync.acknowledge(payload);
     },
-    onState(listening) {
-      invalidate();
-      usable = listening;
+    onReset() {
+      rows.clear();
     },
   });
 
-  const liveListeners = async (): Promise<Set<string>> => {
-    const r = await db.query<{ name: string }>(
-      `select application_name as name from pg_stat_activity where datname = current_database() and application_name like $1`,
-      [`${NAME_PREFIX}%`],
-    );
-    return new Set(r.rows.map((x) => x.name));
-  };
-
   return {
     /** Whether the cache is in use (PostgreSQL, listener up). */
-    enabled: () => usable,
+    enabled: sync.listening,
     /** The current epoch: pass it back to `set` with the result of a lookup started now. */
-    epoch: () => epoch,
+    epoch: sync.epoch,
     /** The cached row of `id` within `accountId`, if any (another account's row is never returned). */
     get(accountId: string, id: string): TenantRow | undefined {
-      if (!usable) return undefined;
+      if (!sync.listening()) return undefined;
       const e = rows.get(id);
       if (!e) return undefined;
       if (e.expires <= now()) {
@@ -99,7 +77,7 @@ export function createTenantCache(db: Pick<Db, 'listen' | 'query'>, opts: Tenant
     },
     /** Stores a row read since `startedAt` (an epoch), unless anything was invalidated meanwhile. */
     set(row: TenantRow, startedAt: number) {
-      if (!usable || startedAt !== epoch) return;
+      if (!sync.listening() || startedAt !== sync.epoch()) return;
       rows.delete(row.id);
       rows.set(row.id, { row, expires: now() + ttlMs });
       if (rows.size > max) rows.delete(rows.keys().next().value!);
@@ -109,33 +87,21 @@ export function createTenantCache(db: Pick<Db, 'listen' | 'query'>, opts: Tenant
      * listens has dropped what the commit changed (see above). Nothing to wait for without listeners.
      */
     async settled(): Promise<void> {
-      if (!db.listen) return;
-      let waiting = await liveListeners();
+      if (!sync.crossProcess) return;
+      const waiting = await sync.liveListeners();
       if (waiting.size === 0) return;
       const token = crypto.randomUUID();
-      const received = new Set<string>();
-      echoes.set(token, received);
+      const echoes = sync.expectAcks(token);
       try {
         // Sent on the pool, not the listening connection: it must not depend on this process's listener.
         await db.query('select pg_notify($1, $2)', [BARRIER_CHANNEL, token]);
-        const deadline = Date.now() + ACK_TIMEOUT_MS;
-        let refreshAt = Date.now() + 250;
-        for (;;) {
-          for (const who of received) waiting.delete(who);
-          if (waiting.size === 0) return;
-          if (Date.now() > deadline) {
-            log(`tenant change committed, but ${waiting.size} listening process(es) did not confirm within ${ACK_TIMEOUT_MS} ms`);
-            return;
-          }
-          if (Date.now() > refreshAt) {
-            const live = await liveListeners();
-            waiting = new Set([...waiting].filter((w) => live.has(w)));
-            refreshAt = Date.now() + 250;
-          }
-          await new Promise((r) => setTimeout(r, 2));
-        }
+        await sync.waitForAcks(
+          waiting,
+          echoes.received,
+          (missing, ms) => `tenant change committed, but ${missing} listening process(es) did not confirm within ${ms} ms`,
+        );
       } finally {
-        echoes.delete(token);
+        echoes.stop();
       }
     },
     size: () => rows.size,
