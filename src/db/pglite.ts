@@ -54,18 +54,42 @@ const INIT_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pgl
  * module, e.g. the migrations), so the memory initdb needs for a moment (a second PostgreSQL
  * instance and its bootstrap, ~500 MB) is returned to the system when the child exits, instead of
  * staying in this process's peak. The caller holds the directory lock meanwhile.
+ *
+ * Invariants:
+ * - `PG_VERSION` in `dir` means a whole, migrated database. The child builds it in a sibling
+ *   staging directory (`<dir>.creating`, same filesystem); only after it succeeded are the files
+ *   moved into `dir`, PG_VERSION last. A child killed half way (out of memory, Ctrl-C) leaves
+ *   nothing in `dir` that a later start would open as a database; the next start begins again.
+ * - The child never outlives this process: it has an IPC channel to it and exits when that closes
+ *   (the lock, an abstract socket, is this process's only), so a restart can never initialise the
+ *   same directory while an orphan still writes.
  */
 async function initialiseInChild(dir: string, migrationsDir: string | undefined): Promise<void> {
-  const child = spawn(process.execPath, [...PGLITE_NODE_FLAGS, INIT_SCRIPT, dir, ...(migrationsDir ? [migrationsDir] : [])], {
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const staging = `${dir}.creating`;
+  // What an interrupted earlier attempt left (we hold the lock: nobody else is creating it).
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(staging, { mode: 0o700 });
+  const child = spawn(process.execPath, [...PGLITE_NODE_FLAGS, INIT_SCRIPT, staging, ...(migrationsDir ? [migrationsDir] : [])], {
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let err = '';
-  child.stderr.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
+  child.stderr!.on('data', (c: Buffer) => (err = (err + c.toString()).slice(-4000)));
   const code = await new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (c) => resolve(c));
   });
-  if (code !== 0) throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${err.trim()}`);
+  if (code !== 0) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw new Error(`creating the embedded database in ${dir} failed (exit ${code}): ${err.trim()}`);
+  }
+  const entries = fs.readdirSync(staging).filter((e) => e !== 'PG_VERSION');
+  for (const e of [...entries, 'PG_VERSION']) {
+    // A same-named entry in `dir` can only be a leftover of a move that was interrupted (there is
+    // no PG_VERSION, so no database): replaced.
+    fs.rmSync(path.join(dir, e), { recursive: true, force: true });
+    fs.renameSync(path.join(staging, e), path.join(dir, e));
+  }
+  fs.rmdirSync(staging);
 }
 
 /** Opens PGlite on `dir` (undefined = in memory) with the service's settings; no lock. */
