@@ -19,6 +19,8 @@ export interface TestCertificateResult {
   password: string;
   /** True when the password came from PFX_PASSWORD rather than being generated. */
   passwordFromEnv: boolean;
+  /** --json: print the result as JSON. */
+  json: boolean;
 }
 
 /**
@@ -57,8 +59,6 @@ export function makeTestCertificate(argv: string[], env: NodeJS.ProcessEnv, cwd:
   const name = values.name.trim();
   if (!name || name.length > 64) throw new TestCertificateUsageError('--name must have 1 to 64 characters');
   const file = path.resolve(cwd, values.out);
-  if (fs.existsSync(file) && !values.force)
-    throw new TestCertificateUsageError(`${file} already exists: choose another --out or add --force`);
 
   const passwordFromEnv = Boolean(env.PFX_PASSWORD);
   const password = env.PFX_PASSWORD || crypto.randomBytes(12).toString('base64url');
@@ -67,7 +67,14 @@ export function makeTestCertificate(argv: string[], env: NodeJS.ProcessEnv, cwd:
   const last = new Date(now.getTime() + days * 86_400_000);
   const notAfter = new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth(), last.getUTCDate(), 23, 59, 59));
   const cert = createSelfSignedCertificate({ rut: formatRutSii(rut), commonName: name, notBefore, notAfter });
-  fs.writeFileSync(file, cert.toPfx(password), { mode: 0o600, flag: values.force ? 'w' : 'wx' });
+  try {
+    // 'wx' refuses an existing file atomically (no check-then-write race).
+    fs.writeFileSync(file, cert.toPfx(password), { mode: 0o600, flag: values.force ? 'w' : 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new TestCertificateUsageError(`${file} already exists: choose another --out or add --force`);
+    throw e;
+  }
   fs.chmodSync(file, 0o600);
   return {
     file,
@@ -76,14 +83,16 @@ export function makeTestCertificate(argv: string[], env: NodeJS.ProcessEnv, cwd:
     fechaVencimiento: notAfter.toISOString().slice(0, 10),
     password,
     passwordFromEnv,
+    json: values.json,
   };
 }
 
 export function runTestCertificateCommand(argv: string[]): number {
   try {
     const r = makeTestCertificate(argv, process.env, process.cwd());
-    if (argv.includes('--json')) {
-      console.log(JSON.stringify(r));
+    if (r.json) {
+      const { json: _json, ...out } = r;
+      console.log(JSON.stringify(out));
       return 0;
     }
     const shown = path.relative(process.cwd(), r.file) || r.file;

@@ -60,8 +60,6 @@ export function createTenantCache(db: Pick<Db, 'listen' | 'query'>, opts: Tenant
   });
 
   return {
-    /** Whether the cache is in use (PostgreSQL, listener up). */
-    enabled: sync.listening,
     /** The current epoch: pass it back to `set` with the result of a lookup started now. */
     epoch: sync.epoch,
     /** The cached row of `id` within `accountId`, if any (another account's row is never returned). */
@@ -104,7 +102,6 @@ export function createTenantCache(db: Pick<Db, 'listen' | 'query'>, opts: Tenant
         echoes.stop();
       }
     },
-    size: () => rows.size,
   };
 }
 

@@ -214,8 +214,8 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
           await refuseDuplicate(tx, accountId, clean.rutEmpresa ?? tenant.rut_empresa, clean.ambiente ?? tenant.ambiente, id);
         return tenantsStore.update(tx, accountId, id, clean, clock.now());
       });
-      await settled();
       if (!row) throw errors.notFound('tenant', id);
+      await settled();
       return toTenant(row);
     },
   };

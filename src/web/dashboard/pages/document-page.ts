@@ -1,8 +1,9 @@
+import { queryValue } from '../http/form.ts';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../../context.ts';
 import { toTenant } from '../../../modules/tenants/index.ts';
 import { accountId, pageContext, t } from '../http/state.ts';
-import { doneOf, type FormProblem } from '../ui/actions.ts';
+import { type FormProblem } from '../ui/actions.ts';
 import { notice } from '../ui/components.ts';
 import { html } from '../../shared/html.ts';
 import { documentActions, referencesSection } from '../views/document-actions.view.ts';
@@ -28,7 +29,7 @@ export async function documentPage(ctx: AppContext, req: FastifyRequest<Document
     deliveries.data.map((d) => d.id),
   );
   const m = t(req).actions;
-  const done = doneOf(req);
+  const done = queryValue(req.query, 'done', 32);
   const flash = o.error
     ? notice(o.error.message, 'bad')
     : done === 'sent'

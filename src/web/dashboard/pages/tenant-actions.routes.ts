@@ -7,7 +7,7 @@ import { toTenant } from '../../../modules/tenants/index.ts';
 import { asForm, queryValue, text, type FormBody } from '../http/form.ts';
 import { FormAlreadySubmitted, formOnce, newFormToken } from '../http/form-once.ts';
 import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
-import { doneOf, formFailure, problemOf } from '../ui/actions.ts';
+import { formFailure, problemOf } from '../ui/actions.ts';
 import { credentialsView, folioRequestView } from '../views/tenant-actions.view.ts';
 import { TIPOS_DTE } from './issuing.ts';
 import type { DashboardRoutes } from './types.ts';
@@ -123,7 +123,7 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
   };
 
   app.get<Id>('/tenants/:tenantId/credentials', async (req, reply) => {
-    const done = doneOf(req);
+    const done = queryValue(req.query, 'done', 32);
     const flash = done === 'api-key' ? t(req).actions.flash.apiKey : done === 'certificate' ? t(req).actions.flash.certificate : undefined;
     return sendPage(reply, await credentialsPage(req, { flash }));
   });

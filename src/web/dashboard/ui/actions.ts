@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { isAppError, type AppError } from '../../../errors.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
@@ -42,10 +41,3 @@ export function confirmBox(label: string, t: Messages, error?: string): SafeHtml
 }
 
 export const isConfirmed = (body: Record<string, unknown>): boolean => body.confirmed === 'yes';
-
-/** The flash message a redirect carries (?done=…), looked up in a map of the page's own. */
-export function doneOf(req: FastifyRequest): string | undefined {
-  const q = req.query as Record<string, unknown> | undefined;
-  const v = q?.done;
-  return typeof v === 'string' && v.length <= 32 ? v : undefined;
-}
