@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT } from './lib/server.ts';
+import { PGLITE_NODE_FLAGS } from '../src/db/pglite.ts';
 
 type Row = { benchmark: string; backend: string; figure: string; p50: string; p99: string; peakRssMb: string };
 
@@ -100,14 +101,25 @@ async function main() {
   }
 
   if (wanted('webhooks') && fs.existsSync(path.join(ROOT, 'bench/webhooks.ts'))) {
-    const mod = (await import('./webhooks.ts')) as Record<string, (o: object) => Promise<Record<string, unknown>>>;
-    // This bench runs the service inside this process, whose peak RSS only grows: PostgreSQL goes
-    // first so its figure is not PGlite's (the PGlite row is then the larger of the two, i.e. its own).
-    for (const backend of [...backends].reverse()) {
-      const r = await mod.runWebhookBench!({ backend, seconds });
+    // The service runs inside the benchmark's process here, so each backend gets a process of its
+    // own, started the way `npm start` starts the service (PGLITE_NODE_FLAGS): its peak RSS is then
+    // that run's own, not the sum of every benchmark before it in this process.
+    for (const backend of backends) {
+      const out = execFileSync(process.execPath, [...PGLITE_NODE_FLAGS, path.join(ROOT, 'bench/webhooks.ts')], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: {
+          ...process.env,
+          BENCH_JSON: '1',
+          BENCH_SECONDS: String(seconds),
+          ...(backend === 'pglite' ? { BENCH_SKIP_POSTGRES: '1' } : { BENCH_SKIP_PGLITE: '1' }),
+        },
+      });
+      const r = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
       ((results.webhooks ??= {}) as Record<string, unknown>)[backend] = r;
       rows.push({
-        benchmark: 'webhook deliveries (100 endpoints), commit→receipt (in-process)',
+        benchmark: 'webhook deliveries (100 endpoints), commit→receipt (service in the bench process)',
         backend,
         figure: `${fmt(r.deliveriesPerSecond, 1)} deliveries/s`,
         p50: `${fmt(r.p50Ms)} ms`,

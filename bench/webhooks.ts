@@ -362,5 +362,9 @@ if (import.meta.main) {
   const backends = (['pglite', 'postgres'] as const).filter(
     (b) => !(b === 'postgres' && process.env.BENCH_SKIP_POSTGRES) && !(b === 'pglite' && process.env.BENCH_SKIP_PGLITE),
   );
-  for (const backend of backends) console.log(await runWebhookBench({ backend, seconds }));
+  for (const backend of backends) {
+    const r = await runWebhookBench({ backend, seconds });
+    // BENCH_JSON=1: one JSON line per backend, for bench/run.ts (which runs each backend in its own process).
+    console.log(process.env.BENCH_JSON ? JSON.stringify(r) : r);
+  }
 }
