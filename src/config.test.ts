@@ -6,6 +6,8 @@ it('parses defaults into a frozen object', () => {
   expect(c.port).toBe(3000);
   expect(c.provider).toBe('emulator');
   expect(c.activationLinkTtlMs).toBe(7 * 86_400_000);
+  expect(c.databasePreparedStatements).toBe(true);
+  expect(loadConfig({ DATABASE_PREPARED_STATEMENTS: 'false' }).databasePreparedStatements).toBe(false);
   expect(c.webhooks.retryScheduleMs).toEqual([0, 30_000, 300_000, 1_800_000, 7_200_000]);
   expect(Object.isFrozen(c)).toBe(true);
   expect(Object.isFrozen(c.webhooks.retryScheduleMs)).toBe(true);
@@ -20,6 +22,7 @@ it.each([
   [{ WEBHOOK_RETRY_SCHEDULE: '0,soon' }, /WEBHOOK_RETRY_SCHEDULE/],
   [{ ACTIVATION_LINK_TTL: 'forever' }, /ACTIVATION_LINK_TTL/],
   [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL/],
+  [{ DATABASE_PREPARED_STATEMENTS: 'sometimes' }, /DATABASE_PREPARED_STATEMENTS/],
   [{ DATABASE_URL: 'postgres://x/db' }, /DATA_ENCRYPTION_KEY: required when DATABASE_URL is set/],
   [{ SMTP_URL: 'http://mail.example.cl' }, /SMTP_URL: expected smtp:/],
   [{ SMTP_FROM: 'not an address' }, /SMTP_FROM/],

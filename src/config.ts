@@ -17,6 +17,8 @@ export interface Config {
   readonly baseUrl: string;
   readonly appUrl: string;
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL: named prepared statements (DATABASE_PREPARED_STATEMENTS, default true; docs/operations.md). */
+  readonly databasePreparedStatements: boolean;
   readonly dataDir: string;
   readonly keysDir: string;
   /** Key-encryption keys for the main store, `id:base64` comma-separated, first = current. */
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseUrl,
     appUrl: url(env, 'APP_URL', baseUrl),
     databaseUrl,
+    databasePreparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     dataDir,
     keysDir: path.resolve(str(env, 'KEYS_DIR', './keys')!),
     dataEncryptionKeys: str(env, 'DATA_ENCRYPTION_KEY'),

@@ -23,7 +23,11 @@ export async function openStores(config: Config, log: (message: string) => void 
   // A data directory this process creates is private from the start (docs/design.md §10); an
   // existing one is left as its owner set it, but the database directories inside are tightened.
   if (!config.databaseUrl) fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const db = await openDatabase({ url: config.databaseUrl, dir: path.join(config.dataDir, 'main') });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dir: path.join(config.dataDir, 'main'),
+    preparedStatements: config.databasePreparedStatements,
+  });
   try {
     const keyrings = loadKeyrings(config, log);
     const secrets = await openSecretsDatabase(config);

@@ -15,6 +15,8 @@ export interface OpenOptions {
   schema?: string | undefined;
   migrationsDir?: string;
   poolMax?: number;
+  /** PostgreSQL: named prepared statements (default on; DATABASE_PREPARED_STATEMENTS). */
+  preparedStatements?: boolean | undefined;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Db> {
@@ -22,6 +24,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Db> {
     ? await openPostgres(opts.url, {
         ...(opts.schema ? { schema: opts.schema } : {}),
         ...(opts.poolMax ? { max: opts.poolMax } : {}),
+        ...(opts.preparedStatements === false ? { preparedStatements: false } : {}),
       })
     : await openPglite(opts.dir, { migrationsDir: opts.migrationsDir ?? MAIN_MIGRATIONS });
   try {

@@ -55,6 +55,13 @@ export async function openSecretsDatabase(config: Config): Promise<{ db: Db; des
       await admin.close();
     }
   }
-  const db = await openDatabase({ url: loc.url, dir: loc.dir, schema: loc.schema, migrationsDir: SECRETS_MIGRATIONS, poolMax: 4 });
+  const db = await openDatabase({
+    url: loc.url,
+    dir: loc.dir,
+    schema: loc.schema,
+    migrationsDir: SECRETS_MIGRATIONS,
+    poolMax: 4,
+    preparedStatements: config.databasePreparedStatements,
+  });
   return { db, description: loc.description };
 }
