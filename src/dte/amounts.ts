@@ -1,4 +1,4 @@
-import { decimalFromNumber, divideRoundHalfUp, multiply, roundHalfUp, type Decimal } from './decimal.ts';
+import { decimalFromNumber, divideRoundHalfUp, multiply, pow10, roundHalfUp, type Decimal } from './decimal.ts';
 import { DteEngineError } from './errors.ts';
 import { TAX_CODES } from './tax-codes.ts';
 import type { DescuentoGlobalInput, TipoDte } from './types.ts';
@@ -118,11 +118,12 @@ export interface AmountMismatch {
 }
 
 const MAX_AMOUNT = 10n ** 18n - 1n; // MontoType: totalDigits 18
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Scaled integer (units of 10^-scale) → number; exact for the amounts the schema allows. */
 function toNumber(v: bigint, scale: number, param: string): number {
   const abs = v < 0n ? -v : v;
-  if (abs > MAX_AMOUNT || abs > BigInt(Number.MAX_SAFE_INTEGER)) {
+  if (abs > MAX_AMOUNT || abs > MAX_EXACT) {
     throw new DteEngineError('amount_too_large', `${param} is too large; amounts must stay below 2^53`, param);
   }
   return scale === 0 ? Number(v) : Number(v) / 10 ** scale;
@@ -130,7 +131,7 @@ function toNumber(v: bigint, scale: number, param: string): number {
 
 /** round(d) to `scale` decimals, as scaled units. */
 function roundTo(d: Decimal, scale: number): bigint {
-  return roundHalfUp(multiply(d, { units: 10n ** BigInt(scale), scale: 0 }));
+  return roundHalfUp(scale === 0 ? d : multiply(d, { units: pow10(scale), scale: 0 }));
 }
 
 function dec(n: number, param: string): Decimal {
@@ -140,7 +141,7 @@ function dec(n: number, param: string): Decimal {
 /** round(units × pct / 100), units scaled, pct a decimal. */
 function percentOf(units: bigint, pct: Decimal): bigint {
   const num = units * pct.units;
-  const den = 100n * 10n ** BigInt(pct.scale);
+  const den = 100n * pow10(pct.scale);
   return num >= 0n ? divideRoundHalfUp(num, den) : -divideRoundHalfUp(-num, den);
 }
 
@@ -186,7 +187,7 @@ function scaled(n: number, scale: number, param: string): bigint {
       param,
     );
   }
-  return d.units * 10n ** BigInt(scale - d.scale);
+  return d.units * pow10(scale - d.scale);
 }
 
 function lineAmounts(line: AmountLine, i: number, scale: number): { units: bigint; desc?: bigint; rec?: bigint } {

@@ -61,7 +61,8 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
 
 // Intl formatting is the engine's largest cost after RSA; documents signed within the same second
 // share the text (one-entry cache, keyed by zone and whole second).
-let lastKey = '';
+let lastZone = '';
+let lastSecond = Number.NaN;
 let lastValue = '';
 
 /** `AAAA-MM-DDTHH:MI:SS` in the given zone (default Chile). */
@@ -69,10 +70,11 @@ export function siiTimestamp(at: Date, timeZone: string = SII_TIME_ZONE): string
   if (!(at instanceof Date) || Number.isNaN(at.getTime())) {
     throw new DteEngineError('invalid_timestamp', 'The signing time (now) must be a valid Date');
   }
-  const key = `${timeZone}|${Math.floor(at.getTime() / 1000)}`;
-  if (key === lastKey) return lastValue;
+  const second = Math.floor(at.getTime() / 1000);
+  if (second === lastSecond && timeZone === lastZone) return lastValue;
   lastValue = formatTimestamp(at, timeZone);
-  lastKey = key;
+  lastSecond = second;
+  lastZone = timeZone;
   return lastValue;
 }
 

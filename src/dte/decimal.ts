@@ -14,6 +14,14 @@ export interface Decimal {
 
 const DECIMAL_TEXT = /^(\d+)(?:\.(\d+))?(?:e([+-]?\d+))?$/i;
 
+// 10^k for the scales amounts use, computed once: `10n ** BigInt(k)` allocates on every call.
+const POW10: readonly bigint[] = Array.from({ length: 32 }, (_, k) => 10n ** BigInt(k));
+
+/** 10^k as a BigInt. */
+export function pow10(k: number): bigint {
+  return POW10[k] ?? 10n ** BigInt(k);
+}
+
 export function decimalFromNumber(n: number, param?: string): Decimal {
   if (typeof n !== 'number' || !Number.isFinite(n)) {
     throw new DteEngineError('invalid_number', `${param ?? 'value'} must be a finite number`, param);
@@ -31,7 +39,7 @@ export function decimalFromNumber(n: number, param?: string): Decimal {
   let units = BigInt(intPart + frac);
   let scale = frac.length - exp;
   if (scale < 0) {
-    units *= 10n ** BigInt(-scale);
+    units *= pow10(-scale);
     scale = 0;
   }
   return normalize({ units, scale });
@@ -53,7 +61,7 @@ export function multiply(a: Decimal, b: Decimal): Decimal {
 /** Half-up (away from zero for the non-negative values used here) to an integer. */
 export function roundHalfUp(d: Decimal): bigint {
   if (d.scale === 0) return d.units;
-  const div = 10n ** BigInt(d.scale);
+  const div = pow10(d.scale);
   const q = d.units / div;
   const r = d.units % div;
   return r * 2n >= div ? q + 1n : q;
@@ -66,6 +74,7 @@ export function divideRoundHalfUp(numerator: bigint, denominator: bigint): bigin
 
 /** Plain decimal text, no exponent, no trailing zeros: what the XSD decimal types accept. */
 export function formatDecimal(d: Decimal): string {
+  if (d.scale === 0) return d.units.toString();
   const n = normalize(d);
   if (n.scale === 0) return n.units.toString();
   const s = n.units.toString().padStart(n.scale + 1, '0');
@@ -74,7 +83,7 @@ export function formatDecimal(d: Decimal): string {
 
 export function integerDigits(d: Decimal): number {
   const n = normalize(d);
-  const intPart = n.units / 10n ** BigInt(n.scale);
+  const intPart = n.units / pow10(n.scale);
   return intPart === 0n ? 0 : intPart.toString().length;
 }
 

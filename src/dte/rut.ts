@@ -32,7 +32,8 @@ export function tryParseRut(input: string): Rut | null {
   if (typeof input !== 'string') return null;
   const m = RUT_PATTERN.exec(input.trim());
   if (!m) return null;
-  const digits = (m[1] ?? '').replace(/\./g, '');
+  const grouped = m[1] ?? '';
+  const digits = grouped.includes('.') ? grouped.replace(/\./g, '') : grouped;
   // Dotted groups must be well formed: "76.123.456" yes, "7.6123456" no (regex alternation).
   // At most 8 digits: the SII's RUTType is 10 characters with the dash and check digit, so a
   // 9-digit body (100000000-7) would make the whole envelope fail its schema (RSC).

@@ -85,15 +85,25 @@ export function buildTed(input: TedInput): Ted {
     el('TSTED', input.timestamp) +
     '</DD>';
   const frmt = sign('sha1', Buffer.from(dd, 'latin1'), caf.privateKey as NonNullable<Caf['privateKey']>).toString('base64');
-  const xml = `<TED version="1.0">${dd}<FRMT algoritmo="SHA1withRSA">${frmt}</FRMT></TED>`;
-  // The PDF417 payload is wanted only when printing: encoded on first use, not on every issue.
-  let tedBytes: Buffer | undefined;
-  return {
-    xml,
-    dd,
-    frmt,
-    get tedBytes() {
-      return (tedBytes ??= Buffer.from(xml, 'latin1'));
-    },
-  };
+  return new StampedTed(`<TED version="1.0">${dd}<FRMT algoritmo="SHA1withRSA">${frmt}</FRMT></TED>`, dd, frmt);
+}
+
+/**
+ * The PDF417 payload is wanted only when printing: encoded on first use, not on every issue. A
+ * class rather than an object literal with a getter, which V8 builds slowly (in dictionary mode):
+ * that literal cost more than the encoding it deferred (docs/performance.md, "The engine").
+ */
+class StampedTed implements Ted {
+  readonly xml: string;
+  readonly dd: string;
+  readonly frmt: string;
+  #tedBytes: Buffer | undefined;
+  constructor(xml: string, dd: string, frmt: string) {
+    this.xml = xml;
+    this.dd = dd;
+    this.frmt = frmt;
+  }
+  get tedBytes(): Buffer {
+    return (this.#tedBytes ??= Buffer.from(this.xml, 'latin1'));
+  }
 }

@@ -130,6 +130,12 @@ export interface SignatureContext {
 
 export const STANDALONE_CONTEXT: SignatureContext = { signedInfoInheritedNs: '', signedInfoEmittedNs: '' };
 
+// The fixed parts of SignedInfo, joined once rather than on every signature.
+const SIGNED_INFO_METHODS =
+  `<CanonicalizationMethod Algorithm="${ALG_C14N}"></CanonicalizationMethod>` +
+  `<SignatureMethod Algorithm="${ALG_RSA_SHA1}"></SignatureMethod>`;
+const REFERENCE_METHODS = `<Transforms><Transform Algorithm="${ALG_C14N}"></Transform></Transforms><DigestMethod Algorithm="${ALG_SHA1}"></DigestMethod>`;
+
 /**
  * The `<Signature>` element for a reference whose canonical form is `canonicalReferenced`.
  * Whitespace: none inside SignedInfo (so emitted == canonical modulo the apex declarations);
@@ -143,11 +149,7 @@ export function buildSignature(
 ): string {
   const signer = prepareSigner(signerInput);
   const digest = sha1Base64(canonicalReferenced);
-  const inner =
-    `<CanonicalizationMethod Algorithm="${ALG_C14N}"></CanonicalizationMethod>` +
-    `<SignatureMethod Algorithm="${ALG_RSA_SHA1}"></SignatureMethod>` +
-    `<Reference URI="#${referenceId}"><Transforms><Transform Algorithm="${ALG_C14N}"></Transform></Transforms>` +
-    `<DigestMethod Algorithm="${ALG_SHA1}"></DigestMethod><DigestValue>${digest}</DigestValue></Reference>`;
+  const inner = `${SIGNED_INFO_METHODS}<Reference URI="#${referenceId}">${REFERENCE_METHODS}<DigestValue>${digest}</DigestValue></Reference>`;
   const canonicalSignedInfo = `<SignedInfo xmlns="${NS_DSIG}"${ctx.signedInfoInheritedNs}>${inner}</SignedInfo>`;
   const signatureValue = sign('sha1', Buffer.from(canonicalSignedInfo, 'utf8'), signer.privateKey).toString('base64');
   return (
