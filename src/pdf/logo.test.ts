@@ -1,7 +1,8 @@
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { headerDimensions, LOGO_BOX, LogoError, prepareLogo, sniffImage } from './logo.ts';
+import { headerDimensions, LOGO_BOX, LogoError, sniffImage } from './logo.ts';
+import { prepareLogo } from './logo-prepare.ts';
 
 const png = (w: number, h: number, alpha = 255) => {
   const p = new PNG({ width: w, height: h });

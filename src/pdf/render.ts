@@ -5,7 +5,8 @@ import { CARTA_TIMBRE_COLUMNS, layoutCarta, numberPages } from './layout-carta.t
 import { layoutRoll, ROLL_TIMBRE_COLUMNS } from './layout-80mm.ts';
 import { headerDimensions } from './logo.ts';
 import { documentName, isCedibleType } from './names.ts';
-import { encodePdf417, type Pdf417Symbol } from './timbre.ts';
+import { encodePdf417 } from './timbre-encode.ts';
+import type { Pdf417Symbol } from './timbre.ts';
 
 /**
  * Renders the printed representation of a signed DTE (decisions §12). Pure: the document (read

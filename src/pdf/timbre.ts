@@ -1,5 +1,3 @@
-import bwipjs from 'bwip-js';
-
 /**
  * The timbre electrónico as the SII prints it (REFERENCE §3.3): a PDF417 symbol at security
  * (error-correction) level 5 whose payload is the TED element's bytes exactly as signed —
@@ -10,10 +8,13 @@ import bwipjs from 'bwip-js';
  * module matrix, which we draw as vector rectangles, so the symbol stays sharp at any zoom and on
  * any printer, and its size is ours to set (at least 2 × 5 cm on letter paper, the SII's minimum).
  * Its size follows from the module below and the number of data columns each layout chooses.
+ *
+ * This file is the symbol's geometry; the encoder, which loads bwip-js (2 MiB of source), is
+ * timbre-encode.ts, imported only by the renderer (docs/performance.md, "Loaded on first use").
  */
 export const PDF417_SECURITY_LEVEL = 5;
 /** PDF417's own recommendation, and BWIPP's default: each row is three modules high. */
-const ROW_HEIGHT = 3;
+export const ROW_HEIGHT = 3;
 
 export interface Pdf417Symbol {
   /** Modules across (start and stop patterns included). */
@@ -25,50 +26,6 @@ export interface Pdf417Symbol {
   rows: number;
   /** Dark areas, in modules: runs of dark modules merged across identical rows. */
   bars: { x: number; y: number; w: number; h: number }[];
-}
-
-interface RawMatrix {
-  pixs: number[];
-  pixx: number;
-  pixy: number;
-}
-
-export function encodePdf417(payload: Buffer, columns: number): Pdf417Symbol {
-  const raw = bwipjs.raw({
-    bcid: 'pdf417',
-    text: payload.toString('latin1'),
-    binarytext: true,
-    eclevel: PDF417_SECURITY_LEVEL,
-    columns,
-    rowmult: ROW_HEIGHT,
-  } as Parameters<typeof bwipjs.raw>[0]) as RawMatrix[];
-  const m = raw[0];
-  if (!m || !Array.isArray(m.pixs) || !m.pixx) throw new Error('PDF417 encoder returned no matrix');
-  // One entry per module of each symbol row; `pixy` counts module rows (rows × ROW_HEIGHT).
-  const { pixs, pixx: width } = m;
-  const rows = pixs.length / width;
-  const bars: Pdf417Symbol['bars'] = [];
-  const sameRow = (a: number, b: number) => {
-    for (let x = 0; x < width; x++) if (pixs[a * width + x] !== pixs[b * width + x]) return false;
-    return true;
-  };
-  for (let r = 0; r < rows;) {
-    let next = r + 1;
-    while (next < rows && sameRow(r, next)) next++;
-    for (let x = 0; x < width;) {
-      if (!pixs[r * width + x]) {
-        x++;
-        continue;
-      }
-      let end = x;
-      while (end < width && pixs[r * width + end]) end++;
-      bars.push({ x, y: r * ROW_HEIGHT, w: end - x, h: (next - r) * ROW_HEIGHT });
-      x = end;
-    }
-    r = next;
-  }
-  // 17 modules per codeword; start (17), left and right indicators (17 each), stop (18).
-  return { width, height: rows * ROW_HEIGHT, columns: (width - 69) / 17, rows, bars };
 }
 
 /** Where a symbol is drawn: its top-left corner and module size, in points. */

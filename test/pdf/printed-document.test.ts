@@ -103,7 +103,7 @@ describe('printed document (PDF): timbre and text read back', () => {
       const [symbol] = r.symbols;
       // ZXing reports the error-correction codewords as a share of all codewords (floored);
       // level 5 is 2^(5+1) = 64 of them, and the symbol's size gives the total.
-      const s = encodePdf417(r.built.tedBytes, r.formato === 'carta' ? CARTA_TIMBRE_COLUMNS : ROLL_TIMBRE_COLUMNS);
+      const s = await encodePdf417(r.built.tedBytes, r.formato === 'carta' ? CARTA_TIMBRE_COLUMNS : ROLL_TIMBRE_COLUMNS);
       const ecCodewords = 2 ** (PDF417_SECURITY_LEVEL + 1);
       expect(parseInt(symbol!.ecLevel, 10), label(r)).toBe(Math.floor((100 * ecCodewords) / (s.rows * s.columns)));
       const mm = (px: number) => (px / DPI[r.formato]) * MM_PER_INCH;

@@ -84,7 +84,7 @@ export function createTenantLogos(deps: { db: Db; clock: Clock }) {
     async put(tenant: TenantRef, bytes: Buffer, contentType: string | undefined): Promise<LogoInfo> {
       let prepared;
       try {
-        prepared = prepareLogo(bytes, contentType);
+        prepared = await prepareLogo(bytes, contentType);
       } catch (e) {
         if (!(e instanceof LogoError)) throw e;
         const { message, ...details } = e.problem;

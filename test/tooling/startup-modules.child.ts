@@ -1,0 +1,76 @@
+/**
+ * Run by lazy-modules.test.ts in a process of its own (a test worker may already hold any module):
+ * records every module this process resolves, imports the process wiring (src/main.ts, without
+ * running it) and builds the HTTP app up to `ready`, then uses the two features that load their
+ * large modules on first use — the API reference, a printed document, a logo upload — and prints, as one JSON
+ * line, the modules resolved at rest and those resolved after.
+ */
+import { registerHooks } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import type { Db } from '../../src/db/types.ts';
+
+const resolved: string[] = [];
+registerHooks({
+  resolve(specifier, context, nextResolve) {
+    const r = nextResolve(specifier, context);
+    resolved.push(r.url);
+    return r;
+  },
+});
+
+await import('../../src/main.ts');
+const { loadConfig } = await import('../../src/config.ts');
+const { createContext } = await import('../../src/context.ts');
+const { buildApp } = await import('../../src/http/app.ts');
+const { systemClock } = await import('../../src/lib/clock.ts');
+const { generateKeySpec, parseKeyring } = await import('../../src/secrets/envelope.ts');
+
+// No database: building the app must not query one (a query here fails the test, loudly).
+const noDb = (): Db => {
+  const refuse = () => Promise.reject(new Error('startup-modules.child.ts: no database here'));
+  return { kind: 'pglite', query: refuse, transaction: refuse, close: () => Promise.resolve() } as unknown as Db;
+};
+const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: path.join(os.tmpdir(), 'dte-startup-modules-unused') });
+const ctx = createContext({
+  config,
+  db: noDb(),
+  secretsDb: noDb(),
+  clock: systemClock,
+  keyrings: {
+    data: { keyring: parseKeyring(generateKeySpec('t1')), file: undefined },
+    secrets: { keyring: parseKeyring(generateKeySpec('s1')), file: undefined },
+  },
+});
+const app = await buildApp(ctx, { logger: false });
+await app.ready();
+const atRest = [...resolved];
+
+// The features still work, and load what they need.
+const page = await app.inject({ method: 'GET', url: '/docs/' });
+const bundle = await app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
+const { createTestKit, sampleDteInput } = await import('../support/dte/fixtures.ts');
+const { readPrintable } = await import('../../src/dte/index.ts');
+const { LogoError, prepareLogo, renderDtePdf } = await import('../../src/pdf/index.ts');
+const pdf = await renderDtePdf(readPrintable(createTestKit().build(sampleDteInput(39, 1)).xml), {
+  formato: '80mm',
+  cedible: false,
+  unidadSii: 'Santiago Centro',
+  resolucion: { numero: 80, fecha: '2014-08-22' },
+});
+// An empty upload: refused after its module loaded, with the LogoError the tenants module catches.
+const logo = await prepareLogo(Buffer.alloc(0)).then(
+  () => 'accepted',
+  (e: unknown) => (e instanceof LogoError ? e.problem.reason : String(e)),
+);
+await app.close();
+
+console.log(
+  JSON.stringify({
+    atRest,
+    afterUse: resolved,
+    docs: { page: page.statusCode, bundleBytes: bundle.rawPayload.length },
+    pdf: pdf.subarray(0, 5).toString('latin1'),
+    logo,
+  }),
+);
