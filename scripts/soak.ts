@@ -131,7 +131,8 @@ async function main() {
 
   const created: { id: string; tenantId: string; tipoDte: number; folio: number }[] = [];
   const unsent = new Map<string, string[]>(tenants.map((t) => [t, []]));
-  const counts = { creates: 0, sends: 0, reads: 0, errors: 0 };
+  const typeOf = new Map<string, TipoDte>();
+  const counts = { creates: 0, sends: 0, envelopes: 0, reads: 0, errors: 0 };
   const memory: { t: number; mb: number }[] = [];
   const sampler = setInterval(() => {
     const mb = rss(server.pid);
@@ -167,8 +168,11 @@ async function main() {
     const ids = unsent.get(tenantId)!.splice(0);
     if (ids.length === 0) return;
     const r = await api('POST', `/api/v1/tenants/${tenantId}/dte/send`, { dteIds: ids });
-    if (r.status === 202) counts.sends++;
-    else counts.errors++;
+    // One envelope per kind (EnvioDTE, EnvioBOLETA) in the batch: each is an upload and a status question.
+    if (r.status === 202) {
+      counts.sends++;
+      counts.envelopes += new Set(ids.map((id) => typeOf.get(id) === 39)).size;
+    } else counts.errors++;
   };
 
   const deadline = Date.now() + SECONDS * 1000;
@@ -184,6 +188,7 @@ async function main() {
         }
         counts.creates++;
         created.push({ id: r.json.id, tenantId, tipoDte, folio: r.json.folio });
+        typeOf.set(r.json.id, tipoDte);
         unsent.get(tenantId)!.push(r.json.id);
         if (unsent.get(tenantId)!.length >= 10) await sendBatch(tenantId);
         const some = created[crypto.randomInt(created.length)]!;
@@ -196,7 +201,13 @@ async function main() {
   console.log(`load done: ${counts.creates} creates, ${counts.sends} sends, ${counts.reads} status reads, ${counts.errors} errors`);
 
   // Settle: every document reaches a final state; every message reaches every endpoint.
-  const settleDeadline = Date.now() + 300_000;
+  // The provider answers at most 40 calls a minute on its DTE host (docs/emulator.md), and every
+  // envelope takes at least an upload and a status question: the faster the service creates and
+  // sends, the longer the provider needs to confirm what it sent. 5 minutes, or that time with a margin.
+  const providerMinutes = (counts.envelopes * 2) / 40;
+  const settleMs = Math.max(300_000, Math.ceil(providerMinutes * 1.5 * 60_000));
+  console.log(`settling: ${counts.envelopes} envelopes, at most ${Math.round(settleMs / 1000)} s (the provider's 40 calls a minute)`);
+  const settleDeadline = Date.now() + settleMs;
   let pending = created.map((d) => d.id);
   const finals = new Map<string, string>();
   while (pending.length && Date.now() < settleDeadline) {
