@@ -1,7 +1,7 @@
 /**
  * Memory of opening the stores the way the server does (main database + secrets store), for the
  * embedded default: `DATA_DIR=… KEYS_DIR=… node --no-wasm-tier-up --no-wasm-dynamic-tiering
- * --max-semi-space-size=8 bench/open-memory.ts` (npm start's flags; a new DATA_DIR measures the first start, an existing one a restart).
+ * --max-semi-space-size=8 --heap-growing-percent=50 bench/open-memory.ts` (npm start's flags; a new DATA_DIR measures the first start, an existing one a restart).
  * Prints this process's resident memory and its peak (Linux VmRSS / VmHWM) at each step.
  */
 import fs from 'node:fs';

@@ -39,11 +39,19 @@ const START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB']
  * Without them V8 recompiles PostgreSQL's hottest functions with its optimising compiler, and
  * compiling those (very large) functions takes hundreds of MB for a moment: a server peaks near
  * 1 GiB instead of ~250 MB, for no measurable gain per query (docs/performance.md "Memory").
- * And cap V8's young generation at 2 × 8 MB: under load V8 grows it to 2 × 64 MB and never gives it
- * back, ~110 MB of a busy server's peak, while measured CPU per document stayed within the noise.
- * V8 reads them only at start, so they are on the command line (`npm start`).
+ * And keep V8's JavaScript heap near what is alive: the young generation capped at 2 × 8 MB (under
+ * load V8 grew it to 2 × 64 MB and never gave it back), and the old generation allowed to grow to
+ * 1.5 × what survived the last full collection before the next one (V8's own factor went higher, and
+ * garbage waited). Together ~150 MB of a busy server's peak, for CPU per request within the noise
+ * (docs/performance.md, "The JavaScript heap"). V8 reads them only at start, so they are on the
+ * command line (`npm start`).
  */
-export const PGLITE_NODE_FLAGS = ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering', '--max-semi-space-size=8'] as const;
+export const PGLITE_NODE_FLAGS = [
+  '--no-wasm-tier-up',
+  '--no-wasm-dynamic-tiering',
+  '--max-semi-space-size=8',
+  '--heap-growing-percent=50',
+] as const;
 
 /** Whether this process was started with PGLITE_NODE_FLAGS. */
 export const hasPgliteNodeFlags = (execArgv: readonly string[] = process.execArgv): boolean =>
