@@ -113,7 +113,8 @@ async function main() {
           ...process.env,
           BENCH_JSON: '1',
           BENCH_SECONDS: String(seconds),
-          ...(backend === 'pglite' ? { BENCH_SKIP_POSTGRES: '1' } : { BENCH_SKIP_PGLITE: '1' }),
+          BENCH_SKIP_POSTGRES: backend === 'pglite' ? '1' : '',
+          BENCH_SKIP_PGLITE: backend === 'postgres' ? '1' : '',
         },
       });
       const r = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGLITE_NODE_FLAGS } from '../src/db/pglite.ts';
 import { computeDv, computeTotals, formatRutDotted, siiDate, type TipoDte } from '../src/dte/index.ts';
 import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
 import { startWebhookReceiver } from '../test/support/webhook-receiver.ts';
@@ -65,7 +66,11 @@ const freePort = (preferred: number) =>
   });
 
 function startService(env: Record<string, string>): Promise<{ proc: ChildProcess; log: () => string }> {
-  const proc = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...PGLITE_NODE_FLAGS, 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout!.on('data', (b: Buffer) => (out += b));
   proc.stderr!.on('data', (b: Buffer) => (out += b));

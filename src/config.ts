@@ -17,7 +17,7 @@ export interface Config {
   readonly baseUrl: string;
   readonly appUrl: string;
   readonly databaseUrl: string | undefined;
-  /** PostgreSQL: named prepared statements (DATABASE_PREPARED_STATEMENTS, default true; docs/operations.md). */
+  /** PostgreSQL: named prepared statements (DATABASE_PREPARED_STATEMENTS, default true; README "Configuration", docs/performance.md). */
   readonly databasePreparedStatements: boolean;
   readonly dataDir: string;
   readonly keysDir: string;

@@ -55,7 +55,7 @@ export async function main(argv = process.argv.slice(2)) {
     console.log(`Secrets store: ${stores.secretsDescription}`);
     if (!config.databaseUrl && !hasPgliteNodeFlags())
       console.log(
-        `Memory: started without ${PGLITE_NODE_FLAGS.join(' ')} (npm start passes them): PGlite may peak near 1 GiB (docs/performance.md)`,
+        `Memory: started without ${PGLITE_NODE_FLAGS.filter((f) => !process.execArgv.includes(f)).join(' ')} (npm start passes ${PGLITE_NODE_FLAGS.join(' ')}): the embedded database's server peaks higher, near 1 GiB without the first two (docs/performance.md, "Memory")`,
       );
     console.log(`Outbound e-mail: ${describeSmtp(config.smtp.url)}`);
     console.log(`API reference: ${config.baseUrl}/docs`);

@@ -48,15 +48,42 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('prepared statements on PostgreS
     }
   });
 
-  it('a statement whose result columns changed under it fails once, then runs unprepared', async () => {
+  it('a statement whose result columns changed under it runs again unprepared at once, outside a transaction', async () => {
     const db = await openPostgres(url, { max: 1, schema });
     try {
       const text = 'select * from t where id = $1';
       expect((await db.query(text, [1])).rows).toEqual([{ id: 1, a: 'uno' }]);
       await admin.query(`alter table ${schema}.t add column b int default 7`);
-      await expect(db.query(text, [1])).rejects.toMatchObject({ code: '0A000' });
       expect((await db.query(text, [1])).rows).toEqual([{ id: 1, a: 'uno', b: 7 }]);
       expect((await db.query(text, [2])).rows).toEqual([{ id: 2, a: 'dos', b: 7 }]);
+    } finally {
+      await admin.query(`alter table ${schema}.t drop column if exists b`);
+      await db.close();
+    }
+  });
+
+  it('inside a transaction it fails once (the transaction is aborted), then runs unprepared', async () => {
+    const db = await openPostgres(url, { max: 1, schema });
+    try {
+      const text = 'select * from t where id = $1 and a is not null';
+      await db.transaction(async (tx) => expect((await tx.query(text, [1])).rows).toEqual([{ id: 1, a: 'uno' }]));
+      await admin.query(`alter table ${schema}.t add column c int default 8`);
+      await expect(db.transaction((tx) => tx.query(text, [1]))).rejects.toMatchObject({ code: '0A000' });
+      await db.transaction(async (tx) => expect((await tx.query(text, [1])).rows).toEqual([{ id: 1, a: 'uno', c: 8 }]));
+    } finally {
+      await admin.query(`alter table ${schema}.t drop column if exists c`);
+      await db.close();
+    }
+  });
+
+  it('a statement gone from its connection (26000) runs again unprepared', async () => {
+    const db = await openPostgres(url, { max: 1, schema });
+    try {
+      const text = 'select a from t where id = $1 and id > 0';
+      expect((await db.query(text, [1])).rows).toEqual([{ a: 'uno' }]);
+      const [name] = (await db.query<{ name: string }>(`select name from pg_prepared_statements where statement = $1`, [text])).rows;
+      await db.query(`deallocate ${name!.name}`); // what pg's Close does after a failed parameter conversion
+      expect((await db.query(text, [2])).rows).toEqual([{ a: 'dos' }]);
     } finally {
       await db.close();
     }

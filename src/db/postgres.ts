@@ -20,12 +20,16 @@ const types = {
 const MAX_PREPARED = 2000;
 
 /**
- * PostgreSQL refuses to run a prepared statement whose result columns changed under it (a column
- * added by a newer version's migration while this process runs). Such a text is run unnamed from
- * then on; the statement that hit it fails once, as a query against a changing table may.
+ * A named statement PostgreSQL cannot run as prepared: 0A000 when its result columns changed under
+ * it (a column added by a newer version's migration while this process runs; "cached plan must
+ * not change result type", in the server's language, so the code alone is matched), 26000 when
+ * the statement is gone from the connection (`pg` closes it when converting a parameter fails; a
+ * pooler may hand over another connection). Such a text runs unnamed from then on: forgetting one
+ * wrongly costs only speed. Outside a transaction the statement is run again at once, unnamed
+ * (PostgreSQL refused it before running it); inside one the transaction is already aborted, so
+ * that statement fails, once.
  */
-const planChanged = (e: unknown): boolean =>
-  (e as { code?: string }).code === '0A000' && /cached plan must not change result type/.test(String((e as Error).message));
+const preparedFailed = (e: unknown): boolean => ['0A000', '26000'].includes((e as { code?: string }).code ?? '');
 
 interface Namer {
   nameOf(text: string): string | undefined;
@@ -50,15 +54,17 @@ function createNamer(enabled: boolean): Namer {
   };
 }
 
-const wrap = (c: { query: pg.Pool['query'] }, namer: Namer): Sql => ({
+const wrap = (c: { query: pg.Pool['query'] }, namer: Namer, { inTransaction }: { inTransaction: boolean }): Sql => ({
   async query<T>(text: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
     const name = params.length > 0 ? namer.nameOf(text) : undefined;
     let r: pg.QueryResult;
     try {
       r = name ? await c.query({ name, text, values: params as unknown[] }) : await c.query(text, params as unknown[]);
     } catch (e) {
-      if (name && planChanged(e)) namer.forget(text);
-      throw e;
+      if (!name || !preparedFailed(e)) throw e;
+      namer.forget(text);
+      if (inTransaction) throw e;
+      r = await c.query(text, params as unknown[]);
     }
     return { rows: r.rows as T[], rowCount: r.rowCount ?? r.rows.length };
   },
@@ -68,7 +74,7 @@ export interface PostgresOptions {
   /** Schema to put first on the search_path (tests isolate themselves in a schema each). */
   schema?: string;
   max?: number;
-  /** Named prepared statements (default on); off for poolers that can't keep them (PgBouncer < 1.21 in transaction mode). */
+  /** Named prepared statements (default on); off for a pooler in transaction mode that can't keep them (PgBouncer without `max_prepared_statements`). */
   preparedStatements?: boolean;
 }
 
@@ -84,7 +90,7 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
   pool.on('error', () => {});
   await pool.query('select 1'); // fail fast with a clear cause when the server is unreachable
   const namer = createNamer(opts.preparedStatements ?? true);
-  const base = wrap(pool, namer);
+  const base = wrap(pool, namer, { inTransaction: false });
   const listeners = new Set<pg.Client>();
   let closed = false;
   return {
@@ -100,7 +106,7 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
       let broken = false;
       try {
         await client.query('BEGIN');
-        const result = await fn(wrap(client, namer));
+        const result = await fn(wrap(client, namer, { inTransaction: true }));
         await client.query('COMMIT');
         return result;
       } catch (e) {
