@@ -1,14 +1,10 @@
 import crypto from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/open.ts';
 import type { Db } from '../../src/db/types.ts';
 import { emitEvent } from '../../src/events/outbox.ts';
-import { systemClock } from '../../src/lib/clock.ts';
-import { createWebhooksService, type WebhooksService } from '../../src/modules/webhooks/index.ts';
+import type { WebhooksService } from '../../src/modules/webhooks/index.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
-import { testCipher } from '../support/webhooks.ts';
-import { spawnWorker, type WorkerProcess } from '../support/worker-process.ts';
+import { webhookWorkerSchema, type WorkerProcess } from '../support/worker-process.ts';
 
 /**
  * kill -9 during a burst, across processes (docs/webhooks.md "How delivery works"): two real
@@ -28,50 +24,19 @@ const EVENTS = 150;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(SKIP)('webhook delivery across processes: kill -9 of a worker during a burst', { timeout: 180_000 }, () => {
-  let schema: string;
-  let url: string;
   let db: Db;
   let service: WebhooksService;
-  const dataKey = `k1:${crypto.randomBytes(32).toString('base64')}`;
-  const cipher = testCipher(dataKey);
-  const workers: WorkerProcess[] = [];
+  let worker: () => WorkerProcess;
+  let workers: WorkerProcess[] = [];
+  let drop: (() => Promise<void>) | undefined;
   const logs = () => workers.map((w, i) => `\n--- worker ${i} ---\n${w.log().slice(-1500)}`).join('');
 
-  const worker = () => {
-    const w = spawnWorker({
-      DATABASE_URL: url,
-      DATA_ENCRYPTION_KEY: dataKey,
-      SECRETS_ENCRYPTION_KEY: `k1:${crypto.randomBytes(32).toString('base64')}`,
-      SECRETS_DATABASE_SCHEMA: `${schema}_secrets`,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '0,1s,1s,1s,1s',
-      // Lease = 6 s: how long the killed worker's deliveries wait before another worker takes them.
-      WEBHOOK_TIMEOUT_MS: '2000',
-    });
-    workers.push(w);
-    return w;
-  };
-
   beforeAll(async () => {
-    schema = `k_${crypto.randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: BASE });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const u = new URL(BASE!);
-    u.searchParams.set('options', `-c search_path=${schema}`);
-    url = u.toString();
-    db = await openDatabase({ url });
-    service = createWebhooksService({ db, clock: systemClock, cipher, settings: { allowPrivateNetworks: true } });
+    // Lease = 6 s: how long the killed worker's deliveries wait before another worker takes them.
+    ({ db, service, worker, workers, drop } = await webhookWorkerSchema(BASE!, 'k', { retrySchedule: '0,1s,1s,1s,1s', timeoutMs: 2000 }));
   });
   afterAll(async () => {
-    for (const w of workers) await w.kill();
-    await db?.close();
-    const admin = new pg.Client({ connectionString: BASE });
-    await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.query(`drop schema if exists ${schema}_secrets cascade`);
-    await admin.end();
+    await drop?.();
   });
 
   it('loses no event: every one reaches every receiver, signed, after one of two workers is killed mid-burst', async () => {

@@ -2,15 +2,13 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../../src/db/open.ts';
 import type { Db } from '../../../src/db/types.ts';
 import { emitEvent } from '../../../src/events/outbox.ts';
 import { systemClock } from '../../../src/lib/clock.ts';
 import { dispatchOutbox } from '../../../src/modules/webhooks/delivery/dispatcher.ts';
-import { createWebhooksService, type WebhooksService } from '../../../src/modules/webhooks/index.ts';
+import type { WebhooksService } from '../../../src/modules/webhooks/index.ts';
 import { startWebhookReceiver, type Respond, type WebhookReceiver } from '../../support/webhook-receiver.ts';
-import { testCipher } from '../../support/webhooks.ts';
-import { spawnWorker, type WorkerProcess } from '../../support/worker-process.ts';
+import { webhookWorkerSchema, type WorkerProcess } from '../../support/worker-process.ts';
 
 /**
  * Crashes across processes: a real worker process (`node src/main.ts --role worker`) on
@@ -28,7 +26,7 @@ const TIMEOUT_MS = 2_000; // lease = 6 s: how long a crashed worker's delivery w
 const SCHEDULE = '0,1s,1s,1s,1s';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const workers: WorkerProcess[] = [];
+let workers: WorkerProcess[] = [];
 const logs = () =>
   workers
     .map((w, i) => `\n--- worker ${i} (exit ${w.proc.exitCode ?? w.proc.signalCode ?? 'running'}) ---\n${w.log().slice(-2000)}`)
@@ -51,51 +49,24 @@ async function eventually<T>(fn: () => Promise<T | undefined | false>, what: str
 }
 
 describe.skipIf(!BASE)('webhook delivery survives crashes [postgres]', { timeout: 120_000 }, () => {
-  let schema: string;
   let url: string;
   let db: Db;
   let service: WebhooksService;
-  const dataKey = `k1:${crypto.randomBytes(32).toString('base64')}`;
-  const cipher = testCipher(dataKey);
-
-  const worker = () => {
-    const w = spawnWorker({
-      DATABASE_URL: url,
-      DATA_ENCRYPTION_KEY: dataKey,
-      SECRETS_ENCRYPTION_KEY: `k1:${crypto.randomBytes(32).toString('base64')}`,
-      SECRETS_DATABASE_SCHEMA: `${schema}_secrets`,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
-      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-    });
-    workers.push(w);
-    return w;
-  };
+  let worker: () => WorkerProcess;
+  let drop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    schema = `f_${crypto.randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: BASE });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const u = new URL(BASE!);
-    u.searchParams.set('options', `-c search_path=${schema}`);
-    url = u.toString();
-    db = await openDatabase({ url });
-    service = createWebhooksService({ db, clock: systemClock, cipher, settings: { allowPrivateNetworks: true } });
+    ({ url, db, service, worker, workers, drop } = await webhookWorkerSchema(BASE!, 'f', {
+      retrySchedule: SCHEDULE,
+      timeoutMs: TIMEOUT_MS,
+    }));
   });
   // A test that fails midway must not leave its worker polling this schema into the next test.
   afterEach(async () => {
     for (const w of workers) await w.kill();
   });
   afterAll(async () => {
-    for (const w of workers) await w.kill();
-    await db?.close();
-    const admin = new pg.Client({ connectionString: BASE });
-    await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.query(`drop schema if exists ${schema}_secrets cascade`);
-    await admin.end();
+    await drop?.();
   });
 
   /** A fresh account and endpoint whose receiver follows `respond`. */
