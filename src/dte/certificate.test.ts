@@ -29,7 +29,7 @@ describe('certificate RUT (SAN otherName 1.3.6.1.4.1.8321.1)', () => {
     expect(s.rutTitular).toBe('12345678-5');
     expect(s.notAfter.toISOString()).toBe('2049-12-31T00:00:00.000Z');
     expect(s.keyInfoXml).toMatch(
-      /^<KeyInfo><KeyValue><RSAKeyValue><Modulus>[^<]+<\/Modulus><Exponent>AQAB<\/Exponent><\/RSAKeyValue><\/KeyValue><X509Data><X509Certificate>/,
+      /^<KeyInfo>\n<KeyValue>\n<RSAKeyValue>\n<Modulus>[^<]+<\/Modulus>\n<Exponent>AQAB<\/Exponent>\n<\/RSAKeyValue>\n<\/KeyValue>\n<X509Data>\n<X509Certificate>/,
     );
   });
 

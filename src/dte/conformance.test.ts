@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runCheckSiiXml } from '../../test/support/dte/check-sii-xml.ts';
 import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
+import { expectOneElementPerLine } from '../../test/support/dte/lines.ts';
 import { buildEnvelope } from './envelope.ts';
+import { MAX_DETALLE_LINES } from './limits.ts';
 import type { TipoDte } from './types.ts';
 
 /**
@@ -64,6 +66,54 @@ describe('check-sii-xml', () => {
     const r = runCheckSiiXml([{ name: 'envio-boleta.xml', bytes: env.xml }], { cafKeyPem });
     expect(r.failures, r.output).toEqual([]);
     expect(r.exitCode).toBe(0);
+  });
+
+  // The SII refuses a file with any line over 4,090 characters (xml-lines.ts): the largest documents
+  // and envelopes we make are cut into lines, and the checker (which enforces the limit) agrees.
+  it(`accepts a factura of ${MAX_DETALLE_LINES} lines and its EnvioDTE, each element on a line of its own`, () => {
+    const detalle = Array.from({ length: MAX_DETALLE_LINES }, (_, i) => ({
+      nombre: `Artículo número ${i + 1} del catálogo <edición 2026>`,
+      descripcion: 'Descripción larga del artículo '.repeat(8).trim(),
+      cantidad: i + 1,
+      precioUnitario: 1990 + i,
+    }));
+    const factura = kit.build(sampleDteInput(33, 60, { detalle })).xml;
+    expectOneElementPerLine(factura);
+    const env = buildEnvelope({
+      dtes: [factura],
+      rutEmisor: '76192083-9',
+      fechaResolucion: '2014-08-22',
+      numeroResolucion: 80,
+      signer: kit.certificate.signer,
+      now: TEST_NOW,
+    });
+    expectOneElementPerLine(env.xml);
+    const r = runCheckSiiXml(
+      [
+        { name: 'factura-60.xml', bytes: factura },
+        { name: 'envio-factura-60.xml', bytes: env.xml },
+      ],
+      { cafKeyPem },
+    );
+    expect(r.failures, r.output).toEqual([]);
+    expect(r.exitCode, r.output).toBe(0);
+  });
+
+  it('accepts an EnvioBOLETA of 500 boletas (the most one envío may hold)', () => {
+    const boletas = Array.from({ length: 500 }, (_, i) => kit.build(sampleDteInput(39, 500 + i)).xml);
+    const env = buildEnvelope({
+      dtes: boletas,
+      rutEmisor: '76192083-9',
+      fechaResolucion: '2014-08-22',
+      numeroResolucion: 80,
+      signer: kit.certificate.signer,
+      now: TEST_NOW,
+    });
+    expectOneElementPerLine(env.xml);
+    const r = runCheckSiiXml([{ name: 'envio-500-boletas.xml', bytes: env.xml }], { cafKeyPem });
+    expect(r.failures, r.output).toEqual([]);
+    expect(r.exitCode, r.output).toBe(0);
+    expect(r.lines.filter((l) => l.startsWith('ok'))).toHaveLength(2 + 500 * 3);
   });
 
   it('flags a tampered envelope (sanity check of the oracle)', () => {

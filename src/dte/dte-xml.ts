@@ -10,6 +10,7 @@ import type { PreparedDte } from './prepare.ts';
 import type { Totals } from './amounts.ts';
 import { siiDate, siiTimestamp, SII_TIME_ZONE } from './dates.ts';
 import { el } from './xml-escape.ts';
+import { breakLines } from './xml-lines.ts';
 import { assertSignerValidAt, buildSignature, prepareSigner } from './xmldsig.ts';
 import type { PreparedSigner } from './xmldsig.ts';
 import type { DteInput, SignerInput, TipoDte } from './types.ts';
@@ -103,25 +104,27 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
   // Documento, Liquidacion (43) or Exportaciones (110–112): DTE_v10.xsd's three roots.
   const root = d.strategy.root;
   const body = buildDocumentBody(d);
-  const content = body + ted.xml + el('TmstFirma', timestamp) + `</${root}>`;
+  // One element per line (xml-lines.ts: the SII refuses lines over 4,090 characters), cut before
+  // digesting so the breaks are part of the signed text. The TED is cut too; its FRMT stays over
+  // the flattened DD, as the SII checks it (ted.ts).
+  const content = breakLines(body + ted.xml + el('TmstFirma', timestamp)) + `\n</${root}>`;
   // Digest input: the root as C14N renders it standalone, with the default namespace it
   // inherits from <DTE> declared on it (apex of the node set). ID is its only attribute.
-  const canonicalOpen = `<${root} xmlns="${NS_SII}" ID="${id}">`;
+  const canonicalOpen = `<${root} xmlns="${NS_SII}" ID="${id}">\n`;
   const canonical = canonicalOpen + content;
   const signature = buildSignature(id, canonical, signer);
   // Digesting `canonical` made it one flat string; the document takes its content from there (a
   // slice) instead of walking the hundreds of concatenated parts of `content` a second time.
-  const head = `${XML_DECLARATION}\n${DTE_OPEN_TAG}<${root} ID="${id}">`;
-  const xml = Buffer.from(head + canonical.slice(canonicalOpen.length) + signature + '</DTE>', 'latin1');
-  // The TED as embedded (one byte per character): a view of the document's bytes, no copy. A plain
-  // property: an object literal with a getter is built slowly by V8 (docs/performance.md).
-  const tedStart = head.length + body.length;
+  const head = `${XML_DECLARATION}\n${DTE_OPEN_TAG}\n<${root} ID="${id}">\n`;
+  const xml = Buffer.from(head + canonical.slice(canonicalOpen.length) + '\n' + signature + '\n</DTE>', 'latin1');
   return {
     tipoDte: d.tipoDte,
     folio: d.folio,
     documentId: id,
     xml,
-    tedBytes: xml.subarray(tedStart, tedStart + ted.xml.length),
+    // The flat TED (the PDF417 payload). A plain property: an object literal with a getter is
+    // built slowly by V8 (docs/performance.md).
+    tedBytes: ted.tedBytes,
     totals: d.totals,
     rutEmisor: d.emisor.rut,
     rutReceptor: d.receptor.rut,

@@ -3,6 +3,7 @@ import { canonicalizeInContext, parseXml } from './c14n.ts';
 import { DTE_OPEN_TAG, NS_SII, XML_DECLARATION } from './dte-xml.ts';
 import { siiTimestamp, SII_TIME_ZONE, checkSiiDate } from './dates.ts';
 import { el } from './xml-escape.ts';
+import { breakLines } from './xml-lines.ts';
 import { decodeXml } from './xml-decode.ts';
 import { isLatin1 } from './text-policy.ts';
 import { RUT_SII, toSiiRut } from './rut.ts';
@@ -156,29 +157,34 @@ export function buildEnvelope(input: BuildEnvelopeInput): BuiltEnvelope {
 
   const timestamp = siiTimestamp(input.now, input.timeZone ?? SII_TIME_ZONE);
   const subTotales = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([tipoDte, cantidad]) => ({ tipoDte, cantidad }));
-  const caratula =
+  const caratula = breakLines(
     '<Caratula version="1.0">' +
-    el('RutEmisor', rutEmisor) +
-    el('RutEnvia', rutEnvia) +
-    el('RutReceptor', rutReceptor) +
-    el('FchResol', fechaResolucion) +
-    el('NroResol', input.numeroResolucion) +
-    el('TmstFirmaEnv', timestamp) +
-    subTotales.map((s) => `<SubTotDTE>${el('TpoDTE', s.tipoDte)}${el('NroDTE', s.cantidad)}</SubTotDTE>`).join('') +
-    '</Caratula>';
+      el('RutEmisor', rutEmisor) +
+      el('RutEnvia', rutEnvia) +
+      el('RutReceptor', rutReceptor) +
+      el('FchResol', fechaResolucion) +
+      el('NroResol', input.numeroResolucion) +
+      el('TmstFirmaEnv', timestamp) +
+      subTotales.map((s) => `<SubTotDTE>${el('TpoDTE', s.tipoDte)}${el('NroDTE', s.cantidad)}</SubTotDTE>`).join('') +
+      '</Caratula>',
+  );
+  // One element per line (xml-lines.ts): the carátula cut above, each DTE on lines of its own (as
+  // stored: ours are cut by the engine, a foreign one is spliced as it came), a line feed between
+  // parts. The same whitespace is in the digested SetDTE and in the file.
   const canonicalSet =
-    `<SetDTE xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" ID="${setId}">` +
+    `<SetDTE xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" ID="${setId}">\n` +
     caratula +
-    dtes.map((d) => canonicalInEnvelope(d.text)).join('') +
-    '</SetDTE>';
+    '\n' +
+    dtes.map((d) => canonicalInEnvelope(d.text)).join('\n') +
+    '\n</SetDTE>';
   const xsiDecl = ` xmlns:xsi="${NS_XSI}"`;
   const signature = buildSignature(setId, canonicalSet, signer, { signedInfoInheritedNs: xsiDecl, signedInfoEmittedNs: xsiDecl });
   const schema = kind === 'EnvioBOLETA' ? 'EnvioBOLETA_v11.xsd' : 'EnvioDTE_v10.xsd';
   const xml =
     `${XML_DECLARATION}\n` +
-    `<${kind} xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" xsi:schemaLocation="${NS_SII} ${schema}" version="1.0">` +
-    `<SetDTE ID="${setId}">${caratula}${dtes.map((d) => d.text).join('')}</SetDTE>` +
+    `<${kind} xmlns="${NS_SII}" xmlns:xsi="${NS_XSI}" xsi:schemaLocation="${NS_SII} ${schema}" version="1.0">\n` +
+    `<SetDTE ID="${setId}">\n${caratula}\n${dtes.map((d) => d.text).join('\n')}\n</SetDTE>\n` +
     signature +
-    `</${kind}>`;
+    `\n</${kind}>`;
   return { kind, xml: Buffer.from(xml, 'latin1'), setId, rutEnvia, subTotales, timestamp };
 }

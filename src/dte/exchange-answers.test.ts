@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildEnvioRecibos, buildResultadoDte, DECLARACION_RECIBO, type EnvioRecibosInput, type ResultadoDteInput } from './index.ts';
 import { checkRespuesta } from '../../test/support/dte/check-respuesta.ts';
 import { createTestKit, TEST_NOW } from '../../test/support/dte/fixtures.ts';
+import { flatXml } from '../../test/support/dte/lines.ts';
 
 const kit = createTestKit();
 const documento = {
@@ -42,7 +43,7 @@ describe('buildResultadoDte', () => {
   it('is valid against RespuestaEnvioDTE_v10.xsd and its signature verifies with xmlsec1', () => {
     for (const estado of [0, 1, 2] as const) {
       const r = resultado({ estado, glosa: estado === 2 ? 'RCD: precio no corresponde' : undefined });
-      const text = r.xml.toString('latin1');
+      const text = flatXml(r.xml);
       expect(text).toContain('<RutResponde>77777777-7</RutResponde><RutRecibe>76192083-9</RutRecibe><IdRespuesta>4000000100</IdRespuesta>');
       expect(text).toContain(
         '<ResultadoDTE><TipoDTE>33</TipoDTE><Folio>42</Folio><FchEmis>2026-03-01</FchEmis><RUTEmisor>76192083-9</RUTEmisor>' +
@@ -79,7 +80,7 @@ describe('buildResultadoDte', () => {
 describe('buildEnvioRecibos', () => {
   it('is valid against EnvioRecibos_v10.xsd; both signatures (SetRecibos, DocumentoRecibo) verify with xmlsec1', () => {
     const r = recibos();
-    const text = r.xml.toString('latin1');
+    const text = flatXml(r.xml);
     expect(r.id).toBe('SetRecibos4000000101');
     expect(text).toContain('<DocumentoRecibo ID="Recibo4000000101"><TipoDoc>33</TipoDoc><Folio>42</Folio>');
     expect(text).toContain('<Recinto>Bodega central, Av. Matta 123</Recinto><RutFirma>12345678-5</RutFirma>');

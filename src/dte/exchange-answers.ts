@@ -4,6 +4,7 @@ import { DteEngineError } from './errors.ts';
 import { asciiOnly, bounded, positive10, respuestaCaratula, RESPUESTA_TIPOS_DTE, type BuiltRespuesta } from './exchange.ts';
 import { toSiiRut } from './rut.ts';
 import { el } from './xml-escape.ts';
+import { breakLines } from './xml-lines.ts';
 import { assertSignerValidAt, buildSignature, prepareSigner, type PreparedSigner } from './xmldsig.ts';
 import type { SignerInput } from './types.ts';
 
@@ -86,20 +87,22 @@ export function buildResultadoDte(input: ResultadoDteInput): BuiltRespuesta {
   const id = `ResultadoDTE${idRespuesta}`;
   const timestamp = siiTimestamp(input.now, input.timeZone ?? SII_TIME_ZONE);
   const d = input.documento;
-  const resultado =
+  // One element per line (xml-lines.ts), cut before digesting.
+  const resultado = breakLines(
     `<Resultado ID="${id}">` +
-    respuestaCaratula(input, idRespuesta, timestamp) +
-    '<ResultadoDTE>' +
-    el('TipoDTE', d.tipoDte) +
-    documentFields(d, 'documento') +
-    el('CodEnvio', positive10(input.codEnvio, 'codEnvio')) +
-    el('EstadoDTE', input.estado) +
-    el('EstadoDTEGlosa', bounded(input.glosa || ESTADO_DTE[input.estado], 256, 'glosa')) +
-    '</ResultadoDTE>' +
-    '</Resultado>';
+      respuestaCaratula(input, idRespuesta, timestamp) +
+      '<ResultadoDTE>' +
+      el('TipoDTE', d.tipoDte) +
+      documentFields(d, 'documento') +
+      el('CodEnvio', positive10(input.codEnvio, 'codEnvio')) +
+      el('EstadoDTE', input.estado) +
+      el('EstadoDTEGlosa', bounded(input.glosa || ESTADO_DTE[input.estado], 256, 'glosa')) +
+      '</ResultadoDTE>' +
+      '</Resultado>',
+  );
   const canonical = `<Resultado xmlns="${NS_SII}"${resultado.slice('<Resultado'.length)}`;
   const signature = buildSignature(id, canonical, signer);
-  const xml = `${XML_DECLARATION}\n<RespuestaDTE xmlns="${NS_SII}" version="1.0">${asciiOnly(resultado)}${signature}</RespuestaDTE>`;
+  const xml = `${XML_DECLARATION}\n<RespuestaDTE xmlns="${NS_SII}" version="1.0">\n${asciiOnly(resultado)}\n${signature}\n</RespuestaDTE>`;
   return { xml: Buffer.from(xml, 'latin1'), id, timestamp };
 }
 
@@ -130,31 +133,32 @@ export function buildEnvioRecibos(input: EnvioRecibosInput): BuiltRespuesta {
   const d = input.documento;
   const reciboId = `Recibo${n}`;
   const setId = `SetRecibos${n}`;
-  const documentoRecibo =
+  // One element per line (xml-lines.ts), cut before digesting.
+  const documentoRecibo = breakLines(
     `<DocumentoRecibo ID="${reciboId}">` +
-    el('TipoDoc', d.tipoDte) +
-    documentFields(d, 'documento') +
-    el('Recinto', bounded(input.recinto, 80, 'recinto')) +
-    el('RutFirma', toSiiRut(rutFirmaRaw, 'rutFirma')) +
-    el('Declaracion', DECLARACION_RECIBO) +
-    el('TmstFirmaRecibo', timestamp) +
-    '</DocumentoRecibo>';
+      el('TipoDoc', d.tipoDte) +
+      documentFields(d, 'documento') +
+      el('Recinto', bounded(input.recinto, 80, 'recinto')) +
+      el('RutFirma', toSiiRut(rutFirmaRaw, 'rutFirma')) +
+      el('Declaracion', DECLARACION_RECIBO) +
+      el('TmstFirmaRecibo', timestamp) +
+      '</DocumentoRecibo>',
+  );
   const reciboSignature = buildSignature(
     reciboId,
     `<DocumentoRecibo xmlns="${NS_SII}"${documentoRecibo.slice('<DocumentoRecibo'.length)}`,
     signer,
   );
-  const recibo = `<Recibo version="1.0">${documentoRecibo}${reciboSignature}</Recibo>`;
-  const setRecibos =
-    `<SetRecibos ID="${setId}">` +
+  const recibo = `<Recibo version="1.0">\n${documentoRecibo}\n${reciboSignature}\n</Recibo>`;
+  const caratula = breakLines(
     '<Caratula version="1.0">' +
-    el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
-    el('RutRecibe', toSiiRut(input.rutRecibe, 'rutRecibe')) +
-    el('TmstFirmaEnv', timestamp) +
-    '</Caratula>' +
-    recibo +
-    '</SetRecibos>';
+      el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
+      el('RutRecibe', toSiiRut(input.rutRecibe, 'rutRecibe')) +
+      el('TmstFirmaEnv', timestamp) +
+      '</Caratula>',
+  );
+  const setRecibos = `<SetRecibos ID="${setId}">\n${caratula}\n${recibo}\n</SetRecibos>`;
   const signature = buildSignature(setId, `<SetRecibos xmlns="${NS_SII}"${setRecibos.slice('<SetRecibos'.length)}`, signer);
-  const xml = `${XML_DECLARATION}\n<EnvioRecibos xmlns="${NS_SII}" version="1.0">${asciiOnly(setRecibos)}${signature}</EnvioRecibos>`;
+  const xml = `${XML_DECLARATION}\n<EnvioRecibos xmlns="${NS_SII}" version="1.0">\n${asciiOnly(setRecibos)}\n${signature}\n</EnvioRecibos>`;
   return { xml: Buffer.from(xml, 'latin1'), id: setId, timestamp };
 }

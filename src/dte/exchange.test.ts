@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildEnvelope, buildRespuestaEnvio, envelopeParts, verifyDteSync, verifyEnvelopeSync, type RespuestaEnvioInput } from './index.ts';
 import { checkRespuesta } from '../../test/support/dte/check-respuesta.ts';
 import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
+import { flatXml } from '../../test/support/dte/lines.ts';
 
 const kit = createTestKit();
 const envelope = buildEnvelope({
@@ -67,7 +68,7 @@ describe('envelopeParts', () => {
 describe('buildRespuestaEnvio', () => {
   it('is valid against RespuestaEnvioDTE_v10.xsd and its signature verifies with xmlsec1', () => {
     const r = answer();
-    const text = r.xml.toString('latin1');
+    const text = flatXml(r.xml);
     expect(text).toContain('<RutResponde>77777777-7</RutResponde><RutRecibe>76192083-9</RutRecibe><IdRespuesta>4000000012</IdRespuesta>');
     expect(text).toContain('<EstadoRecepEnv>0</EstadoRecepEnv><RecepEnvGlosa>Envio Recibido Conforme</RecepEnvGlosa><NroDTE>2</NroDTE>');
     expect(text).toContain('<EstadoRecepDTE>0</EstadoRecepDTE><RecepDTEGlosa>DTE Recibido OK</RecepDTEGlosa>');

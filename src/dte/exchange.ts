@@ -5,6 +5,7 @@ import { toSiiRut } from './rut.ts';
 import { sourceText } from './verify/values.ts';
 import { detectEncoding } from './xml-decode.ts';
 import { el } from './xml-escape.ts';
+import { breakLines } from './xml-lines.ts';
 import { assertSignerValidAt, buildSignature, prepareSigner, type PreparedSigner } from './xmldsig.ts';
 import type { SignerInput } from './types.ts';
 
@@ -164,8 +165,6 @@ function recepcionDte(d: RecepcionDteInput, i: number): string {
   );
 }
 
-/** The signed RespuestaEnvioDTE (RecepcionEnvio) for one received envelope. */
-
 /**
  * The Caratula of a RespuestaDTE's Resultado (RespuestaEnvioDTE_v10.xsd): who answers whom, the
  * answer's id, one detail (one RecepcionEnvio, or one ResultadoDTE), when it was signed.
@@ -181,6 +180,7 @@ export function respuestaCaratula(input: { rutResponde: string; rutRecibe: strin
     '</Caratula>'
   );
 }
+/** The signed RespuestaEnvioDTE (RecepcionEnvio) for one received envelope. */
 export function buildRespuestaEnvio(input: RespuestaEnvioInput): BuiltRespuesta {
   const signer = prepareSigner(input.signer);
   assertSignerValidAt(signer, input.now);
@@ -192,26 +192,28 @@ export function buildRespuestaEnvio(input: RespuestaEnvioInput): BuiltRespuesta 
   const timeZone = input.timeZone ?? SII_TIME_ZONE;
   const timestamp = siiTimestamp(input.now, timeZone);
   const car = input.caratula;
-  const resultado =
+  // One element per line (xml-lines.ts), cut before digesting.
+  const resultado = breakLines(
     `<Resultado ID="${id}">` +
-    respuestaCaratula(input, idRespuesta, timestamp) +
-    '<RecepcionEnvio>' +
-    el('NmbEnvio', bounded(input.nombreEnvio, 80, 'nombreEnvio')) +
-    el('FchRecep', siiTimestamp(input.recibidoEn, timeZone)) +
-    el('CodEnvio', positive10(input.codEnvio, 'codEnvio')) +
-    el('EnvioDTEID', bounded(input.envioDteId, 80, 'envioDteId')) +
-    (input.digest && /^[A-Za-z0-9+/]+={0,2}$/.test(input.digest) ? el('Digest', input.digest) : '') +
-    (car?.rutEmisor ? el('RutEmisor', toSiiRut(car.rutEmisor, 'caratula.rutEmisor')) : '') +
-    (car?.rutReceptor ? el('RutReceptor', toSiiRut(car.rutReceptor, 'caratula.rutReceptor')) : '') +
-    el('EstadoRecepEnv', input.estadoEnvio) +
-    el('RecepEnvGlosa', bounded(input.glosaEnvio ?? ESTADO_RECEP_ENV[input.estadoEnvio], 256, 'glosaEnvio')) +
-    (input.documentos.length > 0 ? el('NroDTE', input.documentos.length) : '') +
-    input.documentos.map(recepcionDte).join('') +
-    '</RecepcionEnvio>' +
-    '</Resultado>';
+      respuestaCaratula(input, idRespuesta, timestamp) +
+      '<RecepcionEnvio>' +
+      el('NmbEnvio', bounded(input.nombreEnvio, 80, 'nombreEnvio')) +
+      el('FchRecep', siiTimestamp(input.recibidoEn, timeZone)) +
+      el('CodEnvio', positive10(input.codEnvio, 'codEnvio')) +
+      el('EnvioDTEID', bounded(input.envioDteId, 80, 'envioDteId')) +
+      (input.digest && /^[A-Za-z0-9+/]+={0,2}$/.test(input.digest) ? el('Digest', input.digest) : '') +
+      (car?.rutEmisor ? el('RutEmisor', toSiiRut(car.rutEmisor, 'caratula.rutEmisor')) : '') +
+      (car?.rutReceptor ? el('RutReceptor', toSiiRut(car.rutReceptor, 'caratula.rutReceptor')) : '') +
+      el('EstadoRecepEnv', input.estadoEnvio) +
+      el('RecepEnvGlosa', bounded(input.glosaEnvio ?? ESTADO_RECEP_ENV[input.estadoEnvio], 256, 'glosaEnvio')) +
+      (input.documentos.length > 0 ? el('NroDTE', input.documentos.length) : '') +
+      input.documentos.map(recepcionDte).join('') +
+      '</RecepcionEnvio>' +
+      '</Resultado>',
+  );
   // In context, Resultado inherits the root's default namespace (and nothing else).
   const canonical = `<Resultado xmlns="${NS_SII}"${resultado.slice('<Resultado'.length)}`;
   const signature = buildSignature(id, canonical, signer);
-  const xml = `${XML_DECLARATION}\n<RespuestaDTE xmlns="${NS_SII}" version="1.0">${asciiOnly(resultado)}${signature}</RespuestaDTE>`;
+  const xml = `${XML_DECLARATION}\n<RespuestaDTE xmlns="${NS_SII}" version="1.0">\n${asciiOnly(resultado)}\n${signature}\n</RespuestaDTE>`;
   return { xml: Buffer.from(xml, 'latin1'), id, timestamp };
 }

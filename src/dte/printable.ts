@@ -123,11 +123,10 @@ const TED_OPEN = Buffer.from('<TED ', 'latin1');
 const TED_CLOSE = Buffer.from('</TED>', 'latin1');
 
 /**
- * The `<TED>…</TED>` bytes of a signed DTE. Ours are sliced verbatim: the engine stores the TED
- * flattened and in ISO-8859-1, exactly as signed, so nothing is re-serialised. A document from
- * elsewhere may be indented (as the SII's own samples are) or UTF-8: its TED is brought to the
- * form the SII signs and reads (whitespace between tags removed, ISO-8859-1), which for ours is
- * the identity.
+ * The `<TED>…</TED>` bytes of a signed DTE, brought to the form the SII signs and reads: whitespace
+ * between tags removed, ISO-8859-1. Ours carry the TED one element per line (xml-lines.ts), a
+ * document from elsewhere may be indented (as the SII's own samples are) or UTF-8; a TED already
+ * flat in ISO-8859-1 (ours before the line cut) is sliced verbatim.
  */
 export function tedBytesOf(xml: Buffer): Buffer {
   const start = xml.indexOf(TED_OPEN);

@@ -11,8 +11,9 @@ import { MAX_LENGTH } from './limits.ts';
  *  - flattened (no whitespace between tags),
  *  - canonical (double quotes, C14N escaping),
  *  - encoded in ISO-8859-1.
- * We write DD into the document in exactly that form, so the signed bytes are the embedded bytes:
- * verifiers that take the raw text and verifiers that re-canonicalise both recover them.
+ * The document carries the TED cut into lines like every element (xml-lines.ts, as in the SII's
+ * own example); the SII and every verifier flatten the DD before checking FRMT, and the flat TED
+ * (`Ted.xml`, `tedBytes`) is what the PDF417 holds.
  *
  * RSR and IT1 are the first 40 characters of the receiver name and of the first item's name
  * (the SII's definition). We also drop `"` and `'` from these two copies: how the SII serialises
@@ -36,7 +37,7 @@ export interface TedInput {
 }
 
 export interface Ted {
-  /** `<TED version="1.0">…</TED>` as embedded in the document. */
+  /** `<TED version="1.0">…</TED>` flattened (the document embeds it cut into lines, dte-xml.ts). */
   xml: string;
   /** `<DD>…</DD>`, the signed text. */
   dd: string;

@@ -3,6 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import { DteEngineError } from './errors.ts';
 import { certificateToDer, parseCertificate, rutFromCertificate } from './certificate.ts';
 import type { SignerInput } from './types.ts';
+import { breakLines } from './xml-lines.ts';
 
 /**
  * XML-DSig in the SII's restricted profile (xmldsignature_v10.xsd): inclusive C14N 1.0, rsa-sha1,
@@ -81,13 +82,14 @@ export function prepareSigner(input: SignerInput | PreparedSigner): PreparedSign
   if (pub.n !== certPub.n || pub.e !== certPub.e) {
     throw new DteEngineError('certificate_key_mismatch', 'The private key does not belong to the certificate');
   }
-  const keyInfoXml =
+  const keyInfoXml = breakLines(
     '<KeyInfo><KeyValue><RSAKeyValue>' +
-    `<Modulus>${wrapBase64(b64urlToB64(pub.n ?? ''))}</Modulus>` +
-    `<Exponent>${b64urlToB64(pub.e ?? '')}</Exponent>` +
-    '</RSAKeyValue></KeyValue>' +
-    `<X509Data><X509Certificate>${wrapBase64(certificateDer.toString('base64'))}</X509Certificate></X509Data>` +
-    '</KeyInfo>';
+      `<Modulus>${wrapBase64(b64urlToB64(pub.n ?? ''))}</Modulus>` +
+      `<Exponent>${b64urlToB64(pub.e ?? '')}</Exponent>` +
+      '</RSAKeyValue></KeyValue>' +
+      `<X509Data><X509Certificate>${wrapBase64(certificateDer.toString('base64'))}</X509Certificate></X509Data>` +
+      '</KeyInfo>',
+  );
   const prepared: PreparedSigner = {
     prepared: true,
     privateKey,
@@ -130,16 +132,20 @@ export interface SignatureContext {
 
 export const STANDALONE_CONTEXT: SignatureContext = { signedInfoInheritedNs: '', signedInfoEmittedNs: '' };
 
-// The fixed parts of SignedInfo, joined once rather than on every signature.
-const SIGNED_INFO_METHODS =
+// The fixed parts of SignedInfo, joined (and cut into lines, xml-lines.ts) once rather than on every signature.
+const SIGNED_INFO_METHODS = breakLines(
   `<CanonicalizationMethod Algorithm="${ALG_C14N}"></CanonicalizationMethod>` +
-  `<SignatureMethod Algorithm="${ALG_RSA_SHA1}"></SignatureMethod>`;
-const REFERENCE_METHODS = `<Transforms><Transform Algorithm="${ALG_C14N}"></Transform></Transforms><DigestMethod Algorithm="${ALG_SHA1}"></DigestMethod>`;
+    `<SignatureMethod Algorithm="${ALG_RSA_SHA1}"></SignatureMethod>`,
+);
+const REFERENCE_METHODS = breakLines(
+  `<Transforms><Transform Algorithm="${ALG_C14N}"></Transform></Transforms><DigestMethod Algorithm="${ALG_SHA1}"></DigestMethod>`,
+);
 
 /**
  * The `<Signature>` element for a reference whose canonical form is `canonicalReferenced`.
- * Whitespace: none inside SignedInfo (so emitted == canonical modulo the apex declarations);
- * base64 values wrapped at 64 columns with LF, as in the SII's example.
+ * One element per line (xml-lines.ts), the same in the digested SignedInfo and in the emitted one
+ * (so emitted == canonical modulo the apex declarations); base64 values wrapped at 64 columns
+ * with LF, as in the SII's example.
  */
 export function buildSignature(
   referenceId: string,
@@ -149,11 +155,11 @@ export function buildSignature(
 ): string {
   const signer = prepareSigner(signerInput);
   const digest = sha1Base64(canonicalReferenced);
-  const inner = `${SIGNED_INFO_METHODS}<Reference URI="#${referenceId}">${REFERENCE_METHODS}<DigestValue>${digest}</DigestValue></Reference>`;
+  const inner = `\n${SIGNED_INFO_METHODS}\n<Reference URI="#${referenceId}">\n${REFERENCE_METHODS}\n<DigestValue>${digest}</DigestValue>\n</Reference>\n`;
   const canonicalSignedInfo = `<SignedInfo xmlns="${NS_DSIG}"${ctx.signedInfoInheritedNs}>${inner}</SignedInfo>`;
   const signatureValue = sign('sha1', Buffer.from(canonicalSignedInfo, 'utf8'), signer.privateKey).toString('base64');
   return (
-    `<Signature xmlns="${NS_DSIG}"><SignedInfo${ctx.signedInfoEmittedNs}>${inner}</SignedInfo>` +
-    `<SignatureValue>${wrapBase64(signatureValue)}</SignatureValue>${signer.keyInfoXml}</Signature>`
+    `<Signature xmlns="${NS_DSIG}">\n<SignedInfo${ctx.signedInfoEmittedNs}>${inner}</SignedInfo>\n` +
+    `<SignatureValue>${wrapBase64(signatureValue)}</SignatureValue>\n${signer.keyInfoXml}\n</Signature>`
   );
 }

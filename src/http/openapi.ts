@@ -91,7 +91,7 @@ const describeStatus = (status: string): string => STATUS_DOCS[status]?.text ?? 
 const isErrorStatus = (status: string) => /^[45]/.test(status);
 
 const XML_EXAMPLE =
-  '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>';
+  '<?xml version="1.0" encoding="ISO-8859-1"?>\n<DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">\n<Documento ID="F1234T33">\n…\n</Documento>\n<Signature xmlns="http://www.w3.org/2000/09/xmldsig#">\n…\n</Signature>\n</DTE>';
 
 /** A whole example per JSON (or XML) success response, so the reference shows values, not "string". */
 function addResponseExamples(content: Record<string, { schema?: Json; example?: unknown }> | undefined, schemas: Record<string, Json>) {

@@ -6394,7 +6394,14 @@ export interface paths {
           content: {
             /**
              * @example <?xml version="1.0" encoding="ISO-8859-1"?>
-             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+             *     <Documento ID="F1234T33">
+             *     …
+             *     </Documento>
+             *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+             *     …
+             *     </Signature>
+             *     </DTE>
              */
             'application/xml; charset=ISO-8859-1': string;
           };
@@ -6932,7 +6939,14 @@ export interface paths {
           content: {
             /**
              * @example <?xml version="1.0" encoding="ISO-8859-1"?>
-             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+             *     <Documento ID="F1234T33">
+             *     …
+             *     </Documento>
+             *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+             *     …
+             *     </Signature>
+             *     </DTE>
              */
             'application/xml; charset=ISO-8859-1': string;
           };
@@ -8160,7 +8174,14 @@ export interface paths {
           content: {
             /**
              * @example <?xml version="1.0" encoding="ISO-8859-1"?>
-             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+             *     <Documento ID="F1234T33">
+             *     …
+             *     </Documento>
+             *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+             *     …
+             *     </Signature>
+             *     </DTE>
              */
             'application/xml; charset=ISO-8859-1': string;
           };
@@ -8514,7 +8535,14 @@ export interface paths {
           content: {
             /**
              * @example <?xml version="1.0" encoding="ISO-8859-1"?>
-             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+             *     <Documento ID="F1234T33">
+             *     …
+             *     </Documento>
+             *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+             *     …
+             *     </Signature>
+             *     </DTE>
              */
             'application/xml; charset=ISO-8859-1': string;
           };
@@ -9138,7 +9166,14 @@ export interface paths {
           content: {
             /**
              * @example <?xml version="1.0" encoding="ISO-8859-1"?>
-             *     <DTE version="1.0"><Documento ID="F1234T33">…</Documento><Signature>…</Signature></DTE>
+             *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+             *     <Documento ID="F1234T33">
+             *     …
+             *     </Documento>
+             *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+             *     …
+             *     </Signature>
+             *     </DTE>
              */
             'application/xml; charset=ISO-8859-1': string;
           };

@@ -280,6 +280,28 @@ describeEachDb('emulator: SimpleAPI face over HTTP', (backend) => {
       expect((await co.envioStatus(rsc.trackId, true)).json()).toMatchObject({ estado: 'RSC', estadistica: [], detalles: [] });
     });
 
+    it("refuses a file with a line over 4,090 characters, as the SII's parser does (RSC, CHR-00002); 4,090 passes", async () => {
+      const c = await co.caf(33, 4);
+      const env = co.envelope([co.build(c, co.input(33, c.desde)).xml]);
+      // A comment after the root: the signatures, the schema and the documents stay valid, only the
+      // line's length differs.
+      const withLine = (n: number) => Buffer.concat([env, Buffer.from(`\n<!--${'x'.repeat(n - 7)}-->`, 'latin1')]);
+      const long = (await co.send(withLine(4091), 1)).json<EnvioResponse>();
+      expect(await dteCounts(long.trackId)).toMatchObject({ estado: 'RSC', estados: [] });
+      // SimpleAPI relays the short glosa; the SII's reason is in its record (and its e-mail).
+      expect((await dteCounts(long.trackId)).glosa).toBe('Rechazado por Error en Schema');
+      expect((await emulatorStore.getEnvio(tdb.db, long.trackId))!.glosa).toContain(
+        `CHR-00002: Line too long (4090) (línea ${env.toString('latin1').split('\n').length + 1}: 4091 caracteres)`,
+      );
+      const ok = (await co.send(withLine(4090), 1)).json<EnvioResponse>();
+      expect((await dteCounts(ok.trackId)).estado).toBe('EPR');
+      const b = await co.caf(39, 2);
+      const boletas = co.envelope([co.build(b, co.input(39, b.desde)).xml]);
+      const longBoleta = Buffer.concat([boletas, Buffer.from(`\n<!--${'x'.repeat(5000)}-->`, 'latin1')]);
+      const rsc = (await co.send(longBoleta, 2)).json<EnvioResponse>();
+      expect((await co.envioStatus(rsc.trackId, true)).json()).toMatchObject({ estado: 'RSC', estadistica: [], detalles: [] });
+    });
+
     it('answers the SII query failures: 106 for another company, -11 for an unknown trackId, 007 without Certificado', async () => {
       const c = await co.caf(33);
       const id = await sendDte([co.build(c, co.input(33, c.desde)).xml]);

@@ -3,7 +3,7 @@ import { siiDate, verifyEnvelope, type SchemaValidator, type SiiKeys, type Verif
 import type { Sql } from '../../db/types.ts';
 import { DOCUMENT_TRIGGERS, SANDBOX_CODES } from './sandbox.ts';
 import { emulatorStore, type EmuDocumentOutcome, type EmuDocumentRow, type EmuStats } from './store.ts';
-import { DOCUMENT_DESCRIPCION, ENVELOPE_GLOSA } from './texts.ts';
+import { DOCUMENT_DESCRIPCION, ENVELOPE_GLOSA, lineTooLong, MAX_UPLOAD_LINE } from './texts.ts';
 import { amountFindings } from './rules/amounts.ts';
 import { finding, levelOf, type Finding } from './rules/findings.ts';
 import { formFindings } from './rules/form.ts';
@@ -103,6 +103,19 @@ export interface InspectOptions {
   rutUploader: string | null;
 }
 
+/** The first line (1-based) longer than the SII's parser takes, split at LF as it reads (texts.ts). */
+function firstLongLine(bytes: Buffer): { line: number; length: number } | null {
+  let start = 0;
+  for (let n = 1; start <= bytes.length; n++) {
+    const lf = bytes.indexOf(0x0a, start);
+    const end = lf === -1 ? bytes.length : lf;
+    if (end - start > MAX_UPLOAD_LINE) return { line: n, length: end - start };
+    if (lf === -1) return null;
+    start = lf + 1;
+  }
+  return null;
+}
+
 export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Promise<InspectedEnvelope> {
   const v = await verifyEnvelope(bytes, {
     siiKeys: opts.siiKeys,
@@ -113,6 +126,8 @@ export async function inspectEnvelope(bytes: Buffer, opts: InspectOptions): Prom
   const raw = bytes.toString('latin1');
   const dteTexts = [...raw.matchAll(/<DTE[\s>][\s\S]*?<\/DTE>/g)].map((m) => m[0]);
   const byState: Record<'RSC' | 'RFR' | 'RCT', Finding[]> = { RSC: [], RFR: [], RCT: [] };
+  const tooLong = firstLongLine(bytes);
+  if (tooLong) byState.RSC.push({ codigo: 'RSC', descripcion: lineTooLong(tooLong.line, tooLong.length), detalle: null });
   for (const e of v.errors) {
     const state = e.code === 'RSC' || e.code === 'RFR' || e.code === 'RCT' ? e.code : 'RSC';
     byState[state].push({ codigo: state, descripcion: e.message, detalle: null });

@@ -48,6 +48,17 @@ export const ENVELOPE_GLOSA: Record<string, string> = {
   RCT: 'Rechazado por Error en Carátula',
 };
 
+/**
+ * The SII's parser reads an upload line by line and refuses the whole file when a line is longer
+ * than 4,090 characters: "CHR-00002: Line too long (4090)" (../shared/sii/SII-SERVICES.md §1.3 (i)
+ * and §1.5, reported from live use by independent implementations; a one-line file was also seen
+ * answered "SCH-00001 Invalid Schema Name"). Where it shows is not documented: we answer it as a
+ * schema rejection (RSC) of the envelope, as the SII's other parser errors (docs/emulator.md).
+ */
+export const MAX_UPLOAD_LINE = 4090;
+export const lineTooLong = (line: number, length: number) =>
+  `CHR-00002: Line too long (${MAX_UPLOAD_LINE}) (línea ${line}: ${length} caracteres)`;
+
 /** [C "Usuario sin permiso en empresa"]: the SII's ESTADO 106. */
 export const NO_PERMISSION = { estado: '106', glosa: 'Usuario no tiene permiso en empresa' } as const;
 

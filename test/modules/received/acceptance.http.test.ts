@@ -7,6 +7,7 @@ import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 import { supplierEnvelope, uploadReceived } from '../../support/received.ts';
+import { flatXml } from '../../support/dte/lines.ts';
 
 /**
  * POST …/received/{id}/acceptance (docs/received.md, "Accepting or claiming"): the rules of the
@@ -145,7 +146,7 @@ describeEachDb('POST …/received/{id}/acceptance: rules, window, signed answers
     const acd = await xml(received[0]!, 1);
     expect(acd.statusCode).toBe(200);
     expect(acd.headers['content-type']).toBe('application/xml; charset=ISO-8859-1');
-    const acdText = acd.rawPayload.toString('latin1');
+    const acdText = flatXml(acd.rawPayload);
     expect(acdText).toContain(`<RutResponde>${doc.receptor.rut}</RutResponde><RutRecibe>${doc.emisor.rut}</RutRecibe>`);
     expect(acdText).toContain(`<ResultadoDTE><TipoDTE>33</TipoDTE><Folio>${doc.folio}</Folio>`);
     expect(acdText).toContain('<EstadoDTE>0</EstadoDTE><EstadoDTEGlosa>Acepta contenido del documento (ACD)</EstadoDTEGlosa>');
@@ -153,14 +154,14 @@ describeEachDb('POST …/received/{id}/acceptance: rules, window, signed answers
     expect(check.ok, check.output).toBe(true);
 
     const erm = await xml(received[0]!, 2);
-    const ermText = erm.rawPayload.toString('latin1');
+    const ermText = flatXml(erm.rawPayload);
     expect(ermText).toMatch(/^<\?xml version="1\.0" encoding="ISO-8859-1"\?>\n<EnvioRecibos /);
     expect(ermText).toContain('<Recinto>Bodega 3, Av. Matta 123</Recinto><RutFirma>12345678-5</RutFirma><Declaracion>El acuse de recibo');
     check = checkRespuesta(erm.rawPayload);
     expect(check.ok, check.output).toBe(true);
 
     const rft = await xml(received[1]!, 1);
-    expect(rft.rawPayload.toString('latin1')).toContain(
+    expect(flatXml(rft.rawPayload)).toContain(
       '<EstadoDTE>2</EstadoDTE><EstadoDTEGlosa>Reclamo por falta total de mercaderias (RFT): No lleg&#xF3; la mercader&#xED;a</EstadoDTEGlosa>',
     );
     check = checkRespuesta(rft.rawPayload);

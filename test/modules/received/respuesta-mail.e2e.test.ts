@@ -7,6 +7,7 @@ import { describeEachDb } from '../../support/db.ts';
 import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 import { supplierEnvelope, uploadReceived } from '../../support/received.ts';
+import { flatXml } from '../../support/dte/lines.ts';
 
 /**
  * The intercambio end to end through a real SMTP server (smtp-server, read back with mailparser):
@@ -168,7 +169,7 @@ describeEachDb('intercambio: the receptor’s signed answers reach the supplier 
     const first = await wireMessage(recep!);
     expect(first.mail.subject).toBe(`Acuse de recibo del envío: Factura electrónica N° ${doc.folio}, emisor RUT ${rutA}`);
     expect(first.mail.attachments[0]!.filename).toMatch(new RegExp(`^RespuestaEnvioDTE_${rutB}_\\d+\\.xml$`));
-    const respuesta = first.xml.toString('latin1');
+    const respuesta = flatXml(first.xml);
     expect(respuesta).toContain(`<RutResponde>${rutB}</RutResponde><RutRecibe>${rutA}</RutRecibe>`);
     expect(respuesta).toContain('<EstadoRecepDTE>0</EstadoRecepDTE>');
     const served = await t.call(b.key, { method: 'GET', url: `/api/v1/tenants/${tenantB}/received/envios/${doc.envioId}/respuesta` });
