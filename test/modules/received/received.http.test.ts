@@ -401,7 +401,7 @@ describeEachDb('POST …/received: documents from suppliers', (backend) => {
       };
       await refused(sig(envelope([facturaXml]), 'last'), 422, 'envelope_signature_invalid');
       await refused(envelope([sig(facturaXml, 'first')]), 422, 'document_signature_invalid');
-      const unsigned = edit(envelope([facturaXml]), /<\/SetDTE><Signature[\s\S]*<\/Signature>/, '</SetDTE>');
+      const unsigned = edit(envelope([facturaXml]), /<\/SetDTE>\s*<Signature[\s\S]*<\/Signature>/, '</SetDTE>');
       await refused(unsigned, 422, 'envelope_schema_invalid');
     });
 
