@@ -14,7 +14,7 @@ import { addSharedSchema, validatorCompiler } from './validation.ts';
 import docsRoutes from './docs.ts';
 import { transformOpenApi, type OpenApiDocument } from './openapi.ts';
 import opsRoutes from './ops.routes.ts';
-import { refuseNul } from './text-guard.ts';
+import { refuseUnstorable } from './text-guard.ts';
 import { rateLimiterFor } from '../lib/rate-limiter.ts';
 
 export interface BuildAppOptions {
@@ -66,10 +66,11 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
   // A POST without a body is an empty object, so validation names the missing fields.
   app.addHook('preValidation', async (req) => {
     if (req.method === 'POST' && req.body === undefined) req.body = {};
-    // NUL can never be stored: refused here for every route, pages included (src/http/text-guard.ts).
-    refuseNul(req.params, 'params');
-    refuseNul(req.query, 'query');
-    refuseNul(req.body, 'body');
+    // What no field may hold (NUL, lone surrogates, U+FFFE/U+FFFF): refused here for every route,
+    // pages and forms included (src/http/text-guard.ts).
+    refuseUnstorable(req.params, 'params');
+    refuseUnstorable(req.query, 'query');
+    refuseUnstorable(req.body, 'body');
   });
 
   await app.register(swagger, {

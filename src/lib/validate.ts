@@ -2,7 +2,7 @@
  * Request values that several modules check the same way, with the same error codes. Each rule
  * lives here once; the facts behind them (calendar dates, document types) are the engine's.
  */
-import { isSupportedTipoDte, isValidDate, SUPPORTED_TIPOS_DTE, type TipoDte } from '../dte/index.ts';
+import { cleanText, isDteEngineError, isSupportedTipoDte, isValidDate, SUPPORTED_TIPOS_DTE, type TipoDte } from '../dte/index.ts';
 import { errors } from '../errors.ts';
 
 /** A real calendar date in YYYY-MM-DD form, from 2000 on (the SII's FechaType starts there). */
@@ -24,4 +24,34 @@ export function parseTipoDte(value: unknown, param = 'tipoDte'): TipoDte {
       { param },
     );
   return n;
+}
+
+/**
+ * Text that will be written into the SII's ISO-8859-1 XML (a tenant's identity and issuer data, an
+ * acceptance's glosa and recinto), cleaned by the engine's own text policy (src/dte/text-policy.ts)
+ * before it is stored or signed, so that what is stored is what documents carry and a value the
+ * engine would refuse later is refused now, naming the field: typographic characters become their
+ * Latin-1 equivalents, tabs and line breaks a space, other control characters are removed, the
+ * result is trimmed; a character outside ISO-8859-1 → 400 `unsupported_character`, too long after
+ * cleaning → 400 `field_too_long` (unless `truncate`), blank → 400 `required_field` (POST …/dte
+ * answers the same codes for its own fields; docs/errors.md, "Text").
+ */
+export function siiText(value: string, opts: { param: string; maxLength: number; truncate?: boolean }): string;
+export function siiText(
+  value: string | undefined,
+  opts: { param: string; maxLength: number; truncate?: boolean; optional: true },
+): string | undefined;
+export function siiText(
+  value: string | undefined,
+  opts: { param: string; maxLength: number; truncate?: boolean; optional?: boolean },
+): string | undefined {
+  try {
+    return cleanText(value, { param: opts.param, maxLength: opts.maxLength, truncate: opts.truncate ?? false, required: !opts.optional });
+  } catch (e) {
+    if (!isDteEngineError(e)) throw e;
+    throw errors.invalid(e.code, e.message.endsWith('.') ? e.message : `${e.message}.`, {
+      param: opts.param,
+      ...(e.details ? { details: e.details } : {}),
+    });
+  }
 }

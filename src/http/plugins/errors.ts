@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { isDteEngineError } from '../../dte/errors.ts';
 import { AppError, isAppError, type ErrorKind } from '../../errors.ts';
 import { PAGE_SECURITY_HEADERS } from '../../web/shared/headers.ts';
 import { notFoundPage, wantsHtmlPage } from '../../web/shared/not-found.ts';
@@ -99,8 +100,28 @@ export function frameworkError(err: FastifyError): AppError {
   return new AppError('invalid_request', 'invalid_url', 'The request URL is malformed (check its percent-encoding).');
 }
 
-function toAppError(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | undefined {
+/**
+ * The error as the taxonomy knows it: an AppError as it is, and a refusal of the document engine
+ * (DteEngineError: a value it cannot write into the SII's XML) that reached the edge unmapped
+ * as a 400 with the engine's code, message and field. Services map the engine's errors where
+ * they know better (a tenant's own data is a 409: src/modules/dte/dte.errors.ts) and text is
+ * checked before it is stored or signed (src/lib/validate.ts `siiText`); this is the net under
+ * both, so a refusal is never a 500. Used by the API's handler and by the pages' handlers.
+ */
+export function knownError(err: unknown): AppError | undefined {
   if (isAppError(err)) return err;
+  if (isDteEngineError(err))
+    return new AppError('invalid_request', err.code, err.message, {
+      ...(err.param ? { param: err.param } : {}),
+      ...(err.details ? { details: err.details } : {}),
+      cause: err,
+    });
+  return undefined;
+}
+
+function toAppError(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): AppError | undefined {
+  const known = knownError(err);
+  if (known) return known;
   if (err.validation) return validationToAppError(err.validation, err.validationContext);
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -172,6 +193,8 @@ export default fp(async function errorsPlugin(app: FastifyInstance) {
     const appErr = toAppError(err);
     if (appErr) {
       if (statusOf(appErr) >= 500) request.log.warn({ err, code: appErr.code }, 'request failed upstream');
+      // A check missing before the engine: answered as a 400, logged so that it gets its own.
+      else if (isDteEngineError(err)) request.log.warn({ err, code: appErr.code }, 'engine refusal reached the edge unmapped');
       return sendError(request, reply, appErr);
     }
     request.log.error({ err }, 'unhandled error');

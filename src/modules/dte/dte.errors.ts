@@ -7,12 +7,14 @@ const BUSINESS_CODES = new Set(['amount_mismatch', 'unsupported_tipo_dte', 'all_
 /**
  * Turns an engine error into the API's error (docs/dte.md, "Error codes"): a problem with the
  * tenant's own data (the `emisor` the engine was given) is a 409 the tenant's owner can fix with
- * PATCH; anything else is about the request. Other errors pass through unchanged.
+ * PATCH, unless the request itself sent that `emisor` key (`sentInRequest`: a document's own
+ * override of the issuer data), which is about the request, as anything else. Other errors pass
+ * through unchanged.
  */
-export function engineErrorToAppError(e: unknown): unknown {
+export function engineErrorToAppError(e: unknown, sentInRequest: (param: string) => boolean = () => false): unknown {
   if (!isDteEngineError(e)) return e;
   const param = e.param;
-  if (param?.startsWith('emisor')) {
+  if (param?.startsWith('emisor') && !sentInRequest(param)) {
     if (e.code === 'invalid_acteco')
       return errors.conflict(
         'tenant_acteco_missing',

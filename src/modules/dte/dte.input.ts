@@ -12,7 +12,7 @@ import {
   type PreparedDte,
 } from '../../dte/index.ts';
 import { errors, type AppError } from '../../errors.ts';
-import { parseTipoDte, requireDate } from '../../lib/validate.ts';
+import { parseTipoDte, requireDate, siiText } from '../../lib/validate.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
 import type { CreateDteBody } from './dte.schemas.ts';
@@ -128,7 +128,9 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
       ? (engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError)
       : undefined;
   const emisor = emisorFor(tenant);
-  const { unidadSii, ...documentIssuer } = body.emisor ?? {};
+  const { unidadSii: printedOffice, ...documentIssuer } = body.emisor ?? {};
+  // Printed beside what the XML carries, never signed: the same text policy as the rest (src/lib/validate.ts).
+  const unidadSii = siiText(printedOffice, { param: 'emisor.unidadSii', maxLength: 40, optional: true });
   const input: DocumentInput = {
     tipoDte,
     fechaEmision,
@@ -166,9 +168,14 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
     exportacion: body.exportacion,
     comisiones: body.comisiones,
   };
+  // A refusal of an issuer key the request overrides is the request's (400), not the tenant's (409).
+  const overridden = (param: string) => {
+    const k = /^emisor\.(\w+)$/.exec(param)?.[1];
+    return k !== undefined && k in documentIssuer;
+  };
   try {
     return { tenantProblem, prepared: prepareDte(input), unidadSii: unidadSii ?? tenant.emisor?.unidadSii ?? null };
   } catch (e) {
-    throw engineErrorToAppError(e);
+    throw engineErrorToAppError(e, overridden);
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
+import { siiText } from '../../lib/validate.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
 import { checkRespuestaA, type ReceiveDeps } from './received.receive.ts';
 import { accionesStore, type AccionRow } from './received.acciones.store.ts';
@@ -51,6 +52,23 @@ const ACCION_TEXT: Record<Accion, string> = {
   RFP: 'Reclamo por falta parcial de mercaderias (RFP)',
   RFT: 'Reclamo por falta total de mercaderias (RFT)',
 };
+
+/**
+ * The tenant's address as the Recinto, cut to its 80 characters. Stored tenant data passed the
+ * same text policy (tenants.service.ts); a row written before it did and holding a character the
+ * answer cannot carry is the tenant's data to fix, as for its documents.
+ */
+function tenantRecinto(tenant: TenantRow): string {
+  try {
+    return siiText(`${tenant.direccion}, ${tenant.comuna}`, { param: 'recinto', maxLength: 80, truncate: true });
+  } catch (e) {
+    throw errors.conflict(
+      'tenant_data_invalid',
+      `The tenant's address cannot go into the Recibo as its Recinto: ${(e as Error).message} Fix it with PATCH /api/v1/tenants/{tenantId}, or send recinto.`,
+      { param: 'recinto' },
+    );
+  }
+}
 
 export interface AcceptanceDeps extends RegistrationDeps {
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
@@ -151,7 +169,10 @@ export function createAcceptance(deps: AcceptanceDeps) {
     registration,
 
     async accept(tenant: TenantRow, id: string, body: AcceptanceBodyInput): Promise<AcceptanceResult> {
-      const glosa = body.glosa?.trim() || null;
+      // Both go into the signed answer: the engine's text policy first (src/lib/validate.ts), so what is
+      // stored is what is signed and a character the answer cannot carry is a 400 naming the field.
+      const glosa = siiText(body.glosa, { param: 'glosa', maxLength: 256, optional: true }) ?? null;
+      const ownRecinto = siiText(body.recinto, { param: 'recinto', maxLength: 80, optional: true });
       const respuestaA = checkRespuestaA(body.respuestaA);
       const row = UUID_RE.test(id) ? await receivedStore.get(db, tenant.account_id, tenant.id, id) : undefined;
       if (!row) throw errors.notFound('received_dte', id);
@@ -162,7 +183,7 @@ export function createAcceptance(deps: AcceptanceDeps) {
         return outcome(tenant, row.id, repeat.n);
       }
       // Where the goods were received (Recibo/Recinto, ≤ 80): the tenant's address unless given.
-      const recinto = body.accion === 'ERM' ? (body.recinto?.trim() || `${tenant.direccion}, ${tenant.comuna}`).slice(0, 80) : null;
+      const recinto = body.accion === 'ERM' ? (ownRecinto ?? tenantRecinto(tenant)) : null;
       const answer = await signedAnswer(tenant, row, body, glosa, recinto);
       const recorded = await db.transaction(async (tx) => {
         const lockedRow = await receivedStore.getForUpdate(tx, tenant.account_id, tenant.id, row.id);

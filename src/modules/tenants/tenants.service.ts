@@ -1,10 +1,11 @@
 import type { Db, Sql } from '../../db/types.ts';
+import { MAX_LENGTH } from '../../dte/limits.ts';
 import { formatRutDotted, tryParseRut } from '../../dte/rut.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
-import { requireDate } from '../../lib/validate.ts';
+import { requireDate, siiText } from '../../lib/validate.ts';
 import { createTenantCache, type TenantCache } from './tenants.cache.ts';
 import { tenantsStore, type IssuerDefaults, type TenantFields, type TenantRow } from './tenants.store.ts';
 
@@ -16,15 +17,45 @@ export type IssuerPatch = { [K in keyof IssuerDefaults]?: IssuerDefaults[K] | nu
 /** Every key, null when unset: the record always shows the whole shape. */
 const issuerView = (e: IssuerDefaults): IssuerView => Object.fromEntries(ISSUER_KEYS.map((k) => [k, e[k] ?? null])) as IssuerView;
 
-/** A patch cleaned: text trimmed and never blank, null kept (it clears the key: tenants.store.ts). */
+/**
+ * The longest each text field may be once cleaned: the SII field it is written into (RznSoc,
+ * GiroEmis, DirOrigen, CmnaOrigen, CiudadOrigen, Telefono, CorreoEmisor, Sucursal, CdgVendedor);
+ * unidadSii is only printed ("S.I.I. - …"), 40 as its schema says.
+ */
+const TEXT_MAX = {
+  razonSocial: MAX_LENGTH.razonSocial,
+  giro: MAX_LENGTH.giroEmisor,
+  direccion: MAX_LENGTH.direccion,
+  comuna: MAX_LENGTH.comuna,
+  ciudad: MAX_LENGTH.ciudad,
+  telefono: MAX_LENGTH.telefono,
+  correo: MAX_LENGTH.correo,
+  sucursal: MAX_LENGTH.sucursal,
+  vendedor: MAX_LENGTH.vendedor,
+  unidadSii: 40,
+} as const;
+const IDENTITY_TEXT = ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const;
+
+/**
+ * A text field as every document will carry it: the engine's text policy applied before it is
+ * stored (src/lib/validate.ts `siiText`), so a tenant that saves is one whose documents can be
+ * written (an emoji or a lone control character here used to fail every later document with 409
+ * tenant_data_invalid). Blank, before or after cleaning → 400 invalid_field.
+ */
+function tenantText(value: string, k: keyof typeof TEXT_MAX, param: string = k, blank = 'must not be blank'): string {
+  const v = siiText(value, { param, maxLength: TEXT_MAX[k], optional: true });
+  if (v === undefined) throw errors.invalid('invalid_field', `${param} ${blank}.`, { param });
+  return v;
+}
+
+/** A patch cleaned by the text policy and never blank, null kept (it clears the key: tenants.store.ts). */
 function cleanIssuer(patch: IssuerPatch): IssuerPatch {
   const out: IssuerPatch = {};
   for (const k of ISSUER_KEYS) {
     const v = patch[k];
     if (v === undefined) continue;
-    if (typeof v === 'string' && !v.trim())
-      throw errors.invalid('invalid_field', `emisor.${k} must not be blank (send null to clear it).`, { param: `emisor.${k}` });
-    (out as Record<string, unknown>)[k] = typeof v === 'string' ? v.trim() : v;
+    (out as Record<string, unknown>)[k] =
+      typeof v === 'string' && k !== 'codigoSucursal' ? tenantText(v, k, `emisor.${k}`, 'must not be blank (send null to clear it)') : v;
   }
   return out;
 }
@@ -149,11 +180,11 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
     ): Promise<Tenant> {
       const fields: TenantFields = {
         rutEmpresa: normaliseRutEmpresa(input.rutEmpresa),
-        razonSocial: input.razonSocial.trim(),
-        giro: input.giro.trim(),
-        direccion: input.direccion.trim(),
-        comuna: input.comuna.trim(),
-        ciudad: input.ciudad.trim(),
+        razonSocial: tenantText(input.razonSocial, 'razonSocial'),
+        giro: tenantText(input.giro, 'giro'),
+        direccion: tenantText(input.direccion, 'direccion'),
+        comuna: tenantText(input.comuna, 'comuna'),
+        ciudad: tenantText(input.ciudad, 'ciudad'),
         numeroResolucion: input.numeroResolucion,
         fechaResolucion: requireDate(input.fechaResolucion, 'fechaResolucion'),
         acteco: input.acteco ?? [],
@@ -161,8 +192,6 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
         email: input.email ?? null,
         emisor: Object.fromEntries(Object.entries(cleanIssuer(input.emisor ?? {})).filter(([, v]) => v !== null)) as IssuerDefaults,
       };
-      for (const k of ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const)
-        if (!fields[k]) throw errors.invalid('invalid_field', `${k} must not be blank.`, { param: k });
       const row = await db.transaction(async (tx) => {
         await refuseDuplicate(tx, accountId, fields.rutEmpresa, fields.ambiente);
         const inserted = await tenantsStore.insert(tx, accountId, newId(), fields, clock.now());
@@ -198,11 +227,9 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
       const clean: Partial<TenantFields> = {};
       if (patch.rutEmpresa !== undefined) clean.rutEmpresa = normaliseRutEmpresa(patch.rutEmpresa);
       if (patch.fechaResolucion !== undefined) clean.fechaResolucion = requireDate(patch.fechaResolucion, 'fechaResolucion');
-      for (const k of ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const) {
+      for (const k of IDENTITY_TEXT) {
         const v = patch[k];
-        if (v === undefined) continue;
-        if (!v.trim()) throw errors.invalid('invalid_field', `${k} must not be blank.`, { param: k });
-        clean[k] = v.trim();
+        if (v !== undefined) clean[k] = tenantText(v, k);
       }
       if (patch.numeroResolucion !== undefined) clean.numeroResolucion = patch.numeroResolucion;
       if (patch.acteco !== undefined) clean.acteco = patch.acteco;

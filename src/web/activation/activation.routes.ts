@@ -1,5 +1,5 @@
 import formbody from '@fastify/formbody';
-import { statusOf } from '../../http/plugins/errors.ts';
+import { knownError, statusOf } from '../../http/plugins/errors.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../errors.ts';
 import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
@@ -126,13 +126,13 @@ const routes: RouteModule = async (app, { ctx }) => {
       scope.setErrorHandler(async (err, req, reply) => {
         const r = req as FastifyRequest<{ Params: Params }>;
         const status = (err as { statusCode?: number }).statusCode;
-        const appErr = isAppError(err)
-          ? err
-          : status === 413
+        const appErr =
+          knownError(err) ??
+          (status === 413
             ? new AppError('too_large', 'body_too_large', 'too large')
             : status && status < 500
               ? new AppError('invalid_request', 'invalid_multipart', 'malformed')
-              : undefined;
+              : undefined);
         if (!appErr) {
           req.log.error({ err }, 'activation page failed');
           return send(

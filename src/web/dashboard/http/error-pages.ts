@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { statusOf } from '../../../http/plugins/errors.ts';
-import { AppError, isAppError } from '../../../errors.ts';
+import { knownError, statusOf } from '../../../http/plugins/errors.ts';
+import { AppError } from '../../../errors.ts';
 import { messagesFor } from '../i18n/index.ts';
 import { errorText, notice } from '../ui/components.ts';
 import { html } from '../../shared/html.ts';
@@ -37,15 +37,15 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
     return sendPage(reply, frame(ctx, t.errors.csrfTitle, html`${notice(t.errors.csrf, 'bad')}${home}`), 403);
   }
   const validation = (err as { validation?: unknown }).validation;
-  const appErr: AppError | undefined = isAppError(err)
-    ? err
-    : validation
+  const appErr: AppError | undefined =
+    knownError(err) ??
+    (validation
       ? new AppError('invalid_request', 'invalid_field', err.message)
       : (err as FastifyError).statusCode === 413
         ? new AppError('too_large', 'body_too_large', 'The form is too large.')
         : (err as FastifyError).statusCode && (err as FastifyError).statusCode! < 500
           ? new AppError('invalid_request', 'invalid_request', 'The request is malformed.')
-          : undefined;
+          : undefined);
   if (appErr) {
     if (appErr.retryAfterSeconds !== undefined) reply.header('Retry-After', String(appErr.retryAfterSeconds));
     if (appErr.kind === 'not_found')
