@@ -20,6 +20,7 @@ import type { ApiKeyVerifier } from './provider/emulator/verify-api-key.ts';
 import { createProvider } from './provider/index.ts';
 import type { Provider } from './provider/port.ts';
 import type { SiiKeys } from './dte/index.ts';
+import { createLogoPreparer, type LogoPreparer } from './pdf/index.ts';
 import { createFoliosService } from './modules/folios/index.ts';
 import { createFolioAnnulment } from './modules/folios/index.ts';
 import { createDteService } from './modules/dte/index.ts';
@@ -59,6 +60,8 @@ export interface ContextDeps {
   /** Keys CAF signatures must verify with (default: the official SII keys, plus the emulator's when in use). */
   cafKeys?: SiiKeys;
   pfxInspector?: PfxInspector;
+  /** Decodes uploaded logos in worker threads (src/pdf/logo-isolated.ts). */
+  logoPreparer?: LogoPreparer;
 }
 
 export function createContext(deps: ContextDeps) {
@@ -76,7 +79,7 @@ export function createContext(deps: ContextDeps) {
   const apiKeys = createApiKeysService({ db, clock });
   const accounts = createAccountsService({ db, clock, apiKeys });
   const tenants = createTenantsService({ db, clock });
-  const tenantLogos = createTenantLogos({ db, clock });
+  const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer() });
   // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations).
   const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
   const dashboardAuth = createDashboardAuthService({

@@ -1,19 +1,21 @@
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
-import {
-  headerDimensions,
-  LOGO_BOX,
-  LOGO_MAX_SIDE,
-  LOGO_MIN_SIDE,
-  LogoError,
-  sniffImage,
-  type LogoFormat,
-  type PreparedLogo,
-} from './logo.ts';
+import { checkLogoHeader, LOGO_BOX, LOGO_MAX_DECODED_BYTES, LogoError, type LogoFormat, type PreparedLogo } from './logo.ts';
 
-/** A logo's decoding and canonical re-encoding (the steps are in logo.ts's note). */
+/**
+ * A logo's decoding and canonical re-encoding (the steps are in logo.ts's note). Synchronous and
+ * CPU-bound for up to a second or two: run it in a child process (logo-isolated.ts), never on the
+ * event loop.
+ */
 
-const CONTENT_TYPES: Record<LogoFormat, readonly string[]> = { png: ['image/png'], jpeg: ['image/jpeg', 'image/jpg', 'image/pjpeg'] };
+/**
+ * jpeg-js's own caps, a second guard behind checkLogoHeader's budget (a file whose later frame
+ * header disagrees with the first): it counts 4 bytes a sample for the coefficient blocks, 1 for
+ * the component planes and 4 a pixel for the RGBA output, so a four-component JPEG within the
+ * budget needs up to 6 × LOGO_MAX_DECODED_BYTES (24 bytes a pixel).
+ */
+const JPEG_MAX_MP = LOGO_MAX_DECODED_BYTES / 4 / 1e6;
+const JPEG_MAX_MEMORY_MB = (6 * LOGO_MAX_DECODED_BYTES) / (1024 * 1024) + 16; // + MCU padding, tables
 
 /** RGBA pixels → at most LOGO_BOX, averaging each target pixel's source area (alpha-weighted colour). */
 function fitInBox(rgba: Uint8Array, width: number, height: number): { data: Uint8Array; width: number; height: number } {
@@ -62,8 +64,8 @@ function decode(bytes: Buffer, format: LogoFormat): { data: Uint8Array; width: n
     useTArray: true,
     formatAsRGBA: true,
     tolerantDecoding: false,
-    maxResolutionInMP: (LOGO_MAX_SIDE * LOGO_MAX_SIDE) / 1e6,
-    maxMemoryUsageInMB: 128,
+    maxResolutionInMP: JPEG_MAX_MP,
+    maxMemoryUsageInMB: JPEG_MAX_MEMORY_MB,
   });
   return { data: img.data, width: img.width, height: img.height };
 }
@@ -74,27 +76,7 @@ function decode(bytes: Buffer, format: LogoFormat): { data: Uint8Array; width: n
  * sensible dimensions. The byte limit is the caller's (the route's body limit).
  */
 export function prepareLogo(bytes: Buffer, contentType?: string): PreparedLogo {
-  if (bytes.length === 0) throw new LogoError({ reason: 'empty', message: 'The logo is empty: send the PNG or JPEG file as the body.' });
-  const format = sniffImage(bytes);
-  if (!format)
-    throw new LogoError({ reason: 'not_png_or_jpeg', message: 'The logo is not a PNG or JPEG image (its first bytes say otherwise).' });
-  const declared = contentType?.split(';')[0]?.trim().toLowerCase();
-  if (declared && !CONTENT_TYPES[format].includes(declared))
-    throw new LogoError({
-      reason: 'content_type_mismatch',
-      message: `The file is a ${format.toUpperCase()} image but was sent as ${declared}. Send it with Content-Type ${CONTENT_TYPES[format][0]}.`,
-    });
-  const dims = headerDimensions(bytes, format);
-  if (!dims)
-    throw new LogoError({ reason: 'undecodable', message: `The ${format.toUpperCase()} file is damaged: its header cannot be read.` });
-  const { width, height } = dims;
-  if (width < LOGO_MIN_SIDE || height < LOGO_MIN_SIDE || width > LOGO_MAX_SIDE || height > LOGO_MAX_SIDE)
-    throw new LogoError({
-      reason: 'dimensions',
-      width,
-      height,
-      message: `The logo is ${width} × ${height} pixels; each side must be between ${LOGO_MIN_SIDE} and ${LOGO_MAX_SIDE} pixels.`,
-    });
+  const { format, width, height } = checkLogoHeader(bytes, contentType);
   let pixels: { data: Uint8Array; width: number; height: number };
   try {
     pixels = decode(bytes, format);

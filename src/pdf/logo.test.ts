@@ -1,7 +1,9 @@
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
+import { zeroPng } from '../../test/support/zero-png.ts';
 import { headerDimensions, LOGO_BOX, LogoError, sniffImage } from './logo.ts';
+import { createLogoPreparer } from './logo-isolated.ts';
 import { prepareLogo } from './logo-prepare.ts';
 
 const png = (w: number, h: number, alpha = 255) => {
@@ -10,11 +12,26 @@ const png = (w: number, h: number, alpha = 255) => {
   return PNG.sync.write(p);
 };
 const jpg = (w: number, h: number) => jpeg.encode({ width: w, height: h, data: Buffer.alloc(w * h * 4, 0x7f) }, 90).data;
+/** A smooth 8-bit JPEG, as a scan or an export would be (compresses like a real logo). */
+const gradientJpg = (w: number, h: number) => {
+  const data = Buffer.alloc(w * h * 4, 255);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set([(x >> 4) & 0xff, (y >> 4) & 0xff, 128], (y * w + x) * 4);
+  return jpeg.encode({ width: w, height: h, data }, 80).data;
+};
 const problem = (f: () => unknown) => {
   try {
     f();
   } catch (e) {
     if (e instanceof LogoError) return e.problem.reason;
+    throw e;
+  }
+  return 'accepted';
+};
+const refusal = (f: () => unknown) => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof LogoError) return e.problem;
     throw e;
   }
   return 'accepted';
@@ -25,8 +42,8 @@ describe('logo checks', () => {
     expect(sniffImage(png(20, 30))).toBe('png');
     expect(sniffImage(jpg(20, 30))).toBe('jpeg');
     expect(sniffImage(Buffer.from('GIF89a'))).toBeNull();
-    expect(headerDimensions(png(20, 30), 'png')).toEqual({ width: 20, height: 30 });
-    expect(headerDimensions(jpg(640, 48), 'jpeg')).toEqual({ width: 640, height: 48 });
+    expect(headerDimensions(png(20, 30), 'png')).toEqual({ width: 20, height: 30, bitDepth: 8 });
+    expect(headerDimensions(jpg(640, 48), 'jpeg')).toEqual({ width: 640, height: 48, bitDepth: 8 });
   });
 
   it('re-encodes as an 8-bit PNG, opaque images without alpha, large ones scaled into the box', () => {
@@ -49,5 +66,71 @@ describe('logo checks', () => {
     expect(problem(() => prepareLogo(png(20, 20).subarray(0, 40)))).toBe('undecodable');
     expect(problem(() => prepareLogo(jpg(64, 64).subarray(0, 200)))).toBe('undecodable');
     expect(problem(() => prepareLogo(png(20, 20)))).toBe('accepted');
+  });
+});
+
+describe('logo bombs and large logos (issue 30, D and E)', () => {
+  it('D: refuses the 124 KB all-zero 16-bit 4000 × 4000 PNG from its header, naming the limit', async () => {
+    // Inflates to 128 MB; pngjs held ~400 MB and 3.7 s of the event loop to decode it.
+    const bomb = await zeroPng({ width: 4000, height: 4000, bitDepth: 16 });
+    expect(bomb.length).toBeLessThan(200_000);
+    const started = process.cpuUsage();
+    const p = refusal(() => prepareLogo(bomb, 'image/png'));
+    const cpu = process.cpuUsage(started);
+    expect(p).toMatchObject({ reason: 'too_many_pixels', width: 4000, height: 4000, bitDepth: 16, maxPixels: 4_194_304 });
+    expect(p !== 'accepted' && p.message).toMatch(/at most 4\.2 megapixels at 16 bits per channel\. Scale it down .* or save it at 8 bits/);
+    // Refused before any pixel is decoded: a generous bound on CPU time, not a timing target.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(200);
+    // At 16 bits per channel, 4.2 megapixels are in budget, and decode.
+    const atLimit = prepareLogo(await zeroPng({ width: 2048, height: 2048, bitDepth: 16 }), 'image/png');
+    expect([atLimit.width, atLimit.height]).toEqual([400, 400]);
+  });
+
+  it('E: a valid 4000 × 4000 JPEG is refused for its size, not as damaged; 4000 × 2000 is taken', () => {
+    const p = refusal(() => prepareLogo(gradientJpg(4000, 4000), 'image/jpeg'));
+    expect(p).toMatchObject({ reason: 'too_many_pixels', width: 4000, height: 4000, maxPixels: 8_388_608 });
+    expect(p !== 'accepted' && p.message).toMatch(/4000 × 4000 pixels \(16\.0 megapixels\); a logo may have at most 8\.4 megapixels/);
+    const wide = prepareLogo(gradientJpg(4000, 2000), 'image/jpeg');
+    expect([wide.width, wide.height]).toEqual([LOGO_BOX.width, LOGO_BOX.height]);
+  });
+
+  it('decodes in a child process: the event loop keeps ticking while three large logos are decoded', async () => {
+    const preparer = createLogoPreparer();
+    const large = await zeroPng({ width: 4000, height: 2000 }); // 8 MP RGBA: ~0.7 s of decoding each
+    let last = performance.now();
+    let worstGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstGap = Math.max(worstGap, now - last);
+      last = now;
+    }, 5);
+    try {
+      const done = await Promise.all([1, 2, 3].map(() => preparer.prepare(large, 'image/png')));
+      expect(done.map((d) => [d.width, d.height])).toEqual([
+        [800, 400],
+        [800, 400],
+        [800, 400],
+      ]);
+      // A stall that ended with the last answer is only seen by the ticker's next turn.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      clearInterval(ticker);
+    }
+    // Decoded on the event loop, each of these stalled it ~700 ms; in a child process, a few ms.
+    expect(worstGap).toBeLessThan(400);
+  });
+
+  it('answers 503 busy beyond its queue, and every file problem as the same LogoError', async () => {
+    const preparer = createLogoPreparer({ concurrency: 1, maxQueue: 1 });
+    const large = await zeroPng({ width: 2000, height: 2000 });
+    const results = await Promise.allSettled([1, 2, 3].map(() => preparer.prepare(large, 'image/png')));
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({ kind: 'unavailable', code: 'busy', retryAfterSeconds: 5 });
+    const truncated = png(20, 20).subarray(0, 40);
+    await expect(preparer.prepare(truncated, 'image/png')).rejects.toMatchObject({ problem: { reason: 'undecodable' } });
+    const corrupt = Buffer.from(png(64, 64));
+    corrupt[corrupt.length - 20] = corrupt[corrupt.length - 20]! ^ 0xff;
+    await expect(preparer.prepare(corrupt, 'image/png')).rejects.toBeInstanceOf(LogoError);
+    expect(problem(() => prepareLogo(corrupt))).toBe('undecodable');
   });
 });

@@ -2,7 +2,8 @@
  * Run by lazy-modules.test.ts in a process of its own (a test worker may already hold any module):
  * records every module this process resolves, imports the process wiring (src/main.ts, without
  * running it) and builds the HTTP app up to `ready`, then uses the two features that load their
- * large modules on first use — the API reference, a printed document, a logo upload — and prints, as one JSON
+ * large modules on first use — the API reference, a printed document — and a logo upload (whose decoders only
+ * its decoder process loads), and prints, as one JSON
  * line, the modules resolved at rest and those resolved after.
  */
 import { registerHooks } from 'node:module';
@@ -51,18 +52,23 @@ const page = await app.inject({ method: 'GET', url: '/docs/' });
 const bundle = await app.inject({ method: 'GET', url: '/docs/js/scalar.js' });
 const { createTestKit, sampleDteInput } = await import('../support/dte/fixtures.ts');
 const { readPrintable } = await import('../../src/dte/index.ts');
-const { LogoError, prepareLogo, renderDtePdf } = await import('../../src/pdf/index.ts');
+const { createLogoPreparer, LogoError, renderDtePdf } = await import('../../src/pdf/index.ts');
+const { zeroPng } = await import('../support/zero-png.ts');
 const pdf = await renderDtePdf(readPrintable(createTestKit().build(sampleDteInput(39, 1)).xml), {
   formato: '80mm',
   cedible: false,
   unidadSii: 'Santiago Centro',
   resolucion: { numero: 80, fecha: '2014-08-22' },
 });
-// An empty upload: refused after its module loaded, with the LogoError the tenants module catches.
-const logo = await prepareLogo(Buffer.alloc(0)).then(
+// A logo is decoded in a child process: an empty upload is refused before any (with the LogoError
+// the tenants module catches), a real one is decoded there, and neither loads the decoders here.
+const logos = createLogoPreparer();
+const logoEmpty = await logos.prepare(Buffer.alloc(0)).then(
   () => 'accepted',
   (e: unknown) => (e instanceof LogoError ? e.problem.reason : String(e)),
 );
+const logoReal = await logos.prepare(await zeroPng({ width: 64, height: 32 }), 'image/png');
+const logo = { empty: logoEmpty, accepted: [logoReal.width, logoReal.height, logoReal.png.subarray(1, 4).toString('latin1')] };
 await app.close();
 
 console.log(

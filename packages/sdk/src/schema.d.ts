@@ -1519,7 +1519,7 @@ export interface paths {
     };
     /**
      * Upload or replace the tenant's logo
-     * @description The image file itself as the body, Content-Type image/png or image/jpeg, at most 512 KiB (413 body_too_large), 16–4000 pixels a side. It is decoded in full and re-encoded as PNG (at most 800 × 400 pixels, metadata dropped); that PNG is what the printed documents show. A file that is not a real, decodable PNG or JPEG → 400 invalid_logo (details.reason: empty, not_png_or_jpeg, content_type_mismatch, undecodable, dimensions); another Content-Type → 415 unsupported_media_type.
+     * @description The image file itself as the body, Content-Type image/png or image/jpeg, at most 512 KiB (413 body_too_large), 16–4000 pixels a side and at most 8.4 megapixels (half that at 16 bits per channel). It is decoded in full, in a separate process one upload at a time, and re-encoded as PNG (at most 800 × 400 pixels, metadata dropped); that PNG is what the printed documents show. A file that is not a real, decodable PNG or JPEG → 400 invalid_logo (details.reason: empty, not_png_or_jpeg, content_type_mismatch, undecodable, dimensions, too_many_pixels); another Content-Type → 415 unsupported_media_type; too many logos being checked at once → 503 busy with Retry-After.
      */
     put: {
       parameters: {

@@ -4,7 +4,7 @@ import type { AppContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { IdParams, withErrors } from '../../http/schemas.ts';
-import { LOGO_BOX, LOGO_MAX_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE } from '../../pdf/index.ts';
+import { LOGO_BOX, LOGO_MAX_BYTES, LOGO_MAX_DECODED_BYTES, LOGO_MAX_SIDE, LOGO_MIN_SIDE } from '../../pdf/index.ts';
 
 const TenantParams = IdParams('tenantId', 'Tenant id');
 
@@ -40,10 +40,13 @@ export async function logoRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
           summary: "Upload or replace the tenant's logo",
           description:
             `The image file itself as the body, Content-Type image/png or image/jpeg, at most ${LOGO_MAX_BYTES / 1024} KiB ` +
-            `(413 body_too_large), ${LOGO_MIN_SIDE}–${LOGO_MAX_SIDE} pixels a side. It is decoded in full and re-encoded as PNG ` +
+            `(413 body_too_large), ${LOGO_MIN_SIDE}–${LOGO_MAX_SIDE} pixels a side and at most ` +
+            `${(LOGO_MAX_DECODED_BYTES / 4 / 1e6).toFixed(1)} megapixels (half that at 16 bits per channel). It is decoded in full, ` +
+            'in a separate process one upload at a time, and re-encoded as PNG ' +
             `(at most ${LOGO_BOX.width} × ${LOGO_BOX.height} pixels, metadata dropped); that PNG is what the printed documents show. ` +
             'A file that is not a real, decodable PNG or JPEG → 400 invalid_logo (details.reason: empty, not_png_or_jpeg, ' +
-            'content_type_mismatch, undecodable, dimensions); another Content-Type → 415 unsupported_media_type.',
+            'content_type_mismatch, undecodable, dimensions, too_many_pixels); another Content-Type → 415 unsupported_media_type; ' +
+            'too many logos being checked at once → 503 busy with Retry-After.',
           consumes: IMAGE_TYPES,
           params: TenantParams,
           response: withErrors({ 200: LogoSchema }),

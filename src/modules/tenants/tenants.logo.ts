@@ -1,12 +1,13 @@
 import type { Db, Sql } from '../../db/types.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { LogoError, prepareLogo } from '../../pdf/index.ts';
+import { LogoError, type LogoPreparer } from '../../pdf/index.ts';
 import type { TenantRef } from './tenants.service.ts';
 
 /**
  * A tenant's logo, printed on its documents (docs/dte.md, "The logo"). The upload is checked and
- * re-encoded by src/pdf/logo.ts; what is stored and served is that canonical PNG. Every query is
+ * re-encoded by src/pdf (logo.ts; in a worker thread, logo-isolated.ts); what is stored and served
+ * is that canonical PNG. Every query is
  * scoped by account and tenant, like the tenant itself.
  */
 export interface LogoInfo {
@@ -69,8 +70,8 @@ const logoStore = {
   },
 };
 
-export function createTenantLogos(deps: { db: Db; clock: Clock }) {
-  const { db, clock } = deps;
+export function createTenantLogos(deps: { db: Db; clock: Clock; preparer: Pick<LogoPreparer, 'prepare'> }) {
+  const { db, clock, preparer } = deps;
   const find = async (tenant: TenantRef): Promise<LogoInfo | null> => {
     const r = await logoStore.info(db, tenant);
     return r ? toInfo(r) : null;
@@ -79,12 +80,13 @@ export function createTenantLogos(deps: { db: Db; clock: Clock }) {
     /**
      * Checks the upload (PNG or JPEG, real and decodable, sensible dimensions) and stores its
      * canonical PNG; replaces any previous logo. A bad file is a 400 `invalid_logo` whose
-     * `details.reason` says what is wrong. `tenant` is the row the caller resolved.
+     * `details.reason` says what is wrong; too many uploads being checked at once, a 503 `busy`.
+     * `tenant` is the row the caller resolved.
      */
     async put(tenant: TenantRef, bytes: Buffer, contentType: string | undefined): Promise<LogoInfo> {
       let prepared;
       try {
-        prepared = await prepareLogo(bytes, contentType);
+        prepared = await preparer.prepare(bytes, contentType);
       } catch (e) {
         if (!(e instanceof LogoError)) throw e;
         const { message, ...details } = e.problem;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDb } from '../../support/db.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
 import { pdfImages } from '../../support/pdf.ts';
+import { zeroPng } from '../../support/zero-png.ts';
 
 /**
  * The tenant's logo: PUT (the image as the body), GET, DELETE, and the printed document showing
@@ -25,6 +26,13 @@ function jpg(width: number, height: number): Buffer {
   const data = Buffer.alloc(width * height * 4, 0);
   for (let i = 0; i < width * height; i++) data.writeUInt32BE(((((i % width) & 0xff) << 24) | 0x3080ff) >>> 0, i * 4);
   return jpeg.encode({ width, height, data }, 85).data;
+}
+
+/** A smooth 8-bit JPEG, as an exported logo would be (a 4000 × 4000 one fits the 512 KiB limit). */
+function gradientJpg(width: number, height: number): Buffer {
+  const data = Buffer.alloc(width * height * 4, 255);
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set([(x >> 4) & 0xff, (y >> 4) & 0xff, 128], (y * width + x) * 4);
+  return jpeg.encode({ width, height, data }, 80).data;
 }
 
 /** A valid PNG whose header claims other dimensions (the pixels are never read that far). */
@@ -112,6 +120,58 @@ describeEachDb('tenant logo', (backend) => {
     }
     // The previous logo is untouched by refused uploads.
     expect((await t.call(key, { method: 'GET', url: `${url()}?info=true` })).json().source.format).toBe('jpeg');
+  });
+
+  it('D: refuses the 124 KB 16-bit 4000 × 4000 logo bomb from its header, naming the limit', async () => {
+    const bomb = await zeroPng({ width: 4000, height: 4000, bitDepth: 16 });
+    const r = await put(bomb, 'image/png');
+    expect(r.statusCode, r.body).toBe(400);
+    expect(r.json().error).toMatchObject({
+      code: 'invalid_logo',
+      details: { reason: 'too_many_pixels', width: 4000, height: 4000, bitDepth: 16, maxPixels: 4_194_304 },
+    });
+    expect(r.json().error.message).toContain('at most 4.2 megapixels at 16 bits per channel');
+  });
+
+  it('D: the event loop keeps ticking while three of the largest logos allowed are decoded', async () => {
+    // The largest logos allowed (8 MP) are decoded off the event loop: a ticker every 5 ms never
+    // waits long. Decoded on it (before), each upload stalled every request ~700 ms.
+    const large = await zeroPng({ width: 4000, height: 2000 });
+    let last = performance.now();
+    let worstGap = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstGap = Math.max(worstGap, now - last);
+      last = now;
+    }, 5);
+    try {
+      const answers = await Promise.all([1, 2, 3].map(() => put(large, 'image/png')));
+      expect(answers.map((a) => [a.statusCode, a.json().width, a.json().height])).toEqual([
+        [200, 800, 400],
+        [200, 800, 400],
+        [200, 800, 400],
+      ]);
+      // A stall that ended with the last answer is only seen by the ticker's next turn.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(worstGap).toBeLessThan(400);
+  });
+
+  it('E: a valid 4000 × 4000 JPEG is refused for its pixel count with the real limit, not as damaged', async () => {
+    const square = gradientJpg(4000, 4000);
+    expect(square.length).toBeLessThan(512 * 1024);
+    const r = await put(square, 'image/jpeg');
+    expect(r.statusCode, r.body).toBe(400);
+    expect(r.json().error).toMatchObject({ code: 'invalid_logo', details: { reason: 'too_many_pixels', maxPixels: 8_388_608 } });
+    expect(r.json().error.message).toContain('4000 × 4000 pixels (16.0 megapixels); a logo may have at most 8.4 megapixels');
+  });
+
+  it('E: a valid 4000 × 2000 JPEG (8 megapixels) is taken', async () => {
+    const wide = await put(gradientJpg(4000, 2000), 'image/jpeg');
+    expect(wide.statusCode, wide.body).toBe(200);
+    expect(wide.json()).toMatchObject({ width: 800, height: 400, source: { format: 'jpeg' } });
   });
 
   it('refuses other content types (415) and bodies over 512 KiB (413)', async () => {

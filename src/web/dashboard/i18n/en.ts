@@ -368,7 +368,8 @@ export const en: Messages = {
   /** The actions of issue 18 (i18n/actions.en.ts). */
   actions: actionsEn,
   errorCodes: {
-    invalid_logo: 'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side).',
+    invalid_logo:
+      'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side, at most 8.4 megapixels: for example 4000 × 2000).',
     not_cedible: 'This document type has no cedible copy.',
     invalid_credentials: 'The e-mail or the password is not correct.',
     password_too_short: 'The password must have at least 10 characters.',

@@ -369,7 +369,8 @@ export const es = {
   actions: actionsEs,
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {
-    invalid_logo: 'El archivo no es una imagen PNG o JPEG válida, o su tamaño no sirve (entre 16 y 4000 píxeles por lado).',
+    invalid_logo:
+      'El archivo no es una imagen PNG o JPEG válida, o su tamaño no sirve (entre 16 y 4000 píxeles por lado y hasta 8,4 megapíxeles: por ejemplo 4000 × 2000).',
     not_cedible: 'Este tipo de documento no tiene copia cedible.',
     invalid_credentials: 'El correo o la contraseña no son correctos.',
     password_too_short: 'La contraseña debe tener al menos 10 caracteres.',
