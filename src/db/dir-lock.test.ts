@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,3 +69,84 @@ it('a second server process on the same PGlite directory stops with a clear mess
   expect(code).toBe(1);
   expect(out2).toMatch(/is in use by another process \(pid \d+\)/);
 }, 60_000);
+
+/** The name the lock used to be (an abstract socket named after the directory): any local user could bind it first. */
+const oldAbstractName = (dir: string) =>
+  `\0dte-pglite-${crypto.createHash('sha256').update(fs.realpathSync(dir)).digest('hex').slice(0, 40)}`;
+
+/** Runs `script` (CommonJS, `dir` in scope) as another process, optionally as another user; resolves on its first line. */
+async function squatter(dir: string, script: string, as?: { uid: number; gid: number }) {
+  const child = spawn(process.execPath, ['-e', `const dir = ${JSON.stringify(dir)};\n${script}`], {
+    cwd: '/',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(as ?? {}),
+  });
+  let out = '';
+  child.stderr.on('data', (c: Buffer) => (out += c));
+  const first = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => resolve(c.toString().trim()));
+    child.on('exit', (code) => reject(new Error(`squatter exited ${code}: ${out}`)));
+  });
+  return {
+    first,
+    stop: async () => {
+      child.kill('SIGKILL');
+      await new Promise((r) => (child.exitCode === null && child.signalCode === null ? child.on('exit', r) : r(null)));
+    },
+  };
+}
+
+it('is not a name in a namespace every local user shares: a socket bound under the old abstract name blocks nothing', async () => {
+  // Done here by this user (switching users needs root, see the next test); any user could bind it.
+  const dir = tmp();
+  const s = await squatter(
+    dir,
+    `const net = require('node:net'); net.createServer().listen({ path: ${JSON.stringify(oldAbstractName(dir))} }, () => console.log('bound'));`,
+  );
+  try {
+    expect(s.first).toBe('bound');
+    (await lockDirectory(dir))();
+  } finally {
+    await s.stop();
+  }
+});
+
+const isRoot = process.getuid?.() === 0;
+const NOBODY = { uid: 65534, gid: 65534 };
+
+it.runIf(isRoot && process.platform === 'linux')(
+  'another local user can neither take nor block the lock, even where the directory was left open to everyone',
+  async () => {
+    const dir = tmp();
+    fs.chmodSync(dir, 0o777); // a lax start: the attacker got in before the service made it private
+    // The attacker binds the old abstract name, creates the lock file itself and holds a lock on it.
+    const s = await squatter(
+      dir,
+      `const net = require('node:net');
+       const path = require('node:path');
+       const { DatabaseSync } = require('node:sqlite');
+       const held = [];
+       try { const d = new DatabaseSync(path.join(dir, '.lock.db')); d.exec('BEGIN EXCLUSIVE'); held.push(d); } catch (e) { console.error(e); }
+       net.createServer().listen({ path: ${JSON.stringify(oldAbstractName(dir))} }, () => console.log('squatting ' + held.length));
+       setInterval(() => {}, 1000);`,
+      NOBODY,
+    );
+    try {
+      expect(s.first).toBe('squatting 1');
+      const release = await lockDirectory(dir);
+      expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+      // Now the directory is private: the other user cannot even open the lock file to try.
+      const probe = await squatter(
+        dir,
+        `try { require('node:fs').openSync(require('node:path').join(dir, '.lock.db'), 'r'); console.log('opened'); } catch (e) { console.log(e.code); }`,
+        NOBODY,
+      );
+      await probe.stop();
+      expect(probe.first).toBe('EACCES');
+      await expect(lockDirectory(dir)).rejects.toThrow(DirectoryLockedError);
+      release();
+    } finally {
+      await s.stop();
+    }
+  },
+);

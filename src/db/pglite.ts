@@ -71,7 +71,7 @@ const INIT_SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pgl
  *   moved into `dir`, PG_VERSION last. A child killed half way (out of memory, Ctrl-C) leaves
  *   nothing in `dir` that a later start would open as a database; the next start begins again.
  * - The child never outlives this process: it has an IPC channel to it and exits when that closes
- *   (the lock, an abstract socket, is this process's only), so a restart can never initialise the
+ *   (the lock, an fcntl lock, is never inherited by a child), so a restart can never initialise the
  *   same directory while an orphan still writes.
  */
 async function initialiseInChild(dir: string, migrationsDir: string | undefined): Promise<void> {

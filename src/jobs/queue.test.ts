@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../db/types.ts';
 import { describeEachDb, openSecondConnection, openTestDb, type TestDb } from '../../test/support/db.ts';
-import { createWorker, enqueue } from './queue.ts';
+import { createWorker, enqueue, fenced, JOB_LEASE_MS, type JobContext } from './queue.ts';
 
 describeEachDb('job queue', (backend) => {
   let t: TestDb;
@@ -75,5 +75,70 @@ describeEachDb('job queue', (backend) => {
     await enqueue(t.db, 'single', {}, { singletonKey: 's1' });
     const r = await t.db.query<{ n: number }>(`select count(*)::int as n from jobs where queue = 'single'`);
     expect(r.rows[0]!.n).toBe(1);
+  });
+
+  it('renews the lease while the job runs: a job longer than its lease is never run twice at once', async () => {
+    let running = 0;
+    let maxRunning = 0;
+    let runs = 0;
+    const handlers = {
+      long: async () => {
+        runs++;
+        maxRunning = Math.max(maxRunning, ++running);
+        await new Promise((r) => setTimeout(r, 1500)); // five leases long
+        running--;
+      },
+    };
+    await enqueue(t.db, 'long', {});
+    const w1 = createWorker({ db: t.db, handlers, pollMs: 20, leaseMs: 300 });
+    const w2 = createWorker({ db: second ?? t.db, handlers, pollMs: 20, leaseMs: 300 });
+    w1.start();
+    w2.start();
+    for (let i = 0; i < 150; i++) {
+      const left = await t.db.query<{ n: number }>(`select count(*)::int as n from jobs where queue = 'long'`);
+      if (left.rows[0]!.n === 0) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await Promise.all([w1.stop(), w2.stop()]);
+    expect(maxRunning).toBe(1);
+    expect(runs).toBe(1);
+    expect(JOB_LEASE_MS).toBeLessThanOrEqual(15_000); // the figure docs/operations.md gives
+  });
+
+  it('a run whose lease was taken over stops and records nothing; the new holder keeps the job', async () => {
+    await t.db.query(`create table if not exists lease_test_marks (note text)`);
+    await enqueue(t.db, 'stolen', {});
+    let started!: () => void;
+    const isStarted = new Promise<void>((r) => (started = r));
+    const seen: { aborted?: boolean; commit?: string } = {};
+    const handlers = {
+      stolen: async (_p: Record<string, unknown>, job: JobContext) => {
+        started();
+        // Until the heartbeat notices that another worker holds the job now (at most ~2 s).
+        for (let i = 0; i < 100 && !job.signal?.aborted; i++) await new Promise((r) => setTimeout(r, 20));
+        seen.aborted = job.signal?.aborted === true;
+        try {
+          await fenced(t.db, job.fence, (sql) => sql.query(`insert into lease_test_marks values ('lost run')`));
+          seen.commit = 'committed';
+        } catch (e) {
+          seen.commit = (e as Error).name;
+          throw e;
+        }
+      },
+    };
+    const w = createWorker({ db: t.db, handlers, pollMs: 20, leaseMs: 300 });
+    w.start();
+    await isStarted;
+    // As if the lease had run out and another worker had claimed the job.
+    await t.db.query(`update jobs set locked_by = 'another-worker:1:x', locked_until = now() + interval '1 minute' where queue = 'stolen'`);
+    for (let i = 0; i < 150 && seen.commit === undefined; i++) await new Promise((r) => setTimeout(r, 20));
+    await w.stop();
+    expect(seen).toEqual({ aborted: true, commit: 'LeaseLostError' });
+    expect((await t.db.query(`select 1 from lease_test_marks`)).rows).toHaveLength(0);
+    // The new holder's job is untouched: not deleted, not rescheduled, not failed by the old run.
+    const r = await t.db.query<{ status: string; locked_by: string; last_error: string | null }>(
+      `select status, locked_by, last_error from jobs where queue = 'stolen'`,
+    );
+    expect(r.rows).toEqual([{ status: 'running', locked_by: 'another-worker:1:x', last_error: '' }]);
   });
 });

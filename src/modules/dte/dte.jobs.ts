@@ -5,6 +5,6 @@ import { POLL_QUEUE, UPLOAD_QUEUE, type SendService } from './dte.send.ts';
 export function dteJobHandlers(send: SendService): Record<string, JobHandler> {
   return {
     [UPLOAD_QUEUE]: (payload, job) => send.runUpload(payload, job),
-    [POLL_QUEUE]: (payload) => send.runPoll(payload),
+    [POLL_QUEUE]: (payload, job) => send.runPoll(payload, job),
   };
 }

@@ -2,7 +2,7 @@ import type { Db, Sql } from '../../db/types.ts';
 import { referencedFirst } from './dte.envelope-order.ts';
 import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
-import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
+import { enqueue, fenced, LeaseLostError, type JobLease, type JobResult, type JobRun } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { waitFor } from '../../lib/wait.ts';
@@ -64,9 +64,10 @@ export interface AcceptedDte {
 export function createSendService(deps: SendDeps) {
   const { db, clock } = deps;
 
-  const failEnvio = async (envio: EnvioRow, e: AppError) => {
+  const failEnvio = async (envio: EnvioRow, e: AppError, fence?: JobLease['fence']) => {
     const now = clock.now();
     await db.transaction(async (tx) => {
+      await fence?.(tx);
       const cur = await dteStore.getEnvioForUpdate(tx, envio.account_id, envio.id);
       if (!cur || cur.status !== 'pending') return;
       await dteStore.updateEnvio(tx, {
@@ -175,8 +176,12 @@ export function createSendService(deps: SendDeps) {
       return { envios: envios.sort((a, b) => order.get(a.id)! - order.get(b.id)!).map(toEnvio) };
     },
 
-    /** The upload job: build and sign the envelope, upload it, record the trackId. */
-    async runUpload(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<JobResult> {
+    /**
+     * The upload job: build and sign the envelope, upload it, record the trackId. What it records is
+     * fenced by the job's lease: a run whose lease another worker took over stops before uploading
+     * and never commits (the other run's upload and trackId stand).
+     */
+    async runUpload(payload: Record<string, unknown>, job: JobRun): Promise<JobResult> {
       const accountId = String(payload.accountId);
       const envio = await dteStore.getEnvio(db, accountId, String(payload.envioId));
       if (!envio || envio.status !== 'pending') return;
@@ -194,7 +199,8 @@ export function createSendService(deps: SendDeps) {
           signer,
           now: clock.now(),
         });
-        await dteStore.saveEnvelope(db, accountId, envio.id, built.xml, clock.now());
+        await fenced(db, job.fence, (sql) => dteStore.saveEnvelope(sql, accountId, envio.id, built.xml, clock.now()));
+        job.signal?.throwIfAborted();
         const up = await deps.provider.upload(creds, {
           rutEmpresa: toSiiRut(tenant.rut_empresa),
           envelope: built.xml,
@@ -203,6 +209,7 @@ export function createSendService(deps: SendDeps) {
         });
         const now = clock.now();
         await db.transaction(async (tx) => {
+          await job.fence?.(tx);
           const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
           if (!cur || cur.status !== 'pending') return;
           await dteStore.updateEnvio(tx, {
@@ -226,6 +233,7 @@ export function createSendService(deps: SendDeps) {
           );
         });
       } catch (e) {
+        if (e instanceof LeaseLostError) throw e; // another run holds the job now: record nothing
         // The provider's rate limit is a wait, never a failure: the upload is made again after it.
         const waitMs = rateLimitWaitMs(e);
         if (waitMs !== undefined) return { rescheduleInMs: waitMs };
@@ -242,12 +250,12 @@ export function createSendService(deps: SendDeps) {
                 ? (engineErrorToAppError(e) as AppError)
                 : new AppError('unavailable', 'upload_failed', 'The upload failed repeatedly; send the DTEs again.');
         deps.log?.warn({ envioId: envio.id, code: err.code }, 'upload failed');
-        await failEnvio(envio, err);
+        await failEnvio(envio, err, job.fence);
       }
     },
 
     /** The poll job: until the SII's verdict is final; then each DTE's outcome. */
-    async runPoll(payload: Record<string, unknown>): Promise<JobResult> {
+    async runPoll(payload: Record<string, unknown>, job: Partial<JobLease> = {}): Promise<JobResult> {
       const accountId = String(payload.accountId);
       const envio = await dteStore.getEnvio(db, accountId, String(payload.envioId));
       if (!envio || envio.status !== 'sent' || !envio.track_id) return;
@@ -267,15 +275,17 @@ export function createSendService(deps: SendDeps) {
           ambiente: tenant.ambiente,
         });
         if (!st.final) {
-          await dteStore.updateEnvio(db, {
-            id: envio.id,
-            accountId,
-            status: 'sent',
-            estado: st.estado,
-            glosa: st.glosa,
-            pollsIncrement: 1,
-            now: clock.now(),
-          });
+          await fenced(db, job.fence, (sql) =>
+            dteStore.updateEnvio(sql, {
+              id: envio.id,
+              accountId,
+              status: 'sent',
+              estado: st.estado,
+              glosa: st.glosa,
+              pollsIncrement: 1,
+              now: clock.now(),
+            }),
+          );
           return later;
         }
         rows = await dteStore.rowsOf(db, accountId, envio.dte_ids);
@@ -285,16 +295,18 @@ export function createSendService(deps: SendDeps) {
         // rate limit says when).
         if (e instanceof ProviderError || e instanceof AppError) {
           const code = e instanceof ProviderError ? providerErrorToAppError(e).code : e.code;
-          await dteStore.updateEnvio(db, {
-            id: envio.id,
-            accountId,
-            status: 'sent',
-            estado: envio.sii_estado,
-            glosa: envio.sii_glosa,
-            errorCode: code,
-            pollsIncrement: 1,
-            now: clock.now(),
-          });
+          await fenced(db, job.fence, (sql) =>
+            dteStore.updateEnvio(sql, {
+              id: envio.id,
+              accountId,
+              status: 'sent',
+              estado: envio.sii_estado,
+              glosa: envio.sii_glosa,
+              errorCode: code,
+              pollsIncrement: 1,
+              now: clock.now(),
+            }),
+          );
           const waitMs = rateLimitWaitMs(e);
           return waitMs !== undefined ? { rescheduleInMs: waitMs } : later;
         }
@@ -303,6 +315,7 @@ export function createSendService(deps: SendDeps) {
       const { undecided } = found;
       const now = clock.now();
       await db.transaction(async (tx) => {
+        await job.fence?.(tx);
         const cur = await dteStore.getEnvioForUpdate(tx, accountId, envio.id);
         if (!cur || cur.status !== 'sent') return;
         await dteStore.updateEnvio(tx, {

@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../../db/types.ts';
 import { buildEnvelope, isBoleta, isDteEngineError, type PreparedSigner } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
-import { enqueue, type JobResult } from '../../jobs/queue.ts';
+import { enqueue, fenced, type JobLease, type JobResult } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
@@ -222,25 +222,30 @@ export function createExchangeService(deps: ExchangeDeps) {
     d: DeliveryRow,
     attempt: number,
     e: { code: string; message: string; permanent: boolean },
+    fence?: JobLease['fence'],
   ): Promise<JobResult> => {
     const now = clock.now();
     const log = { deliveryId: d.id, ...subjectOf(d), attempt, code: e.code, recipient: recipientHash(d.recipient ?? '') };
     if (e.permanent || attempt >= d.max_attempts) {
-      await exchangeStore.recordFailed(db, { id: d.id, accountId: d.account_id, attempts: attempt, code: e.code, message: e.message, now });
+      await fenced(db, fence, (sql) =>
+        exchangeStore.recordFailed(sql, { id: d.id, accountId: d.account_id, attempts: attempt, code: e.code, message: e.message, now }),
+      );
       deps.log?.warn({ ...log, final: true }, 'exchange delivery failed');
       return;
     }
     // ±20 % jitter, as webhook retries: deliveries deferred together do not all come back together.
     const waitMs = Math.round(delayBefore(attempt + 1) * (0.8 + 0.4 * Math.random()));
-    await exchangeStore.recordRetry(db, {
-      id: d.id,
-      accountId: d.account_id,
-      attempts: attempt,
-      code: e.code,
-      message: e.message,
-      nextAttemptAt: new Date(now.getTime() + waitMs),
-      now,
-    });
+    await fenced(db, fence, (sql) =>
+      exchangeStore.recordRetry(sql, {
+        id: d.id,
+        accountId: d.account_id,
+        attempts: attempt,
+        code: e.code,
+        message: e.message,
+        nextAttemptAt: new Date(now.getTime() + waitMs),
+        now,
+      }),
+    );
     deps.log?.warn({ ...log, retryInMs: waitMs }, 'exchange delivery attempt failed; retrying');
     return { rescheduleInMs: waitMs };
   };
@@ -382,8 +387,11 @@ export function createExchangeService(deps: ExchangeDeps) {
       return r ? toDelivery(r) : undefined;
     },
 
-    /** The delivery job: build, send, record. Idempotent: a delivery no longer pending is left alone. */
-    async runDelivery(payload: Record<string, unknown>): Promise<JobResult> {
+    /**
+     * The delivery job: build, send, record. Idempotent: a delivery no longer pending is left alone.
+     * A run whose lease another worker took over stops before sending and records nothing.
+     */
+    async runDelivery(payload: Record<string, unknown>, job: Partial<JobLease> = {}): Promise<JobResult> {
       const accountId = String(payload.accountId);
       const deliveryId = String(payload.deliveryId);
       if (!UUID_RE.test(accountId) || !UUID_RE.test(deliveryId)) return;
@@ -398,32 +406,42 @@ export function createExchangeService(deps: ExchangeDeps) {
         // schedule (the tenant can fix its certificate), then failed with the reason's code.
         const known = e instanceof AppError ? e.code : isDteEngineError(e) ? e.code : undefined;
         if (!known) deps.log?.error({ deliveryId: d.id, ...subjectOf(d), err: e }, 'exchange delivery could not be built');
-        return failedAttempt(d, attempt, {
-          code: known ?? 'delivery_build_failed',
-          message: e instanceof AppError || isDteEngineError(e) ? e.message : 'The message could not be built; it is tried again.',
-          permanent: false,
-        });
+        return failedAttempt(
+          d,
+          attempt,
+          {
+            code: known ?? 'delivery_build_failed',
+            message: e instanceof AppError || isDteEngineError(e) ? e.message : 'The message could not be built; it is tried again.',
+            permanent: false,
+          },
+          job.fence,
+        );
       }
       if (!mail) {
-        await exchangeStore.recordSkipped(db, { id: d.id, accountId, reason: 'answer_refused_by_sii', now: clock.now() });
+        await fenced(db, job.fence, (sql) =>
+          exchangeStore.recordSkipped(sql, { id: d.id, accountId, reason: 'answer_refused_by_sii', now: clock.now() }),
+        );
         return;
       }
       let sent;
+      job.signal?.throwIfAborted(); // another run holds the job now: no second e-mail
       try {
         sent = await deps.transport.send(mail, { accountId, tenantId: d.tenant_id, deliveryId: d.id });
       } catch (e) {
         const err = e instanceof MailSendError ? e : classifySmtpError(e);
-        return failedAttempt(d, attempt, err);
+        return failedAttempt(d, attempt, err, job.fence);
       }
-      await exchangeStore.recordSent(db, {
-        id: d.id,
-        accountId,
-        attempts: attempt,
-        transport: sent.transport,
-        messageId: sent.messageId,
-        response: sent.response,
-        now: clock.now(),
-      });
+      await fenced(db, job.fence, (sql) =>
+        exchangeStore.recordSent(sql, {
+          id: d.id,
+          accountId,
+          attempts: attempt,
+          transport: sent.transport,
+          messageId: sent.messageId,
+          response: sent.response,
+          now: clock.now(),
+        }),
+      );
     },
 
     /** The local mailbox (dashboard): the messages of the account, newest first. */

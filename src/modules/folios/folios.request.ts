@@ -1,7 +1,7 @@
 import type { Db, Sql } from '../../db/types.ts';
 import { parseCaf, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
 import { AppError, errors, isErrorKind } from '../../errors.ts';
-import { enqueue, type JobResult, type JobRow } from '../../jobs/queue.ts';
+import { enqueue, fenced, type JobResult, type JobRun } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { parseTipoDte } from '../../lib/validate.ts';
@@ -112,8 +112,10 @@ function outcomeOf(row: FolioRequestRow): FolioRequestOutcome {
 export function createFolioRequests(deps: FolioRequestsDeps) {
   const { db, clock } = deps;
 
-  const failWith = async (accountId: string, requestId: string, e: AppError) => {
-    await requestStore.failRequest(db, accountId, requestId, { kind: e.kind, code: e.code, message: e.message }, clock.now());
+  const failWith = async (accountId: string, requestId: string, e: AppError, job?: JobRun) => {
+    await fenced(db, job?.fence, (sql) =>
+      requestStore.failRequest(sql, accountId, requestId, { kind: e.kind, code: e.code, message: e.message }, clock.now()),
+    );
   };
 
   /** The tenant and its credentials for the job, or the error that fails the request for good. */
@@ -180,7 +182,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
     },
 
     /** The job: ask the provider for a CAF, check it, store it (key encrypted). Idempotent per request. */
-    async runRequestJob(payload: Record<string, unknown>, job: Pick<JobRow, 'attempts' | 'max_attempts'>): Promise<JobResult> {
+    async runRequestJob(payload: Record<string, unknown>, job: JobRun): Promise<JobResult> {
       const accountId = String(payload.accountId);
       const requestId = String(payload.requestId);
       const req = await requestStore.getRequest(db, accountId, null, requestId);
@@ -189,11 +191,12 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
       try {
         ready = await prepare(accountId, req.tenant_id);
       } catch (e) {
-        if (e instanceof AppError) return failWith(accountId, requestId, e);
+        if (e instanceof AppError) return failWith(accountId, requestId, e, job);
         throw e;
       }
       const { tenant, creds } = ready;
       let cafXml: Buffer;
+      job.signal?.throwIfAborted(); // another run holds the job now: no second CAF
       try {
         ({ cafXml } = await deps.provider.requestCaf(creds, {
           rutEmpresa: toSiiRut(tenant.rut_empresa),
@@ -207,21 +210,22 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         const waitMs = rateLimitWaitMs(e);
         if (waitMs !== undefined) return { rescheduleInMs: waitMs };
         if (e.transient && job.attempts < job.max_attempts) throw e; // the queue retries with backoff
-        return failWith(accountId, requestId, providerErrorToAppError(e));
+        return failWith(accountId, requestId, providerErrorToAppError(e), job);
       }
       let caf: Caf;
       try {
         caf = parseCaf(cafXml);
       } catch {
         const invalid = new AppError('bad_gateway', 'caf_invalid', 'The billing provider returned a file that is not a valid CAF.');
-        return failWith(accountId, requestId, invalid);
+        return failWith(accountId, requestId, invalid, job);
       }
       const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa, tipoDte: req.tipo_dte }, deps.cafKeys);
-      if (problem) return failWith(accountId, requestId, new AppError('bad_gateway', 'caf_untrusted', problem));
+      if (problem) return failWith(accountId, requestId, new AppError('bad_gateway', 'caf_untrusted', problem), job);
       const rangeId = newId();
       const privateKeyEnc = deps.dataCipher.encrypt(caf.privateKeyPem!, cafKeyAad(accountId, req.tenant_id, rangeId));
       const now = clock.now();
       await db.transaction(async (tx) => {
+        await job.fence?.(tx);
         // Only the first run to finish attaches its CAF (a lease that expired mid-call can run twice).
         if (!(await requestStore.lockPendingRequest(tx, accountId, requestId))) return;
         await requestStore.insertRange(tx, {
