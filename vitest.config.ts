@@ -12,6 +12,8 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // One migrated PGlite template per run, copied by every test database (test/support/db.ts).
+    globalSetup: ['test/support/pglite-template.setup.ts'],
     projects: [
       {
         extends: true,

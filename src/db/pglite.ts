@@ -102,9 +102,17 @@ async function initialiseInChild(dir: string, migrationsDir: string | undefined)
   fs.rmdirSync(staging);
 }
 
-/** Opens PGlite on `dir` (undefined = in memory) with the service's settings; no lock. */
-export async function createPglite(dir: string | undefined): Promise<{ pg: PGlite; db: Db }> {
-  const pg = await PGlite.create({ ...(dir ? { dataDir: dir } : {}), startParams: START_PARAMS });
+/**
+ * Opens PGlite on `dir` (undefined = in memory) with the service's settings; no lock.
+ * `loadDataDir`: start from a copy of a database dumped with `dumpDataDir` instead of an empty one
+ * (tests copy one migrated template rather than creating and migrating each database).
+ */
+export async function createPglite(dir: string | undefined, opts: { loadDataDir?: Blob } = {}): Promise<{ pg: PGlite; db: Db }> {
+  const pg = await PGlite.create({
+    ...(dir ? { dataDir: dir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    startParams: START_PARAMS,
+  });
   const base = wrap(pg);
   const db: Db = {
     kind: 'pglite',

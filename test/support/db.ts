@@ -1,8 +1,12 @@
 import crypto from 'node:crypto';
-import { describe } from 'vitest';
-import { openDatabase } from '../../src/db/open.ts';
+import { readFileSync } from 'node:fs';
+import { describe, inject } from 'vitest';
+import { migrate } from '../../src/db/migrate.ts';
+import { MAIN_MIGRATIONS, openDatabase } from '../../src/db/open.ts';
+import { createPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import type { Db } from '../../src/db/types.ts';
+import './pglite-template.setup.ts';
 
 /**
  * Database suites run on PGlite always, and on PostgreSQL too when TEST_DATABASE_URL is set.
@@ -22,7 +26,16 @@ export interface TestDb {
 
 export async function openTestDb(backend: Backend, opts: { migrationsDir?: string; dir?: string } = {}): Promise<TestDb> {
   if (backend === 'pglite') {
-    const db = await openDatabase({ dir: opts.dir, ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}) });
+    const migrations = opts.migrationsDir ?? MAIN_MIGRATIONS;
+    const template = opts.dir ? undefined : templateOf(migrations);
+    if (template) {
+      // A copy of the run's migrated template (pglite-template.setup.ts); migrate() then finds
+      // nothing to do, and would catch a template older than the files.
+      const { db } = await createPglite(undefined, { loadDataDir: template });
+      await migrate(db, migrations);
+      return { db, backend, close: () => db.close() };
+    }
+    const db = await openDatabase({ dir: opts.dir, migrationsDir: migrations });
     return { db, backend, close: () => db.close() };
   }
   const url = process.env.TEST_DATABASE_URL!;
@@ -43,6 +56,22 @@ export async function openTestDb(backend: Backend, opts: { migrationsDir?: strin
       await a.close();
     },
   };
+}
+
+const templates = new Map<string, Blob | undefined>();
+
+/** The migrated template for a migrations folder, read once per test process; none outside vitest's setup. */
+function templateOf(migrations: string): Blob | undefined {
+  if (!templates.has(migrations)) {
+    let file: string | undefined;
+    try {
+      file = inject('pgliteTemplates')?.[migrations];
+    } catch {
+      file = undefined; // not in a vitest worker (a child process of a test)
+    }
+    templates.set(migrations, file ? new Blob([readFileSync(file)]) : undefined);
+  }
+  return templates.get(migrations);
 }
 
 /** `describe` once per backend, with the backend name in the title. */
