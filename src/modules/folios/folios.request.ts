@@ -227,7 +227,8 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         if (overlaps.length > 0) {
           const message =
             `The SII granted folios ${caf.desde}–${caf.hasta}, which overlap a CAF the tenant already has ` +
-            `(${overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ')}); the new CAF was not stored.`;
+            `(${overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ')}); it was not stored, so no folio is issued twice. ` +
+            'The SII never grants a folio twice: check the CAFs uploaded for this tenant.';
           await requestStore.failRequest(tx, accountId, requestId, { kind: 'conflict', code: 'caf_overlap', message }, now);
           return;
         }
