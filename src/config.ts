@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { EMULATOR_IDK } from './provider/emulator/sii-key.ts';
-import { SII_CAF_IDK } from './provider/sii-keys.ts';
+import { SII_CAF_IDK } from './provider/sii-idk.ts';
 import { parseRateLimits, type RateLimits } from './provider/simpleapi/protocol.ts';
 
 export type Provider = 'emulator' | 'simpleapi';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import crypto from 'node:crypto';
 import { siiKeyFromCertificate, type SiiKeys } from '../dte/index.ts';
+import { SII_CAF_IDK } from './sii-idk.ts';
 
 /**
  * The keys a CAF's FRMA may verify with, by IDK: the SII's own (sii-certs/README.md), plus the
@@ -12,19 +13,7 @@ import { siiKeyFromCertificate, type SiiKeys } from '../dte/index.ts';
  */
 const CERT_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sii-certs');
 
-/** The SII signs certification CAFs with its key 100 (maullin) and production CAFs with 300 (palena). */
-export const SII_CAF_IDK = Object.freeze({ certificacion: 100, produccion: 300 } as const);
-
-/**
- * The SII environment whose CAFs the key `idk` signs, or null for a key that is not one of the
- * SII's (the emulator's 666, or one added with SII_CAF_KEYS): such CAFs are not tied to an
- * environment (docs/folios.md, "Uploading a CAF").
- */
-export function siiAmbienteOfIdk(idk: number): 'certificacion' | 'produccion' | null {
-  if (idk === SII_CAF_IDK.certificacion) return 'certificacion';
-  if (idk === SII_CAF_IDK.produccion) return 'produccion';
-  return null;
-}
+export { SII_CAF_IDK, siiAmbienteOfIdk } from './sii-idk.ts';
 
 let official: SiiKeys | undefined;
 

@@ -104,11 +104,14 @@ export const UploadedCafSchema = Type.Object(
     hasta: Type.Integer({ description: 'Last folio of the range.' }),
     fechaAutorizacion: Date_(),
     vencimiento: Nullable(Date_('First day the CAF can no longer be used; null when it does not expire.')),
-    idk: Type.Integer({ description: 'The number of the key that signed the CAF: 100 the SII in certification, 300 in production.' }),
+    idk: Type.Integer({
+      description: 'The number of the key that signed the CAF: 100 the SII in certification, 300 in production.',
+      examples: [100],
+    }),
     ambiente: Nullable(
       Type.Union([Type.Literal('certificacion'), Type.Literal('produccion')], { description: 'The SII environment the range is used in.' }),
     ),
-    disponibles: Type.Integer({ description: 'Folios of the range not handed out yet.' }),
+    disponibles: Type.Integer({ description: 'Folios of the range not handed out yet.', examples: [50] }),
     createdAt: Timestamp(),
   },
   { $id: 'UploadedCaf', title: 'UploadedCaf' },

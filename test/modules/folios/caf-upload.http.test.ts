@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { addDays } from '../../../src/dte/dates.ts';
 import { siiDate } from '../../../src/dte/index.ts';
@@ -10,6 +9,7 @@ import { manualClock } from '../../../src/lib/clock.ts';
 import { cafTrust } from '../../../src/provider/sii-keys.ts';
 import { startTestApp, uniqueRut, validTenant, type TestApp } from '../../support/app.ts';
 import { describeEachDb } from '../../support/db.ts';
+import { siiSharedDir } from '../../support/dte/check-sii-xml.ts';
 import { createTestCaf, createTestSii } from '../../support/dte/test-caf.ts';
 import { dteBody, readyTenant } from '../../support/issuing.ts';
 
@@ -19,10 +19,7 @@ import { dteBody, readyTenant } from '../../support/issuing.ts';
  * that this app trusts through the context's cafKeys; one test uses the SII's own sample CAF
  * (IDK 100), and one a key added with the SII_CAF_KEYS setting.
  */
-const SII_SAMPLE = path.resolve(
-  path.dirname(fileURLToPath(import.meta.url)),
-  '../../../../shared/sii/samples/caf/SII-ejemplo-CAF-97975000-5-T33-F1-200.reconstructed.xml',
-);
+const SII_SAMPLE = path.join(siiSharedDir(), 'samples/caf/SII-ejemplo-CAF-97975000-5-T33-F1-200.reconstructed.xml');
 const sii = createTestSii();
 const today = () => siiDate(new Date());
 
