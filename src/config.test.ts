@@ -76,3 +76,54 @@ it('metrics: on by default, off by default in production unless a token is set; 
     expect((e as Error).message).not.toContain('short-secret');
   }
 });
+
+it('SII_CAF_KEYS: reads each IDK:path once at start (PEM key or certificate) and stops on what it cannot use', async () => {
+  const crypto = await import('node:crypto');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sii-caf-keys-'));
+  try {
+    const { publicKey, privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const file = (name: string, data: string | Buffer) => {
+      fs.writeFileSync(path.join(dir, name), data);
+      return path.join(dir, name);
+    };
+    const keyFile = file('777.pem', pem);
+    const certFile = path.join(import.meta.dirname, 'provider/sii-certs/100.cer'); // a certificate works too (here under another IDK)
+    expect(loadConfig({}).siiCafKeys).toEqual([]);
+    const c = loadConfig({ PROVIDER: 'simpleapi', SII_CAF_KEYS: `777:${keyFile}, 800:${certFile}` });
+    expect(c.siiCafKeys.map((k) => [k.idk, k.file])).toEqual([
+      [777, keyFile],
+      [800, certFile],
+    ]);
+    expect(c.siiCafKeys[0]!.publicKeyPem).toBe(pem);
+    expect(Object.isFrozen(c.siiCafKeys[0])).toBe(true);
+    // The emulator's IDK is free when the emulator is not in use.
+    expect(loadConfig({ PROVIDER: 'simpleapi', SII_CAF_KEYS: `666:${keyFile}` }).siiCafKeys[0]!.idk).toBe(666);
+
+    const missing = path.join(dir, 'missing.pem');
+    const refusals: [Record<string, string>, RegExp][] = [
+      [{ SII_CAF_KEYS: keyFile }, /SII_CAF_KEYS: expected IDK:path\.pem/],
+      [{ SII_CAF_KEYS: `abc:${keyFile}` }, /SII_CAF_KEYS: expected IDK:path\.pem/],
+      [{ SII_CAF_KEYS: `777:${missing}` }, new RegExp(`SII_CAF_KEYS: cannot read the key file of IDK 777 at ${missing} \\(ENOENT\\)`)],
+      [{ SII_CAF_KEYS: `777:${dir}` }, /SII_CAF_KEYS: cannot read the key file of IDK 777 .*\(EISDIR\)/],
+      [{ SII_CAF_KEYS: `100:${keyFile}` }, /SII_CAF_KEYS: IDK 100 is the SII's own key, always trusted/],
+      [{ SII_CAF_KEYS: `300:${keyFile}` }, /SII_CAF_KEYS: IDK 300 is the SII's own key/],
+      [{ SII_CAF_KEYS: `777:${keyFile},777:${keyFile}` }, /SII_CAF_KEYS: IDK 777 appears more than once/],
+      [{ SII_CAF_KEYS: `777:${file('priv.pem', privateKey.export({ type: 'pkcs8', format: 'pem' }))}` }, /holds a private key/],
+      [{ SII_CAF_KEYS: `777:${file('junk.pem', 'not a key')}` }, /neither a PEM public key nor an X\.509 certificate/],
+      [{ SII_CAF_KEYS: `666:${keyFile}` }, /SII_CAF_KEYS: IDK 666 is the emulator's key \(PROVIDER=emulator\)/],
+      [
+        { PROVIDER: 'simpleapi', EMULATOR_SII_PUBLIC_KEY: keyFile, SII_CAF_KEYS: `666:${keyFile}` },
+        /IDK 666 is the emulator's key \(EMULATOR_SII_PUBLIC_KEY\)/,
+      ],
+    ];
+    for (const [env, message] of refusals) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
+    const ec = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' });
+    expect(() => loadConfig({ SII_CAF_KEYS: `777:${file('ec.pem', ec)}` })).toThrow(/not an RSA key/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

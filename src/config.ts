@@ -3,7 +3,11 @@
  * (docs/design.md §10). An invalid value stops the process with a message naming the variable.
  * Nothing else in src/ reads process.env.
  */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
+import { EMULATOR_IDK } from './provider/emulator/sii-key.ts';
+import { SII_CAF_IDK } from './provider/sii-idk.ts';
 import { parseRateLimits, type RateLimits } from './provider/simpleapi/protocol.ts';
 
 export type Provider = 'emulator' | 'simpleapi';
@@ -53,6 +57,12 @@ export interface Config {
     /** PEM of a standalone emulator's SII key, trusted for CAFs when PROVIDER=simpleapi. */
     readonly siiPublicKeyFile: string | undefined;
   };
+  /**
+   * SII_CAF_KEYS: extra keys a CAF's FRMA may verify with, beside the SII's own 100 and 300 (always
+   * trusted) and the emulator's (src/provider/index.ts). Each file is read and checked here, so a
+   * missing or unreadable one stops the start. `publicKeyPem` is SPKI PEM.
+   */
+  readonly siiCafKeys: readonly { readonly idk: number; readonly file: string; readonly publicKeyPem: string }[];
   readonly webhooks: {
     readonly allowPrivateNetworks: boolean;
     readonly retryScheduleMs: readonly number[];
@@ -218,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
       schemaDir: str(env, 'EMULATOR_SCHEMA_DIR'),
       siiPublicKeyFile: str(env, 'EMULATOR_SII_PUBLIC_KEY'),
     },
+    siiCafKeys: siiCafKeys(env, 'SII_CAF_KEYS'),
     webhooks: {
       allowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       retryScheduleMs: schedule(env, 'WEBHOOK_RETRY_SCHEDULE', [0, 30_000, 300_000, 1_800_000, 7_200_000]),
@@ -272,6 +283,13 @@ export function loadConfig(env: Env = process.env): Config {
     certificateLimitBytes: int(env, 'CERTIFICATE_LIMIT_BYTES', 256 * 1024, 1024),
     metrics: metricsSettings(env, nodeEnv),
   };
+  // The emulator's CAFs carry its IDK: another key under that number would make them unverifiable.
+  const emulatorKeyInUse = config.provider === 'emulator' || config.emulator.siiPublicKeyFile !== undefined;
+  if (emulatorKeyInUse && config.siiCafKeys.some((k) => k.idk === EMULATOR_IDK))
+    throw new ConfigError(
+      'SII_CAF_KEYS',
+      `IDK ${EMULATOR_IDK} is the emulator's key (${config.provider === 'emulator' ? 'PROVIDER=emulator' : 'EMULATOR_SII_PUBLIC_KEY'}); give your key another IDK`,
+    );
   if (config.databaseUrl && !config.dataEncryptionKeys)
     throw new ConfigError('DATA_ENCRYPTION_KEY', 'required when DATABASE_URL is set (the embedded default creates its own)');
   if (config.databaseUrl && !config.secretsEncryptionKeys)
@@ -290,6 +308,49 @@ const metricsSettings = (env: Env, nodeEnv: Config['env']): Config['metrics'] =>
   if (token !== undefined && !/^[\x21-\x7e]{16,200}$/.test(token))
     throw new ConfigError('METRICS_TOKEN', 'expected 16 to 200 printable characters without spaces (e.g. openssl rand -hex 32)');
   return { enabled: bool(env, 'METRICS_ENABLED', nodeEnv !== 'production' || token !== undefined), token };
+};
+
+/**
+ * `IDK:path,IDK:path` — each file a public key (PEM) or an X.509 certificate (PEM or DER, like the
+ * SII's own 100.cer). The SII's 100 and 300 are always trusted and cannot be replaced; an IDK
+ * appears once; a file holding a private key is refused (only the public half is needed).
+ */
+const siiCafKeys = (env: Env, name: string): Config['siiCafKeys'] => {
+  const v = str(env, name);
+  if (v === undefined) return [];
+  const out: { idk: number; file: string; publicKeyPem: string }[] = [];
+  for (const entry of v.split(',').map((e) => e.trim())) {
+    const m = /^(\d{1,9}):(.+)$/.exec(entry);
+    if (!m)
+      throw new ConfigError(name, `expected IDK:path.pem entries separated by commas (e.g. 777:/etc/dte/caf-777.pem), got '${entry}'`);
+    const idk = Number(m[1]);
+    const file = path.resolve(m[2]!.trim());
+    if (idk === SII_CAF_IDK.certificacion || idk === SII_CAF_IDK.produccion)
+      throw new ConfigError(name, `IDK ${idk} is the SII's own key, always trusted; it cannot be replaced`);
+    if (out.some((k) => k.idk === idk)) throw new ConfigError(name, `IDK ${idk} appears more than once`);
+    let bytes: Buffer;
+    try {
+      bytes = fs.readFileSync(file);
+    } catch (e) {
+      throw new ConfigError(name, `cannot read the key file of IDK ${idk} at ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+    out.push({ idk, file, publicKeyPem: publicKeyPemOf(bytes, name, idk, file) });
+  }
+  return out;
+};
+
+const publicKeyPemOf = (bytes: Buffer, name: string, idk: number, file: string): string => {
+  if (/PRIVATE KEY-----/.test(bytes.toString('latin1')))
+    throw new ConfigError(name, `the file of IDK ${idk} at ${file} holds a private key; give the public key (PEM) or a certificate`);
+  let key: crypto.KeyObject;
+  try {
+    key = /-----BEGIN /.test(bytes.toString('latin1')) ? crypto.createPublicKey(bytes) : new crypto.X509Certificate(bytes).publicKey;
+  } catch {
+    throw new ConfigError(name, `the file of IDK ${idk} at ${file} is neither a PEM public key nor an X.509 certificate`);
+  }
+  if (key.asymmetricKeyType !== 'rsa')
+    throw new ConfigError(name, `the key of IDK ${idk} at ${file} is not an RSA key (CAFs are signed with RSA)`);
+  return key.export({ type: 'spki', format: 'pem' }).toString();
 };
 
 const rateLimits = (env: Env, name: string): RateLimits | null => {

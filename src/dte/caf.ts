@@ -2,6 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify } 
 import type { KeyObject } from 'node:crypto';
 import { DteEngineError } from './errors.ts';
 import { addDays, checkSiiDate } from './dates.ts';
+import type { Element } from '@xmldom/xmldom';
 import { decodeEntities, decodeXml, flattenXml } from './xml-decode.ts';
 import { canonicalize, parseXml } from './c14n.ts';
 import { cleanText } from './text-policy.ts';
@@ -143,10 +144,37 @@ export function parseCaf(file: Buffer | string): Caf {
   const block = /<CAF(?:\s[^>]*)?>[\s\S]*?<\/CAF>/.exec(text)?.[0];
   if (!block) throw new DteEngineError('caf_invalid', 'The file has no <CAF> block: it is not an SII folio authorization file', 'caf');
   const rsask = tagText(text, 'RSASK');
-  if (!rsask) throw new DteEngineError('caf_invalid', 'The CAF file has no private key (RSASK)', 'caf');
+  if (!rsask) throw new DteEngineError('caf_private_key_missing', 'The CAF file has no private key (RSASK)', 'caf');
   const caf = parseCafBlock(block, rsask);
   // DA text like RS must be Latin-1 to be signable (it is what the SII signed).
   return caf;
+}
+
+/**
+ * A CAF file someone hands us (an upload), read strictly: it must be one well-formed XML document
+ * whose root is `<AUTORIZACION>`, as the SII's download is, before parseCaf reads its fields.
+ * Codes: `caf_not_xml` (not XML at all: a PDF, a zip, an empty file), `caf_malformed` (XML that is
+ * not well-formed, or declares a DOCTYPE, which no CAF has), `caf_not_autorizacion` (XML of another
+ * kind), then parseCaf's (`caf_invalid`, `caf_private_key_missing`).
+ */
+export function parseCafFile(file: Buffer): Caf {
+  const text = decodeXml(file);
+  if (!/^\s*</.test(text) || text.includes('\u0000')) {
+    throw new DteEngineError('caf_not_xml', 'The file is not XML', 'file');
+  }
+  if (/<!DOCTYPE/i.test(text)) throw new DteEngineError('caf_malformed', 'The file declares a DOCTYPE, which no CAF has', 'file');
+  let root: Element | null;
+  try {
+    root = parseXml(text).documentElement;
+  } catch (e) {
+    throw new DteEngineError('caf_malformed', (e as Error).message, 'file');
+  }
+  if (!root) throw new DteEngineError('caf_malformed', 'The XML has no root element', 'file');
+  const rootName = root.localName ?? root.nodeName;
+  if (rootName !== 'AUTORIZACION') {
+    throw new DteEngineError('caf_not_autorizacion', `The XML's root element is <${rootName.slice(0, 40)}>, not <AUTORIZACION>`, 'file');
+  }
+  return parseCaf(text);
 }
 
 export interface CafVerification {

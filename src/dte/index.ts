@@ -39,6 +39,7 @@ export type { Caf, CafVerification, IssueCafInput } from './caf.ts';
 export {
   parseCaf,
   parseCafBlock,
+  parseCafFile,
   verifyCaf,
   issueCaf,
   siiKeyFromCertificate,

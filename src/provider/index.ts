@@ -6,7 +6,7 @@ import type { SiiKeys } from '../dte/index.ts';
 import type { Clock } from '../lib/clock.ts';
 import { createInProcessEmulator } from './emulator/inprocess.ts';
 import { schemaValidatorFrom } from './emulator/schemas.ts';
-import { loadOrCreateSiiKey } from './emulator/sii-key.ts';
+import { EMULATOR_IDK, loadOrCreateSiiKey } from './emulator/sii-key.ts';
 import type { Provider } from './port.ts';
 import { createDbPacer } from './simpleapi/pacing.ts';
 import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
@@ -15,7 +15,7 @@ import { cafTrust } from './sii-keys.ts';
 
 /**
  * Chooses the billing-provider adapter from config.provider (docs/design.md §1) and the set of keys
- * CAFs must be signed with. The emulator keeps its SII key in EMULATOR_DATA_DIR (default
+ * CAFs must be signed with (the SII's, the emulator's when in use, and SII_CAF_KEYS). The emulator keeps its SII key in EMULATOR_DATA_DIR (default
  * DATA_DIR/emulator) and its records in emu_* tables of the service's own database, so in-process
  * it survives restarts and is shared by every process of one PostgreSQL. Calls are paced to the
  * provider's rate limits per key (simpleapi/pacing.ts); the emulator enforces the same limits.
@@ -28,9 +28,11 @@ export interface ProviderSetup {
 export function createProvider(config: Config, deps: { db: Db; clock: Clock; observer?: ProviderCallObserver }): ProviderSetup {
   const limits = config.simpleapi.rateLimits;
   const pacer = limits ? createDbPacer(deps.db, limits, { maxWaitMs: config.simpleapi.maxPaceWaitMs }) : undefined;
+  // SII_CAF_KEYS, read and checked by config.ts (never the SII's 100/300, never the emulator's IDK).
+  const operatorKeys = config.siiCafKeys.map((k) => ({ idk: k.idk, publicKey: k.publicKeyPem }));
   if (config.provider === 'simpleapi') {
-    const extra = config.emulator.siiPublicKeyFile
-      ? [{ idk: 666, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
+    const emulatorKey = config.emulator.siiPublicKeyFile
+      ? [{ idk: EMULATOR_IDK, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
       : [];
     return {
       provider: createSimpleApiProvider({
@@ -41,7 +43,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
         pacer,
         observer: deps.observer,
       }),
-      cafKeys: cafTrust(extra),
+      cafKeys: cafTrust([...emulatorKey, ...operatorKeys]),
     };
   }
   const siiKey = loadOrCreateSiiKey(config.emulator.dataDir ?? path.join(config.dataDir, 'emulator'));
@@ -57,5 +59,5 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
     pacer,
     observer: deps.observer,
   });
-  return { provider, cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }]) };
+  return { provider, cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]) };
 }

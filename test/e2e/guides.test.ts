@@ -7,6 +7,8 @@ import { createAccountViaCli, ROOT, startServer, type ServerProc } from '../supp
 import { extractShellBlocks, GUIDES, guidesTypeScript } from '../support/guides.ts';
 import { makeTestCertificate } from '../../src/cli/test-certificate.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { createTestCaf, createTestSii } from '../support/dte/test-caf.ts';
+import { siiDate } from '../../src/dte/index.ts';
 
 /**
  * The examples of docs/guides/*.md are run, in file order, against a live server (embedded
@@ -21,10 +23,23 @@ let work: string;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  server = await startServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', EMULATOR_DELAY: '200' });
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'guides-'));
+  // The folios guide uploads `caf.xml`, which stands for a CAF downloaded from the SII: here one a
+  // test SII signs (IDK 777), for the guides' tenant RUT, trusted by the server through SII_CAF_KEYS.
+  const sii = createTestSii(777);
+  fs.writeFileSync(path.join(work, 'sii-777.pem'), sii.publicKeyPem);
+  const fechaAutorizacion = siiDate(new Date());
+  fs.writeFileSync(
+    path.join(work, 'caf.xml'),
+    createTestCaf({ sii, rutEmisor: '76.192.083-9', tipoDte: 52, desde: 1, hasta: 100, fechaAutorizacion }).xml,
+  );
+  server = await startServer({
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    EMULATOR_DELAY: '200',
+    SII_CAF_KEYS: `777:${path.join(work, 'sii-777.pem')}`,
+  });
   apiKey = await createAccountViaCli(server.env);
   receiver = await startWebhookReceiver();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'guides-'));
   // The credentials guide makes its own certificado.pfx with `npx dte test-certificate`.
 }, 120_000);
 
@@ -76,6 +91,8 @@ it('runs every curl example in docs/guides against a live server', async () => {
   expect(result.out).toContain('final status: accepted');
   expect(result.out).toMatch(/"code":"amount_mismatch"/);
   expect(result.out).toContain('%PDF-'); // the printed document
+  expect(result.out).toContain('{"tipoDte":52,"desde":1,"hasta":100,'); // the uploaded CAF
+  expect(result.out).toContain('{"code":"caf_unreadable","param":"file"}');
   // The webhooks guide registers WEBHOOK_URL only after every document of the DTE guide is final and
   // deletes it at the end, so nothing is due to it: anything received would be a stray event.
   expect(receiver.deliveries.map((d) => d.payload?.event)).toEqual([]);
@@ -113,6 +130,7 @@ it('runs every TypeScript (SDK) example in docs/guides against the same live ser
   expect(result.code, result.out.slice(-4000)).toBe(0);
   expect(result.out).toContain('400 invalid_rut rutEmpresa');
   expect(result.out).toContain('sdk final status: accepted');
+  expect(result.out).toMatch(/^52 1 100 null$/m); // the uploaded CAF
   expect(result.out).toMatch(/422 amount_mismatch montoTotal/);
   expect(result.out).toContain('verified webhook: dte.status.changed');
   expect(fs.readFileSync(path.join(work, 'factura-sdk.pdf')).subarray(0, 5).toString()).toBe('%PDF-');

@@ -6,7 +6,7 @@ import { manualClock, systemClock, type Clock } from '../../src/lib/clock.ts';
 import { openTestDb, type Backend, type TestDb } from './db.ts';
 import path from 'node:path';
 import { randomInt } from 'node:crypto';
-import { computeDv, formatRutDotted } from '../../src/dte/index.ts';
+import { computeDv, formatRutDotted, type SiiKeys } from '../../src/dte/index.ts';
 import type { PfxInspector } from '../../src/modules/credentials/pfx/isolated.ts';
 import type { ApiKeyVerifier } from '../../src/provider/emulator/verify-api-key.ts';
 import type { Provider } from '../../src/provider/port.ts';
@@ -60,6 +60,8 @@ export async function startTestApp(
     manualClock?: boolean;
     provider?: ApiKeyVerifier | Partial<Provider>;
     pfxInspector?: PfxInspector;
+    /** Keys CAF signatures must verify with, instead of the configured ones (the SII's and the emulator's). */
+    cafKeys?: SiiKeys;
     keyrings?: Keyrings;
     /** PGlite on disk under this folder (main/ and secrets/) instead of in memory. */
     dataDir?: string;
@@ -80,6 +82,7 @@ export async function startTestApp(
     keyrings: opts.keyrings ?? testKeyrings(),
     ...(opts.provider ? { provider: opts.provider } : {}),
     ...(opts.pfxInspector ? { pfxInspector: opts.pfxInspector } : {}),
+    ...(opts.cafKeys ? { cafKeys: opts.cafKeys } : {}),
   });
   const app = await buildApp(ctx, { logger: opts.logger ?? false });
   await app.ready();

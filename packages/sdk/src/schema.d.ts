@@ -4370,6 +4370,209 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/folios/caf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Upload a CAF downloaded from the tax authority
+     * @description multipart/form-data with one file part, file: the CAF (XML, root <AUTORIZACION>) as the SII gives it, at most 16 KiB. Needs no credentials. It must be signed by the SII (IDK 100 for a certificacion tenant, 300 for produccion) or by a key in SII_CAF_KEYS, be for the tenant's RUT and a supported type, not be expired, carry its private key (RSASK, matching RSAPK), and overlap none of the tenant’s CAFs of that type (409 caf_overlap, details.overlapping). 201 with the range, usable at once; the same CAF uploaded again → 200 with the range already stored. Every refusal is a 4xx with its code (docs/folios.md, "Uploading a CAF").
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description Tenant id */
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'multipart/form-data': {
+            /**
+             * Format: binary
+             * @description The CAF file (XML, root <AUTORIZACION>) exactly as downloaded from the SII, with its private key; at most 16 KiB.
+             */
+            file: string;
+          };
+        };
+      };
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "tipoDte": 33,
+             *       "desde": 1,
+             *       "hasta": 50,
+             *       "fechaAutorizacion": "2026-11-20",
+             *       "vencimiento": "2027-05-20",
+             *       "idk": 100,
+             *       "ambiente": "certificacion",
+             *       "disponibles": 50,
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              tipoDte: number;
+              /** @description First folio of the range. */
+              desde: number;
+              /** @description Last folio of the range. */
+              hasta: number;
+              /** Format: date */
+              fechaAutorizacion: string;
+              vencimiento: string | null;
+              /**
+               * @description The number of the key that signed the CAF: 100 the SII in certification, 300 in production.
+               * @example 100
+               */
+              idk: number;
+              ambiente: ('certificacion' | 'produccion') | null;
+              /**
+               * @description Folios of the range not handed out yet.
+               * @example 50
+               */
+              disponibles: number;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Created. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "tipoDte": 33,
+             *       "desde": 1,
+             *       "hasta": 50,
+             *       "fechaAutorizacion": "2026-11-20",
+             *       "vencimiento": "2027-05-20",
+             *       "idk": 100,
+             *       "ambiente": "certificacion",
+             *       "disponibles": 50,
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              tipoDte: number;
+              /** @description First folio of the range. */
+              desde: number;
+              /** @description Last folio of the range. */
+              hasta: number;
+              /** Format: date */
+              fechaAutorizacion: string;
+              vencimiento: string | null;
+              /**
+               * @description The number of the key that signed the CAF: 100 the SII in certification, 300 in production.
+               * @example 100
+               */
+              idk: number;
+              ambiente: ('certificacion' | 'produccion') | null;
+              /**
+               * @description Folios of the range not handed out yet.
+               * @example 50
+               */
+              disponibles: number;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `caf_overlap`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/tenants/{tenantId}/folios/requests/{requestId}': {
     parameters: {
       query?: never;

@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { parseCaf, toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts';
+import { parseCaf, toSiiRut, type Caf, type SiiKeys } from '../../dte/index.ts';
 import { AppError, errors, isErrorKind } from '../../errors.ts';
 import { enqueue, fenced, type JobResult, type JobRun } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -10,11 +10,13 @@ import { providerErrorToAppError, rateLimitWaitMs } from '../../provider/errors.
 import { ProviderError, type Provider, type ProviderCredentials } from '../../provider/port.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
+import { cafProblem } from './caf-checks.ts';
 import { cafKeyAad } from './folios.encrypted.ts';
 import { inventoryStore } from './folios.inventory.store.ts';
 import { checkStock } from './folios.inventory.ts';
 import type { FolioCredentialsSource, GetTenant, TenantRef } from './folios.ports.ts';
 import { requestStore, type FolioRequestRow } from './folios.request.store.ts';
+import { uploadStore } from './folios.upload.store.ts';
 
 /**
  * Requesting a CAF from the SII (docs/folios.md, "Requesting folios"). Getting one can take a
@@ -86,22 +88,6 @@ const storedError = (r: FolioRequestRow): AppError =>
     r.error_message ?? 'The folio request failed.',
     { details: { requestId: r.id } },
   );
-
-/**
- * Why a CAF the provider sent must not be used, or null: it must be for this tenant's RUT and the
- * type asked, and its FRMA must verify with the SII's key for its IDK.
- */
-function cafProblem(caf: Caf, expected: { rutEmpresa: string; tipoDte: number }, cafKeys: SiiKeys): string | null {
-  const rut = toSiiRut(expected.rutEmpresa);
-  if (caf.rutEmisor !== rut) return `The CAF is for ${caf.rutEmisor}, not for the tenant ${rut}.`;
-  if (caf.tipoDte !== expected.tipoDte) return `The CAF is for document type ${caf.tipoDte}, not ${expected.tipoDte}.`;
-  const check = verifyCaf(caf, cafKeys);
-  if (check.valid) return null;
-  const hint = check.errors.some((x) => x.code === 'unknown_idk')
-    ? ' (For an emulator started on its own, set EMULATOR_SII_PUBLIC_KEY to its sii-666.pub.pem.)'
-    : '';
-  return `The CAF does not verify: ${check.errors.map((x) => x.message).join('; ')}.${hint}`;
-}
 
 /** What `request` answers for a request row: a failed one throws its stored error. */
 function outcomeOf(row: FolioRequestRow): FolioRequestOutcome {
@@ -220,7 +206,13 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         return failWith(accountId, requestId, invalid, job);
       }
       const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa, tipoDte: req.tipo_dte }, deps.cafKeys);
-      if (problem) return failWith(accountId, requestId, new AppError('bad_gateway', 'caf_untrusted', problem), job);
+      if (problem) {
+        const hint =
+          problem.code === 'caf_unknown_idk'
+            ? ' (For an emulator started on its own, set EMULATOR_SII_PUBLIC_KEY to its sii-666.pub.pem.)'
+            : '';
+        return failWith(accountId, requestId, new AppError('bad_gateway', 'caf_untrusted', problem.message + hint), job);
+      }
       const rangeId = newId();
       const privateKeyEnc = deps.dataCipher.encrypt(caf.privateKeyPem!, cafKeyAad(accountId, req.tenant_id, rangeId));
       const now = clock.now();
@@ -228,6 +220,18 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         await job.fence?.(tx);
         // Only the first run to finish attaches its CAF (a lease that expired mid-call can run twice).
         if (!(await requestStore.lockPendingRequest(tx, accountId, requestId))) return;
+        // A CAF uploaded meanwhile (folios.upload.ts) may hold some of these folios: never two ranges for one folio.
+        const range = { accountId, tenantId: req.tenant_id, tipoDte: caf.tipoDte, desde: caf.desde, hasta: caf.hasta };
+        await uploadStore.lockTenantType(tx, req.tenant_id, caf.tipoDte);
+        const overlaps = await uploadStore.overlapping(tx, range);
+        if (overlaps.length > 0) {
+          const message =
+            `The SII granted folios ${caf.desde}–${caf.hasta}, which overlap a CAF the tenant already has ` +
+            `(${overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ')}); it was not stored, so no folio is issued twice. ` +
+            'The SII never grants a folio twice: check the CAFs uploaded for this tenant.';
+          await requestStore.failRequest(tx, accountId, requestId, { kind: 'conflict', code: 'caf_overlap', message }, now);
+          return;
+        }
         await requestStore.insertRange(tx, {
           id: rangeId,
           accountId,

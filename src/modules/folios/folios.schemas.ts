@@ -85,3 +85,34 @@ export const TipoParams = Type.Object(
   { tenantId: Type.String({ maxLength: 64 }), tipoDte: Type.String({ maxLength: 8, description: 'Document type code' }) },
   { additionalProperties: false },
 );
+
+/** For the OpenAPI document; the multipart body itself is read by the route (one file part, `file`). */
+export const CafUploadForm = Type.Object(
+  {
+    file: Type.String({
+      format: 'binary',
+      description: 'The CAF file (XML, root <AUTORIZACION>) exactly as downloaded from the SII, with its private key; at most 16 KiB.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const UploadedCafSchema = Type.Object(
+  {
+    tipoDte: Type.Integer(),
+    desde: Type.Integer({ description: 'First folio of the range.' }),
+    hasta: Type.Integer({ description: 'Last folio of the range.' }),
+    fechaAutorizacion: Date_(),
+    vencimiento: Nullable(Date_('First day the CAF can no longer be used; null when it does not expire.')),
+    idk: Type.Integer({
+      description: 'The number of the key that signed the CAF: 100 the SII in certification, 300 in production.',
+      examples: [100],
+    }),
+    ambiente: Nullable(
+      Type.Union([Type.Literal('certificacion'), Type.Literal('produccion')], { description: 'The SII environment the range is used in.' }),
+    ),
+    disponibles: Type.Integer({ description: 'Folios of the range not handed out yet.', examples: [50] }),
+    createdAt: Timestamp(),
+  },
+  { $id: 'UploadedCaf', title: 'UploadedCaf' },
+);

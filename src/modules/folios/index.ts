@@ -1,5 +1,5 @@
 /**
- * Folios: CAF requests to the SII (durable jobs), the inventory and its folio.low alarm, folio
+ * Folios: CAF requests to the SII (durable jobs), CAF files uploaded, the inventory and its folio.low alarm, folio
  * allocation for the DTE module (never twice), and the annulment of voided folios
  * (docs/folios.md). The only file other modules import.
  */
@@ -7,6 +7,7 @@ export { createFoliosService } from './folios.service.ts';
 export type { FoliosService, FoliosDeps } from './folios.service.ts';
 export type { InventoryItem } from './folios.inventory.ts';
 export type { FolioRequest, FolioRequestOutcome } from './folios.request.ts';
+export type { UploadedCaf, CafUploadOutcome } from './folios.upload.ts';
 export type { Reservation } from './folios.allocation.ts';
 export type { FolioCredentialsSource } from './folios.ports.ts';
 export { createFolioAnnulment, MAX_ANNUL_ATTEMPTS } from './folios.annul.ts';
