@@ -15,15 +15,19 @@ const cafKeyPem = kit.sii.publicKeyPem;
 const DTE_TYPES: TipoDte[] = [33, 34, 46, 52, 56, 61];
 const BOLETA_TYPES: TipoDte[] = [39, 41];
 
-function envelope(tipos: TipoDte[], folio: number) {
+function envelopeOf(dtes: Buffer[]) {
   return buildEnvelope({
-    dtes: tipos.map((t, i) => kit.build(sampleDteInput(t, folio + i)).xml),
+    dtes,
     rutEmisor: '76192083-9',
     fechaResolucion: '2014-08-22',
     numeroResolucion: 80,
     signer: kit.certificate.signer,
     now: TEST_NOW,
   });
+}
+
+function envelope(tipos: TipoDte[], folio: number) {
+  return envelopeOf(tipos.map((t, i) => kit.build(sampleDteInput(t, folio + i)).xml));
 }
 
 describe('check-sii-xml', () => {
@@ -79,14 +83,7 @@ describe('check-sii-xml', () => {
     }));
     const factura = kit.build(sampleDteInput(33, 60, { detalle })).xml;
     expectOneElementPerLine(factura);
-    const env = buildEnvelope({
-      dtes: [factura],
-      rutEmisor: '76192083-9',
-      fechaResolucion: '2014-08-22',
-      numeroResolucion: 80,
-      signer: kit.certificate.signer,
-      now: TEST_NOW,
-    });
+    const env = envelopeOf([factura]);
     expectOneElementPerLine(env.xml);
     const r = runCheckSiiXml(
       [
@@ -101,14 +98,7 @@ describe('check-sii-xml', () => {
 
   it('accepts an EnvioBOLETA of 500 boletas (the most one envío may hold)', () => {
     const boletas = Array.from({ length: 500 }, (_, i) => kit.build(sampleDteInput(39, 500 + i)).xml);
-    const env = buildEnvelope({
-      dtes: boletas,
-      rutEmisor: '76192083-9',
-      fechaResolucion: '2014-08-22',
-      numeroResolucion: 80,
-      signer: kit.certificate.signer,
-      now: TEST_NOW,
-    });
+    const env = envelopeOf(boletas);
     expectOneElementPerLine(env.xml);
     const r = runCheckSiiXml([{ name: 'envio-500-boletas.xml', bytes: env.xml }], { cafKeyPem });
     expect(r.failures, r.output).toEqual([]);

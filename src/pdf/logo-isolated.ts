@@ -1,6 +1,7 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../errors.ts';
+import { createAdmission } from '../lib/admission.ts';
 import { checkLogoHeader, LogoError, type LogoProblem, type PreparedLogo } from './logo.ts';
 
 /**
@@ -34,27 +35,11 @@ const DECODER = fileURLToPath(new URL('./logo-decoder.ts', import.meta.url));
 
 export function createLogoPreparer(opts: LogoPreparerOptions = {}) {
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const concurrency = opts.concurrency ?? 1;
-  const maxQueue = opts.maxQueue ?? 16;
-  let running = 0;
-  const waiting: (() => void)[] = [];
-
-  const acquire = async () => {
-    if (running < concurrency) {
-      running++;
-      return;
-    }
-    if (waiting.length >= maxQueue)
-      throw new AppError('unavailable', 'busy', 'Too many logos are being checked right now. Retry in a few seconds.', {
-        retryAfterSeconds: 5,
-      });
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  };
+  const admission = createAdmission({
+    concurrency: opts.concurrency ?? 1,
+    maxQueue: opts.maxQueue ?? 16,
+    busyMessage: 'Too many logos are being checked right now. Retry in a few seconds.',
+  });
 
   const runOnce = (bytes: Buffer, contentType: string | undefined, format: string) =>
     new Promise<PreparedLogo>((resolve, reject) => {
@@ -120,12 +105,7 @@ export function createLogoPreparer(opts: LogoPreparerOptions = {}) {
      */
     async prepare(bytes: Buffer, contentType?: string): Promise<PreparedLogo> {
       const { format } = checkLogoHeader(bytes, contentType);
-      await acquire();
-      try {
-        return await runOnce(bytes, contentType, format);
-      } finally {
-        release();
-      }
+      return admission.run(() => runOnce(bytes, contentType, format));
     },
   };
 }

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../../errors.ts';
+import { createAdmission } from '../../../lib/admission.ts';
 import { PfxError, type PfxInspection, type PfxProblem } from './inspect.ts';
 
 /**
@@ -19,27 +20,11 @@ export interface IsolationOptions {
 
 export function createPfxInspector(opts: IsolationOptions = {}) {
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const concurrency = opts.concurrency ?? 4;
-  const maxQueue = opts.maxQueue ?? 64;
-  let running = 0;
-  const waiting: (() => void)[] = [];
-
-  const acquire = async () => {
-    if (running < concurrency) {
-      running++;
-      return;
-    }
-    if (waiting.length >= maxQueue)
-      throw new AppError('unavailable', 'busy', 'Too many certificates are being checked right now. Retry in a few seconds.', {
-        retryAfterSeconds: 5,
-      });
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  };
-  const release = () => {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  };
+  const admission = createAdmission({
+    concurrency: opts.concurrency ?? 4,
+    maxQueue: opts.maxQueue ?? 64,
+    busyMessage: 'Too many certificates are being checked right now. Retry in a few seconds.',
+  });
 
   const runOnce = (pfx: Uint8Array, password: string) =>
     new Promise<PfxInspection>((resolve, reject) => {
@@ -92,14 +77,7 @@ export function createPfxInspector(opts: IsolationOptions = {}) {
     });
 
   return {
-    async inspect(pfx: Uint8Array, password: string): Promise<PfxInspection> {
-      await acquire();
-      try {
-        return await runOnce(pfx, password);
-      } finally {
-        release();
-      }
-    },
+    inspect: (pfx: Uint8Array, password: string): Promise<PfxInspection> => admission.run(() => runOnce(pfx, password)),
   };
 }
 
