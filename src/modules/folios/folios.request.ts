@@ -12,11 +12,9 @@ import type { DataCipher } from '../../secrets/data-cipher.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { cafProblem } from './caf-checks.ts';
 import { cafKeyAad } from './folios.encrypted.ts';
-import { inventoryStore } from './folios.inventory.store.ts';
-import { checkStock } from './folios.inventory.ts';
 import type { FolioCredentialsSource, GetTenant, TenantRef } from './folios.ports.ts';
 import { requestStore, type FolioRequestRow } from './folios.request.store.ts';
-import { uploadStore } from './folios.upload.store.ts';
+import { storeCafRange } from './folios.ranges.ts';
 
 /**
  * Requesting a CAF from the SII (docs/folios.md, "Requesting folios"). Getting one can take a
@@ -221,37 +219,25 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         // Only the first run to finish attaches its CAF (a lease that expired mid-call can run twice).
         if (!(await requestStore.lockPendingRequest(tx, accountId, requestId))) return;
         // A CAF uploaded meanwhile (folios.upload.ts) may hold some of these folios: never two ranges for one folio.
-        const range = { accountId, tenantId: req.tenant_id, tipoDte: caf.tipoDte, desde: caf.desde, hasta: caf.hasta };
-        await uploadStore.lockTenantType(tx, req.tenant_id, caf.tipoDte);
-        const overlaps = await uploadStore.overlapping(tx, range);
-        if (overlaps.length > 0) {
+        const r = await storeCafRange(tx, {
+          rangeId,
+          accountId,
+          tenantId: req.tenant_id,
+          ambiente: tenant.ambiente,
+          caf,
+          privateKeyEnc,
+          requestId,
+          now,
+        });
+        if (!r.stored) {
           const message =
             `The SII granted folios ${caf.desde}–${caf.hasta}, which overlap a CAF the tenant already has ` +
-            `(${overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ')}); it was not stored, so no folio is issued twice. ` +
+            `(${r.overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ') || `one starting at folio ${caf.desde}`}); it was not stored, so no folio is issued twice. ` +
             'The SII never grants a folio twice: check the CAFs uploaded for this tenant.';
           await requestStore.failRequest(tx, accountId, requestId, { kind: 'conflict', code: 'caf_overlap', message }, now);
           return;
         }
-        await requestStore.insertRange(tx, {
-          id: rangeId,
-          accountId,
-          tenantId: req.tenant_id,
-          tipoDte: caf.tipoDte,
-          desde: caf.desde,
-          hasta: caf.hasta,
-          fechaAutorizacion: caf.fechaAutorizacion,
-          vencimiento: caf.vencimiento,
-          idk: caf.idk,
-          cafBlock: caf.cafXml,
-          privateKeyEnc,
-          requestId,
-          ambiente: tenant.ambiente,
-          now,
-        });
         await requestStore.completeRequest(tx, accountId, requestId, rangeId, now);
-        await inventoryStore.ensureSettings(tx, accountId, req.tenant_id, caf.tipoDte, now);
-        // A refill re-arms the alarm when it brings stock back to the threshold; it never fires it.
-        await checkStock(tx, { accountId, tenantId: req.tenant_id, tipoDte: caf.tipoDte, now, mayFire: false });
       });
     },
   };

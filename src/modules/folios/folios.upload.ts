@@ -18,9 +18,7 @@ import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { cafProblem, type CafProblemCode } from './caf-checks.ts';
 import { cafKeyAad } from './folios.encrypted.ts';
-import { inventoryStore } from './folios.inventory.store.ts';
-import { checkStock } from './folios.inventory.ts';
-import { requestStore } from './folios.request.store.ts';
+import { storeCafRange } from './folios.ranges.ts';
 import { uploadStore, type StoredRangeRow } from './folios.upload.store.ts';
 
 /**
@@ -185,51 +183,36 @@ export function createCafUpload(deps: CafUploadDeps) {
       // Encrypted before the transaction opens: no CPU work while it holds a connection.
       const privateKeyEnc = deps.dataCipher.encrypt(caf.privateKeyPem!, cafKeyAad(accountId, tenantId, rangeId));
       const stored = await db.transaction(async (tx) => {
-        await uploadStore.lockTenantType(tx, tenantId, caf.tipoDte);
-        const overlaps = await uploadStore.overlapping(tx, {
+        const r = await storeCafRange(tx, {
+          rangeId,
           accountId,
           tenantId,
-          tipoDte: caf.tipoDte,
-          desde: caf.desde,
-          hasta: caf.hasta,
+          ambiente: tenant.ambiente,
+          caf,
+          privateKeyEnc,
+          requestId: null,
+          now,
         });
-        const same = overlaps.find((g) => sameCaf(g, caf));
-        if (same) return { created: false, row: same };
-        if (overlaps.length > 0)
+        if (!r.stored) {
+          const same = r.overlaps.find((g) => sameCaf(g, caf));
+          if (same) return { created: false, row: same };
+          if (r.overlaps.length === 0)
+            throw errors.conflict('caf_overlap', `The tenant already has a CAF of type ${caf.tipoDte} starting at folio ${caf.desde}.`, {
+              param: 'file',
+            });
           throw errors.conflict(
             'caf_overlap',
             `Folios ${caf.desde}–${caf.hasta} of type ${caf.tipoDte} overlap a CAF the tenant already has ` +
-              `(${overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ')}): a folio can be issued only once. ` +
+              `(${r.overlaps.map((g) => `${g.desde}–${g.hasta}`).join(', ')}): a folio can be issued only once. ` +
               'Upload the CAF the SII granted after it, which starts at a higher folio.',
             {
               param: 'file',
-              details: { overlapping: overlaps.map((g) => ({ desde: g.desde, hasta: g.hasta, fechaAutorizacion: g.fecha_autorizacion })) },
+              details: {
+                overlapping: r.overlaps.map((g) => ({ desde: g.desde, hasta: g.hasta, fechaAutorizacion: g.fecha_autorizacion })),
+              },
             },
           );
-        const inserted = await requestStore.insertRange(tx, {
-          id: rangeId,
-          accountId,
-          tenantId,
-          tipoDte: caf.tipoDte,
-          desde: caf.desde,
-          hasta: caf.hasta,
-          fechaAutorizacion: caf.fechaAutorizacion,
-          vencimiento: caf.vencimiento,
-          idk: caf.idk,
-          cafBlock: caf.cafXml,
-          privateKeyEnc,
-          requestId: null,
-          ambiente: tenant.ambiente,
-          now,
-        });
-        // Only a range stored without the lock (before it existed) could start at the same folio.
-        if (!inserted)
-          throw errors.conflict('caf_overlap', `The tenant already has a CAF of type ${caf.tipoDte} starting at folio ${caf.desde}.`, {
-            param: 'file',
-          });
-        await inventoryStore.ensureSettings(tx, accountId, tenantId, caf.tipoDte, now);
-        // As a requested CAF: a refill re-arms folio.low when it brings stock back to the threshold; it never fires it.
-        await checkStock(tx, { accountId, tenantId, tipoDte: caf.tipoDte, now, mayFire: false });
+        }
         await opts.bindResult?.(tx, rangeId);
         return { created: true, row: (await uploadStore.byId(tx, accountId, rangeId))! };
       });
