@@ -26,6 +26,7 @@ export const MAX_LENGTH = {
   valorCodigo: 35, // CdgItem/VlrCodigo
   sucursal: 20, // Emisor/Sucursal
   vendedor: 60, // CdgVendedor
+  unidadSii: 40, // printed only ("S.I.I. - …"), never signed: the API's bound
   glosaDr: 45, // DscRcgGlobal/GlosaDR
   glosaPago: 40, // MntPagos/GlosaPagos
   terminosPago: 100, // TermPagoGlosa

@@ -3,6 +3,7 @@ import {
   checkAmounts,
   DteEngineError,
   MAX_DETALLE_LINES_BOLETA,
+  MAX_LENGTH,
   prepareDte,
   siiDate,
   strategyFor,
@@ -130,7 +131,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
   const emisor = emisorFor(tenant);
   const { unidadSii: printedOffice, ...documentIssuer } = body.emisor ?? {};
   // Printed beside what the XML carries, never signed: the same text policy as the rest (src/lib/validate.ts).
-  const unidadSii = siiText(printedOffice, { param: 'emisor.unidadSii', maxLength: 40, optional: true });
+  const unidadSii = siiText(printedOffice, { param: 'emisor.unidadSii', maxLength: MAX_LENGTH.unidadSii, optional: true });
   const input: DocumentInput = {
     tipoDte,
     fechaEmision,

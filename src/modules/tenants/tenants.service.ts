@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { MAX_LENGTH } from '../../dte/limits.ts';
+import { MAX_LENGTH } from '../../dte/index.ts';
 import { formatRutDotted, tryParseRut } from '../../dte/rut.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -20,7 +20,7 @@ const issuerView = (e: IssuerDefaults): IssuerView => Object.fromEntries(ISSUER_
 /**
  * The longest each text field may be once cleaned: the SII field it is written into (RznSoc,
  * GiroEmis, DirOrigen, CmnaOrigen, CiudadOrigen, Telefono, CorreoEmisor, Sucursal, CdgVendedor);
- * unidadSii is only printed ("S.I.I. - …"), 40 as its schema says.
+ * unidadSii is only printed ("S.I.I. - …").
  */
 const TEXT_MAX = {
   razonSocial: MAX_LENGTH.razonSocial,
@@ -32,7 +32,7 @@ const TEXT_MAX = {
   correo: MAX_LENGTH.correo,
   sucursal: MAX_LENGTH.sucursal,
   vendedor: MAX_LENGTH.vendedor,
-  unidadSii: 40,
+  unidadSii: MAX_LENGTH.unidadSii,
 } as const;
 const IDENTITY_TEXT = ['razonSocial', 'giro', 'direccion', 'comuna', 'ciudad'] as const;
 
