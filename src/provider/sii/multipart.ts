@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A multipart/form-data body built in one buffer, so it goes with a Content-Length and never
+ * chunked: the SII's gateway truncates a chunked body at about 4 KB and answers
+ * "CHR-00002 Line too long (4090)" (SII-SERVICES.md §1.5, ruraldte, seen live). Fields in the order
+ * given (the SII's example: rutSender, dvSender, rutCompany, dvCompany, archivo, §1.3).
+ */
+export interface MultipartFile {
+  name: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export function multipartBody(
+  fields: readonly (readonly [string, string])[],
+  file: MultipartFile,
+): { body: Buffer; contentType: string } {
+  const boundary = `----dte${randomBytes(12).toString('hex')}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of fields) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`, 'latin1'));
+  }
+  parts.push(
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.name}"; filename="${file.filename}"\r\n` +
+        `Content-Type: ${file.contentType}\r\n\r\n`,
+      'latin1',
+    ),
+    file.data,
+    Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1'),
+  );
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
