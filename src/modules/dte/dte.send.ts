@@ -188,23 +188,30 @@ export function createSendService(deps: SendDeps) {
       const lastAttempt = job.attempts >= job.max_attempts;
       try {
         const tenant = await deps.getTenant(accountId, envio.tenant_id);
-        const { signer } = await deps.signers.get(accountId, envio.tenant_id);
         const creds = await deps.credentials.getProviderCredentials(accountId, envio.tenant_id);
-        const xmls = await dteStore.xmlsOf(db, accountId, envio.dte_ids);
-        const built = buildEnvelope({
-          dtes: envio.dte_ids.map((id) => xmls.get(id)!),
-          rutEmisor: tenant.rut_empresa,
-          fechaResolucion: tenant.fecha_resolucion,
-          numeroResolucion: tenant.numero_resolucion,
-          signer,
-          now: clock.now(),
-        });
-        await fenced(db, job.fence, (sql) => dteStore.saveEnvelope(sql, accountId, envio.id, built.xml, clock.now()));
+        // An earlier attempt's envelope is sent again byte for byte: if that attempt reached the SII
+        // and only its answer was lost, the SII recognises the same file (DTEUpload STATUS 99, the
+        // earlier track id: docs/sii-direct.md) instead of receiving the documents twice.
+        let envelope = await dteStore.getEnvelope(db, accountId, envio.tenant_id, envio.id);
+        if (!envelope) {
+          const { signer } = await deps.signers.get(accountId, envio.tenant_id);
+          const xmls = await dteStore.xmlsOf(db, accountId, envio.dte_ids);
+          envelope = buildEnvelope({
+            dtes: envio.dte_ids.map((id) => xmls.get(id)!),
+            rutEmisor: tenant.rut_empresa,
+            fechaResolucion: tenant.fecha_resolucion,
+            numeroResolucion: tenant.numero_resolucion,
+            signer,
+            now: clock.now(),
+          }).xml;
+          const built = envelope;
+          await fenced(db, job.fence, (sql) => dteStore.saveEnvelope(sql, accountId, envio.id, built, clock.now()));
+        }
         job.signal?.throwIfAborted();
         const up = await deps.provider.upload(creds, {
           rutEmpresa: toSiiRut(tenant.rut_empresa),
-          envelope: built.xml,
-          tipo: built.kind === 'EnvioBOLETA' ? 'boleta' : 'dte',
+          envelope,
+          tipo: envio.tipo_envio === 'EnvioBOLETA' ? 'boleta' : 'dte',
           ambiente: tenant.ambiente,
         });
         const now = clock.now();
