@@ -48,7 +48,11 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
     ids.receivedEnvioId = (await call('GET', `/api/v1/tenants/${tenantId}/received/${receivedId}`)).envioId;
     // The supplier never sent it to the SII, which refuses to register the action (code 9); the
     // acceptance is kept as refused all the same, as number 1.
-    await t.call(a.key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/received/${receivedId}/acceptance`, payload: { accion: 'ACD' } });
+    await t.call(a.key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${tenantId}/received/${receivedId}/acceptance`,
+      payload: { accion: 'ACD' },
+    });
     ids.n = '1';
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
       paths: Record<string, Record<string, { security?: unknown[] }>>;
@@ -126,8 +130,11 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
         continue;
       }
       const r = await t.call(b.key, { method: method as 'GET', url: fill(path), ...body });
-      const code = r.headers['content-type']?.toString().includes('json') ? (r.json() as { error?: { code?: string } }).error?.code : undefined;
-      if (r.statusCode !== 404 || !/_not_found$/.test(code ?? '')) wrong.push(`${method} ${path}: ${r.statusCode} ${code ?? r.body.slice(0, 80)}`);
+      const code = r.headers['content-type']?.toString().includes('json')
+        ? (r.json() as { error?: { code?: string } }).error?.code
+        : undefined;
+      if (r.statusCode !== 404 || !/_not_found$/.test(code ?? ''))
+        wrong.push(`${method} ${path}: ${r.statusCode} ${code ?? r.body.slice(0, 80)}`);
     }
     expect(wrong).toEqual([]);
   });

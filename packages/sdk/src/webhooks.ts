@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import { WebhookVerificationError } from './errors.ts';
+import { equalBytes, fromBase64, hmacSha256 } from './hmac-sha256.ts';
 import type { components } from './schema.d.ts';
 
 /**
@@ -64,21 +64,25 @@ function required(headers: WebhookHeaders, name: string): string {
   return value;
 }
 
-const hmac = (key: Uint8Array, message: Buffer): Buffer => crypto.createHmac('sha256', key).update(message).digest();
+const utf8 = new TextEncoder();
 
-/** Compares a received base64 digest with the expected bytes in constant time (no early exit). */
-function digestMatches(receivedBase64: string, expected: Buffer): boolean {
-  const received = Buffer.from(receivedBase64, 'base64');
-  // Same length first (timingSafeEqual requires it); the length of a SHA-256 digest is public.
-  if (received.length !== expected.length) return false;
-  return crypto.timingSafeEqual(received, expected);
+function digestMatches(receivedBase64: string, expected: Uint8Array): boolean {
+  const received = fromBase64(receivedBase64);
+  return received !== null && equalBytes(received, expected);
 }
 
-function standardKey(secret: string): Buffer {
-  const key = Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
-  if (key.length === 0) throw new WebhookVerificationError('invalid_secret', 'the secret is empty after its whsec_ prefix');
+function standardKey(secret: string): Uint8Array {
+  const key = fromBase64(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret);
+  if (!key || key.length === 0) throw new WebhookVerificationError('invalid_secret', 'the secret is empty after its whsec_ prefix');
   return key;
 }
+
+const concat = (a: Uint8Array, b: Uint8Array) => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+};
 
 /**
  * Checks a delivery's signature and returns its parsed body; throws `WebhookVerificationError`
@@ -96,13 +100,13 @@ export function verifyWebhook<T = WebhookEvent>(
   }
   const secrets = (typeof secret === 'string' ? [secret] : [...secret]).filter((s) => typeof s === 'string' && s.length > 0);
   if (secrets.length === 0) throw new WebhookVerificationError('invalid_secret', 'no signing secret given');
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody);
+  const body = typeof rawBody === 'string' ? utf8.encode(rawBody) : rawBody;
   const signature = required(headers, 'webhook-signature').trim();
   const scheme: SignatureScheme = options.scheme ?? (/(^|\s)v1,/.test(signature) ? 'standard-webhooks' : 'hmac-sha256-body');
 
   let ok = false;
   if (scheme === 'hmac-sha256-body') {
-    for (const s of secrets) ok = digestMatches(signature, hmac(Buffer.from(s, 'utf8'), body)) || ok;
+    for (const s of secrets) ok = digestMatches(signature, hmacSha256(utf8.encode(s), body)) || ok;
   } else {
     const id = required(headers, 'webhook-id');
     const timestamp = required(headers, 'webhook-timestamp');
@@ -115,13 +119,13 @@ export function verifyWebhook<T = WebhookEvent>(
         `webhook-timestamp ${timestamp} is more than ${tolerance} s from now (${nowSeconds}): a replay, or a clock off`,
       );
     }
-    const message = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), body]);
+    const message = concat(utf8.encode(`${id}.${timestamp}.`), body);
     const candidates = signature
       .split(/\s+/)
       .filter((entry) => entry.startsWith('v1,'))
       .map((entry) => entry.slice(3));
     for (const s of secrets) {
-      const expected = hmac(standardKey(s), message);
+      const expected = hmacSha256(standardKey(s), message);
       for (const c of candidates) ok = digestMatches(c, expected) || ok;
     }
   }
@@ -134,7 +138,7 @@ export function verifyWebhook<T = WebhookEvent>(
     );
   }
   try {
-    return JSON.parse(body.toString('utf8')) as T;
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body)) as T;
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'the signed body is not JSON');
   }
