@@ -1,9 +1,21 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: `main` runs in parallel; `serial` holds the tests that disturb shared machinery
+ * The pure tier (`npm run test:unit`): test files beside the code that open no database, start no
+ * app, process or browser and run no external checker. Found by what the file uses, so a new test
+ * lands in the right tier by itself; `npm test` runs these too, as part of `main`.
+ */
+const NOT_UNIT =
+  /describeEachDb|startTestApp|startIssuingApp|openTestDb|support\/(db|app|issuing|processes|browser)\.ts|createPglite|openDatabase|openPglite|startServer|check-sii-xml|runCheckSiiXml|node:child_process|\.serial\.test/;
+const unitFiles = ['src', 'packages']
+  .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => `${dir}/${f}`))
+  .filter((f) => f.endsWith('.test.ts') && !f.includes('node_modules') && !NOT_UNIT.test(f) && !NOT_UNIT.test(readFileSync(f, 'utf8')));
+
+/**
+ * Projects: `main` runs in parallel; `serial` holds the tests that disturb shared machinery
  * (restarting PostgreSQL, SIGKILLing processes) and runs after `main`, one file at a time
- * (`npm test` runs both, in that order).
+ * (`npm test` runs both, in that order); `unit` is the pure subset of `main`, for a quick loop.
  */
 export default defineConfig({
   test: {
@@ -22,6 +34,10 @@ export default defineConfig({
           include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
           exclude: ['**/*.serial.test.ts', '**/node_modules/**'],
         },
+      },
+      {
+        extends: true,
+        test: { name: 'unit', include: unitFiles, testTimeout: 20_000 },
       },
       {
         extends: true,
