@@ -16,6 +16,7 @@ import {
 import { cafAsServed, type CafLayout } from './caf-layout.ts';
 import { checkCertificate, type OpenedPfx } from './pfx.ts';
 import { createRateLimiter } from './rate-limit.ts';
+import { receiveEnvelope } from './reception.ts';
 import { emptyReply, jsonReply, refuse, textReply, xmlReply, type Reply } from './reply.ts';
 import { inspectEnvelope, judgeDocuments } from './review.ts';
 import type { KeyBehaviour } from './sandbox.ts';
@@ -322,6 +323,17 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
   return {
     siiKey,
     siiKeys,
+    /**
+     * What the SII's own face (sii/) shares with this one: the records, the clock, and the
+     * reception of an envelope (reception.ts) with this emulator's keys, schemas and delay.
+     */
+    db,
+    clock,
+    receive: (data: Buffer, o: { tipo: 'dte' | 'boleta'; rutUploader: string | null; rutInFile: string | null }) =>
+      receiveEnvelope({ db, siiKeys, schemaValidator: opts.schemaValidator, processingDelayMs: opts.processingDelayMs }, data, {
+        ...o,
+        now: clock.now(),
+      }),
     rateLimiter,
     calls,
     /** The emulator's tables, created on first use (in-process they live in the service's database). */
@@ -644,20 +656,8 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       if (folio === undefined || folio < 1) return answer(2, REGISTRO_TEXT[2]);
       if (tipo === undefined || !REGISTRO_TIPOS.has(tipo)) return answer(3, REGISTRO_TEXT[3]);
       if (!accion || !(ACCIONES_REGISTRO as readonly string[]).includes(accion)) return answer(4, REGISTRO_TEXT[4]);
-      const rut = toSiiRut(rutEmpresa);
-      const now = clock.now();
-      const asked = accion;
-      const code = await db.transaction(async (tx) => {
-        const doc = await emulatorStore.lockDocument(tx, rut, tipo, folio);
-        if (!doc) return { code: 9, claim: '' };
-        if (now.getTime() > doc.received_at.getTime() + REGISTRO_WINDOW_MS) return { code: 8, claim: '' };
-        const before = await emulatorStore.events(tx, rut, tipo, folio);
-        const d = registroDecision(asked, before);
-        if (d.record) await emulatorStore.insertEvent(tx, { rut, tipoDte: tipo, folio, accion: asked, by: cert.rut, now });
-        return { code: d.code, claim: before.find((e) => CLAIMS.has(e)) ?? '' };
-      });
-      const t = REGISTRO_TEXT[code.code as keyof typeof REGISTRO_TEXT];
-      return answer(code.code, typeof t === 'function' ? t(code.claim) : t);
+      const r = await registroAccion(db, { rut: toSiiRut(rutEmpresa), tipo, folio, accion, by: cert.rut, now: clock.now() });
+      return answer(r.codigo, r.descripcion);
     },
   };
 }
@@ -689,8 +689,32 @@ export function registroDecision(accion: string, before: readonly string[]): { c
   return { code: 0, record: true };
 }
 
+/**
+ * The registro's answer for a well-formed request (codes 1–4 checked by the caller): the document
+ * received by this SII (9), the eight days from its reception here (8), then the events before
+ * (registroDecision), decided under the document's lock and recorded when taken. Both faces call
+ * it: SimpleAPI's compras/aceptacionreclamo and the SII's own WsRegistroReclamoDte (sii/claims.ts).
+ */
+export async function registroAccion(
+  db: Db,
+  r: { rut: string; tipo: number; folio: number; accion: string; by: string | null; now: Date },
+): Promise<{ codigo: number; descripcion: string }> {
+  const { rut, tipo, folio, accion, now } = r;
+  const code = await db.transaction(async (tx) => {
+    const doc = await emulatorStore.lockDocument(tx, rut, tipo, folio);
+    if (!doc) return { code: 9, claim: '' };
+    if (now.getTime() > doc.received_at.getTime() + REGISTRO_WINDOW_MS) return { code: 8, claim: '' };
+    const before = await emulatorStore.events(tx, rut, tipo, folio);
+    const d = registroDecision(accion, before);
+    if (d.record) await emulatorStore.insertEvent(tx, { rut, tipoDte: tipo, folio, accion, by: r.by, now });
+    return { code: d.code, claim: before.find((e) => CLAIMS.has(e)) ?? '' };
+  });
+  const t = REGISTRO_TEXT[code.code as keyof typeof REGISTRO_TEXT];
+  return { codigo: code.code, descripcion: typeof t === 'function' ? t(code.claim) : t };
+}
+
 /** One document of the boleta server's `detalles`: findings `SEC-L-NNN` → seccion, nivel, codigo [C]. */
-function boletaDetalle(d: EmuDocumentOutcome) {
+export function boletaDetalle(d: EmuDocumentOutcome) {
   return {
     tipo: d.tipo,
     folio: d.folio,
