@@ -19,7 +19,11 @@ describe('uploadBoletas (boleta.electronica.envio)', () => {
   it('posts one multipart body with the SII fields in order, the REST token as a cookie and the gateway User-Agent, to the upload host', async () => {
     const { fetch, seen } = scriptedFetch([{ status: 200, body: RECEPTION }]);
     const tokens = stubTokens();
-    const r = await uploadBoletas(testContext(fetch, tokens), CREDS, { rutEmpresa: '76.192.083-9', envelope: envelopeOf(2), ambiente: 'certificacion' });
+    const r = await uploadBoletas(testContext(fetch, tokens), CREDS, {
+      rutEmpresa: '76.192.083-9',
+      envelope: envelopeOf(2),
+      ambiente: 'certificacion',
+    });
     expect(r).toMatchObject({ trackId: '4242', estado: 'REC' });
     expect(seen).toHaveLength(1);
     const s = seen[0]!;
@@ -29,7 +33,12 @@ describe('uploadBoletas (boleta.electronica.envio)', () => {
     expect(s.headers['transfer-encoding']).toBeUndefined();
     const fd = await new Response(new Uint8Array(s.body), { headers: { 'content-type': s.headers['content-type']! } }).formData();
     expect([...fd.keys()]).toEqual(['rutSender', 'dvSender', 'rutCompany', 'dvCompany', 'archivo']);
-    expect([fd.get('rutSender'), fd.get('dvSender'), fd.get('rutCompany'), fd.get('dvCompany')]).toEqual(['12345678', '5', '76192083', '9']);
+    expect([fd.get('rutSender'), fd.get('dvSender'), fd.get('rutCompany'), fd.get('dvCompany')]).toEqual([
+      '12345678',
+      '5',
+      '76192083',
+      '9',
+    ]);
     const file = fd.get('archivo') as File;
     expect(Buffer.from(await file.arrayBuffer()).equals(envelopeOf(2))).toBe(true);
     // Production goes to rahue.
@@ -42,7 +51,9 @@ describe('uploadBoletas (boleta.electronica.envio)', () => {
     const { fetch, seen } = scriptedFetch([{ status: 200, body: RECEPTION }]);
     const tokens = stubTokens();
     const ctx = testContext(fetch, tokens);
-    await expect(uploadBoletas(ctx, CREDS, { rutEmpresa: '76192083-9', envelope: envelopeOf(501), ambiente: 'certificacion' })).rejects.toMatchObject({
+    await expect(
+      uploadBoletas(ctx, CREDS, { rutEmpresa: '76192083-9', envelope: envelopeOf(501), ambiente: 'certificacion' }),
+    ).rejects.toMatchObject({
       kind: 'rejected',
       message: expect.stringMatching(/at most 500 boletas and this one has 501/),
     });
@@ -59,7 +70,9 @@ describe('uploadBoletas (boleta.electronica.envio)', () => {
     ]);
     const tokens = stubTokens();
     const ctx = testContext(fetch, tokens);
-    expect((await uploadBoletas(ctx, CREDS, { rutEmpresa: '76192083-9', envelope: envelopeOf(1), ambiente: 'certificacion' })).trackId).toBe('4242');
+    expect(
+      (await uploadBoletas(ctx, CREDS, { rutEmpresa: '76192083-9', envelope: envelopeOf(1), ambiente: 'certificacion' })).trackId,
+    ).toBe('4242');
     expect(seen.map((s) => s.headers.cookie)).toEqual(['TOKEN=rest-token-1', 'TOKEN=rest-token-2']);
     expect(tokens.invalidated).toEqual(['rest-token-1']);
 
@@ -68,7 +81,11 @@ describe('uploadBoletas (boleta.electronica.envio)', () => {
       { status: 401, body: 'NO ESTA AUTENTICADO', type: 'text/plain' },
     ]);
     await expect(
-      uploadBoletas(testContext(twice.fetch, tokens), CREDS, { rutEmpresa: '76192083-9', envelope: envelopeOf(1), ambiente: 'certificacion' }),
+      uploadBoletas(testContext(twice.fetch, tokens), CREDS, {
+        rutEmpresa: '76192083-9',
+        envelope: envelopeOf(1),
+        ambiente: 'certificacion',
+      }),
     ).rejects.toMatchObject({ kind: 'certificate_rejected' });
     expect(twice.seen).toHaveLength(2);
   });
@@ -77,7 +94,7 @@ describe('uploadBoletas (boleta.electronica.envio)', () => {
     const tokens = stubTokens();
     const req = { rutEmpresa: '76192083-9', envelope: envelopeOf(1), ambiente: 'certificacion' as const };
     const bad = scriptedFetch([{ status: 400, body: '{"error":"El archivo no es un EnvioBOLETA"}' }]);
-    const e = await uploadBoletas(testContext(bad.fetch, tokens), CREDS, req).catch((x: unknown) => x as Error);
+    const e = (await uploadBoletas(testContext(bad.fetch, tokens), CREDS, req).catch((x: unknown) => x)) as Error;
     expect(e).toMatchObject({ kind: 'rejected', message: expect.stringContaining('El archivo no es un EnvioBOLETA') });
     expect(e.message).not.toContain('rest-token');
     const down = scriptedFetch([{ status: 503, body: 'down', type: 'text/plain' }]);
@@ -115,7 +132,11 @@ const PROCESSED: BoletaEnvioStatusAnswer = {
 describe('boletaUploadStatus (boleta.electronica.envio/{rut}-{dv}-{trackid})', () => {
   it('asks the rest host with the token and reads counts and every boleta not plainly accepted', async () => {
     const { fetch, seen } = scriptedFetch([{ status: 200, body: JSON.stringify(PROCESSED) }]);
-    const s = await boletaUploadStatus(testContext(fetch, stubTokens()), CREDS, { rutEmpresa: '76192083-9', trackId: '4242', ambiente: 'produccion' });
+    const s = await boletaUploadStatus(testContext(fetch, stubTokens()), CREDS, {
+      rutEmpresa: '76192083-9',
+      trackId: '4242',
+      ambiente: 'produccion',
+    });
     expect(seen[0]!.url).toBe('https://api.sii.cl/recursos/v1/boleta.electronica.envio/76192083-9-4242');
     expect(seen[0]!.headers.cookie).toBe('TOKEN=rest-token-1');
     expect(s).toMatchObject({
@@ -148,7 +169,11 @@ describe('boletaUploadStatus (boleta.electronica.envio/{rut}-{dv}-{trackid})', (
     );
     expect(whole).toMatchObject({ estado: 'RCT', final: true, glosa: 'CRT-3-11 RUT Envia diferente al Upload', documents: [] });
     const { fetch } = scriptedFetch([{ status: 404, body: '{"error":"No existe el envio para la empresa indicada"}' }]);
-    const s = await boletaUploadStatus(testContext(fetch, stubTokens()), CREDS, { rutEmpresa: '76192083-9', trackId: '9', ambiente: 'certificacion' });
+    const s = await boletaUploadStatus(testContext(fetch, stubTokens()), CREDS, {
+      rutEmpresa: '76192083-9',
+      trackId: '9',
+      ambiente: 'certificacion',
+    });
     expect(s).toMatchObject({ estado: '', final: false, glosa: 'No existe el envio para la empresa indicada', documentsListed: false });
   });
 

@@ -66,7 +66,11 @@ function json<T>(a: SiiAnswer, what: string): T {
   try {
     return JSON.parse(a.body.toString('utf8')) as T;
   } catch {
-    throw new ProviderError('unavailable', `The SII's boleta server answered the ${what} with something that is not JSON: ${excerpt(a.body)}`, a.status);
+    throw new ProviderError(
+      'unavailable',
+      `The SII's boleta server answered the ${what} with something that is not JSON: ${excerpt(a.body)}`,
+      a.status,
+    );
   }
 }
 
@@ -125,7 +129,16 @@ export async function boletaUploadStatus(ctx: SiiCallContext, creds: SiiCredenti
   if (!a) throw refusedTwice('boleta status query');
   if (a.status === 400 || a.status === 404) {
     // A failed query: never final, as SimpleAPI's "Error de Permiso" is (port.ts UploadStatus).
-    return { trackId: req.trackId, estado: '', glosa: answerText(a), final: false, estadistica: [], documents: [], documentsListed: false, raw: a.body };
+    return {
+      trackId: req.trackId,
+      estado: '',
+      glosa: answerText(a),
+      final: false,
+      estadistica: [],
+      documents: [],
+      documentsListed: false,
+      raw: a.body,
+    };
   }
   if (a.status !== 200) throw failure('boleta status query', a);
   return parseBoletaEnvioStatus(json<BoletaEnvioStatusAnswer>(a, 'boleta status query'), req.trackId, a.body);
@@ -136,7 +149,10 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : v === null || 
 /** `SEC-L-NNN descripcion (detalle)`, the SII's way of naming a finding (REFERENCE.md §10), joined with "; ". */
 export const findingsText = (errors: readonly BoletaError[] | null | undefined): string =>
   (errors ?? [])
-    .map((e) => `${text(e.seccion)}-${text(e.nivel)}-${text(e.codigo).padStart(3, '0')} ${text(e.descripcion)}${e.detalle ? ` (${text(e.detalle)})` : ''}`)
+    .map(
+      (e) =>
+        `${text(e.seccion)}-${text(e.nivel)}-${text(e.codigo).padStart(3, '0')} ${text(e.descripcion)}${e.detalle ? ` (${text(e.detalle)})` : ''}`,
+    )
     .join('; ');
 
 /**

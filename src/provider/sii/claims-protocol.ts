@@ -58,7 +58,9 @@ export function registroRequestEnvelope(r: RegistroRequest): string {
 
 /** An element's text anywhere in a SOAP message, whatever its prefix; undefined when absent. */
 export function soapText(xml: string, name: string): string | undefined {
-  const m = new RegExp(`<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?>([\\s\\S]*?)</(?:[\\w.-]+:)?${name}>|<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?/>`).exec(xml);
+  const m = new RegExp(
+    `<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?>([\\s\\S]*?)</(?:[\\w.-]+:)?${name}>|<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?/>`,
+  ).exec(xml);
   if (!m) return undefined;
   return unesc(m[1] ?? '').trim();
 }

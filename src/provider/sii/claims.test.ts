@@ -23,14 +23,24 @@ describe('registerAcceptance (WsRegistroReclamoDte)', () => {
   it('posts the operation with the SOAP token as a cookie to the certification path, and reads 0 and 7 as registered', async () => {
     const { fetch, seen } = scriptedFetch([xml(0, 'Accion Completada OK'), xml(7, 'Evento registrado previamente')]);
     const ctx = testContext(fetch, stubTokens());
-    expect(await registerAcceptance(ctx, CREDS, REQ)).toMatchObject({ outcome: 'registered', codigo: 0, descripcion: 'Accion Completada OK' });
+    expect(await registerAcceptance(ctx, CREDS, REQ)).toMatchObject({
+      outcome: 'registered',
+      codigo: 0,
+      descripcion: 'Accion Completada OK',
+    });
     expect(await registerAcceptance(ctx, CREDS, REQ)).toMatchObject({ outcome: 'registered', codigo: 7 });
     const s = seen[0]!;
     expect([s.method, s.url]).toEqual(['POST', 'https://ws2.sii.cl/WSREGISTRORECLAMODTECERT/registroreclamodteservice']);
     expect(s.headers.cookie).toBe('TOKEN=soap-token-1');
     expect(s.headers['user-agent']).toBe(SII_USER_AGENT);
     expect(s.headers['content-type']).toBe('text/xml; charset=utf-8');
-    expect(parseRegistroRequest(s.body.toString('utf8'))).toEqual({ rutEmisor: '76192083', dvEmisor: '9', tipoDoc: '33', folio: '12', accionDoc: 'ACD' });
+    expect(parseRegistroRequest(s.body.toString('utf8'))).toEqual({
+      rutEmisor: '76192083',
+      dvEmisor: '9',
+      tipoDoc: '33',
+      folio: '12',
+      accionDoc: 'ACD',
+    });
     // One token for both calls.
     expect(seen[1]!.headers.cookie).toBe('TOKEN=soap-token-1');
     const p = scriptedFetch([xml(0, 'Accion Completada OK')]);

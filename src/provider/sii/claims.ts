@@ -24,7 +24,11 @@ export interface AcceptanceRequest {
 
 type Parsed = ReturnType<typeof parseRegistroAnswer>;
 
-export async function registerAcceptance(ctx: SiiCallContext, creds: SiiCredentials, req: AcceptanceRequest): Promise<AcceptanceRegistration> {
+export async function registerAcceptance(
+  ctx: SiiCallContext,
+  creds: SiiCredentials,
+  req: AcceptanceRequest,
+): Promise<AcceptanceRegistration> {
   const emisor = splitRut(req.rutEmisor);
   const body = Buffer.from(
     registroRequestEnvelope({

@@ -168,7 +168,13 @@ export function registerBoletaRestRoutes(app: FastifyInstance, core: EmulatorCor
     const got = await core.receive(data, { tipo: 'boleta', rutUploader: sender, rutInFile: inFile });
     const file = form.file.filename || 'envio.xml';
     // The SII's own layout, as SimpleAPI relays it [C "Enviar EnvioBoleta"] (sii-format.ts).
-    const text = boletaReception({ rutEmisor: got.rutEmisor ?? company, rutEnvia: sender, trackId: got.trackId, fechaRecepcion: chileSpaced(now), file });
+    const text = boletaReception({
+      rutEmisor: got.rutEmisor ?? company,
+      rutEnvia: sender,
+      trackId: got.trackId,
+      fechaRecepcion: chileSpaced(now),
+      file,
+    });
     return send(reply, { status: 200, contentType: 'application/json', body: Buffer.from(text, 'utf8') });
   });
 

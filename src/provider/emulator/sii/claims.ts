@@ -36,7 +36,8 @@ export function registerClaimsRoutes(app: FastifyInstance, core: EmulatorCore, c
   void app.register(async (scope) => {
     // SOAP 1.1 bodies: text/xml (encapsulated here, so other faces may read XML their own way).
     for (const type of ['text/xml', 'application/soap+xml']) {
-      if (!scope.hasContentTypeParser(type)) scope.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+      if (!scope.hasContentTypeParser(type))
+        scope.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     }
     for (const path of Object.values(CLAIMS_PATHS)) {
       scope.post(path, async (req, reply) => {
