@@ -324,6 +324,9 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     siiKeys,
     rateLimiter,
     calls,
+    /** The SII face (sii/) keeps its seeds and tokens in the same database, on the same clock. */
+    db,
+    clock,
     /** The emulator's tables, created on first use (in-process they live in the service's database). */
     ready: () => ensureEmulatorSchema(db),
     stats: () => calls.snapshot(),
