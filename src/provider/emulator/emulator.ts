@@ -323,12 +323,7 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
   return {
     siiKey,
     siiKeys,
-    /**
-     * What the SII's own face (sii/) shares with this one: the records, the clock, and the
-     * reception of an envelope (reception.ts) with this emulator's keys, schemas and delay.
-     */
-    db,
-    clock,
+    /** The reception of an envelope (reception.ts) with this emulator's keys, schemas and delay, for the SII face (sii/). */
     receive: (data: Buffer, o: { tipo: 'dte' | 'boleta'; rutUploader: string | null; rutInFile: string | null }) =>
       receiveEnvelope({ db, siiKeys, schemaValidator: opts.schemaValidator, processingDelayMs: opts.processingDelayMs }, data, {
         ...o,
@@ -336,6 +331,9 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       }),
     rateLimiter,
     calls,
+    /** The SII face (sii/) keeps its seeds and tokens in the same database, on the same clock. */
+    db,
+    clock,
     /** The emulator's tables, created on first use (in-process they live in the service's database). */
     ready: () => ensureEmulatorSchema(db),
     stats: () => calls.snapshot(),

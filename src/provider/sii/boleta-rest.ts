@@ -11,9 +11,10 @@ import {
   type BoletaEnvioStatusAnswer,
   type BoletaError,
 } from './boleta-protocol.ts';
-import { SII_USER_AGENT, type SiiCallContext, type SiiCredentials } from './context.ts';
+import type { SiiCallContext, SiiCredentials } from './context.ts';
+import { excerpt, siiRequest, type SiiResponse } from './http.ts';
 import { multipartBody } from './multipart.ts';
-import { excerpt, siiFetch, withToken, type SiiAnswer } from './sii-fetch.ts';
+import { withToken } from './with-token.ts';
 
 /**
  * Boletas (39, 41) through the SII's boleta REST API (SII-SERVICES.md §1.5; boleta-protocol.ts):
@@ -44,7 +45,7 @@ const refusedTwice = (what: string) =>
     401,
   );
 
-const failure = (what: string, a: SiiAnswer): ProviderError => {
+const failure = (what: string, a: SiiResponse): ProviderError => {
   if (a.status >= 500 || a.status === 429) {
     return new ProviderError('unavailable', `The SII's boleta server failed the ${what} (HTTP ${a.status}).`, a.status);
   }
@@ -52,7 +53,7 @@ const failure = (what: string, a: SiiAnswer): ProviderError => {
 };
 
 /** The SII's words in a refusal: our emulator's `{error}` JSON, or the text as it came. */
-function answerText(a: SiiAnswer): string {
+function answerText(a: SiiResponse): string {
   try {
     const j = JSON.parse(a.body.toString('utf8')) as { error?: unknown };
     if (typeof j.error === 'string') return j.error;
@@ -62,7 +63,7 @@ function answerText(a: SiiAnswer): string {
   return excerpt(a.body) || '(no body)';
 }
 
-function json<T>(a: SiiAnswer, what: string): T {
+function json<T>(a: SiiResponse, what: string): T {
   try {
     return JSON.parse(a.body.toString('utf8')) as T;
   } catch {
@@ -95,12 +96,16 @@ export async function uploadBoletas(ctx: SiiCallContext, creds: SiiCredentials, 
     ],
     { name: 'archivo', filename: 'envio-boleta.xml', contentType: 'text/xml', data: req.envelope },
   );
-  const url = ctx.hosts.origin('restUpload', req.ambiente) + BOLETA_ENVIO_PATH;
   const a = await withToken(ctx, 'rest', creds, req.ambiente, async (token) => {
-    const r = await siiFetch(ctx, 'restUpload', 'boleta.electronica.envio', url, {
+    const r = await siiRequest(ctx, {
+      service: 'restUpload',
+      ambiente: req.ambiente,
+      operation: 'boleta.electronica.envio',
+      path: BOLETA_ENVIO_PATH,
       method: 'POST',
-      headers: { 'User-Agent': SII_USER_AGENT, Cookie: `TOKEN=${token}`, Accept: 'application/json', 'Content-Type': contentType },
+      headers: { Accept: 'application/json', 'Content-Type': contentType },
       body,
+      token,
     });
     return r.status === 401 ? undefined : r;
   });
@@ -118,11 +123,15 @@ export async function uploadBoletas(ctx: SiiCallContext, creds: SiiCredentials, 
 export async function boletaUploadStatus(ctx: SiiCallContext, creds: SiiCredentials, req: BoletaStatusRequest): Promise<UploadStatus> {
   const company = splitRut(req.rutEmpresa);
   if (!/^\d{1,15}$/.test(req.trackId)) throw new ProviderError('rejected', `"${req.trackId}" is not an SII track id.`);
-  const url = ctx.hosts.origin('rest', req.ambiente) + boletaEnvioStatusPath(company.rut, company.dv, req.trackId);
   const a = await withToken(ctx, 'rest', creds, req.ambiente, async (token) => {
-    const r = await siiFetch(ctx, 'rest', 'boleta.electronica.envio/:id', url, {
+    const r = await siiRequest(ctx, {
+      service: 'rest',
+      ambiente: req.ambiente,
+      operation: 'boleta.electronica.envio/:id',
+      path: boletaEnvioStatusPath(company.rut, company.dv, req.trackId),
       method: 'GET',
-      headers: { 'User-Agent': SII_USER_AGENT, Cookie: `TOKEN=${token}`, Accept: 'application/json' },
+      headers: { Accept: 'application/json' },
+      token,
     });
     return r.status === 401 ? undefined : r;
   });

@@ -1,4 +1,5 @@
 import type { Ambiente } from '../port.ts';
+import { escapeXml, tagText } from './http.ts';
 
 /**
  * The SII's WsRegistroReclamoDte (registro de aceptación o reclamo) as both sides of this
@@ -32,22 +33,13 @@ export interface RegistroRequest {
   accionDoc: string;
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const unesc = (s: string) =>
-  s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
-
 /**
  * The request: document/literal wrapped, the operation element in the service's namespace and its
  * parameters unqualified, in the manual's order (WSDL per the .NET client; the JAX-WS answer's
  * `ns2:…Response/return` shape [C] is the same style).
  */
 export function registroRequestEnvelope(r: RegistroRequest): string {
-  const p = (name: keyof RegistroRequest) => `<${name}>${esc(r[name])}</${name}>`;
+  const p = (name: keyof RegistroRequest) => `<${name}>${escapeXml(r[name])}</${name}>`;
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n<soapenv:Envelope xmlns:soapenv="${SOAP_ENV}" xmlns:ws="${REGISTRO_NS}">` +
     `<soapenv:Header/><soapenv:Body><ws:ingresarAceptacionReclamoDoc>` +
@@ -56,19 +48,10 @@ export function registroRequestEnvelope(r: RegistroRequest): string {
   );
 }
 
-/** An element's text anywhere in a SOAP message, whatever its prefix; undefined when absent. */
-export function soapText(xml: string, name: string): string | undefined {
-  const m = new RegExp(
-    `<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?>([\\s\\S]*?)</(?:[\\w.-]+:)?${name}>|<(?:[\\w.-]+:)?${name}(?:\\s[^>]*)?/>`,
-  ).exec(xml);
-  if (!m) return undefined;
-  return unesc(m[1] ?? '').trim();
-}
-
 /** The operation's parameters out of a request; undefined when the body is not that operation. */
 export function parseRegistroRequest(xml: string): RegistroRequest | undefined {
   if (!/<(?:[\w.-]+:)?ingresarAceptacionReclamoDoc[\s>]/.test(xml)) return undefined;
-  const v = (n: keyof RegistroRequest) => soapText(xml, n) ?? '';
+  const v = (n: keyof RegistroRequest) => tagText(xml, n) ?? '';
   return { rutEmisor: v('rutEmisor'), dvEmisor: v('dvEmisor'), tipoDoc: v('tipoDoc'), folio: v('folio'), accionDoc: v('accionDoc') };
 }
 
@@ -80,8 +63,8 @@ export function parseRegistroRequest(xml: string): RegistroRequest | undefined {
 export function soapFault(faultstring: string): string {
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n<soap:Envelope xmlns:soap="${SOAP_ENV}"><soap:Body><soap:Fault>` +
-    `<faultcode>soap:Server</faultcode><faultstring>${esc(faultstring)}</faultstring>` +
-    `<detail><ns2:Exception xmlns:ns2="${REGISTRO_NS}"><message>${esc(faultstring)}</message></ns2:Exception></detail>` +
+    `<faultcode>soap:Server</faultcode><faultstring>${escapeXml(faultstring)}</faultstring>` +
+    `<detail><ns2:Exception xmlns:ns2="${REGISTRO_NS}"><message>${escapeXml(faultstring)}</message></ns2:Exception></detail>` +
     `</soap:Fault></soap:Body></soap:Envelope>`
   );
 }
@@ -94,8 +77,8 @@ export const isTokenFault = (text: string): boolean => /token/i.test(text);
 
 /** The operation's answer: `codResp` and `descResp` (manual; [C]); a fault's text; or neither. */
 export function parseRegistroAnswer(xml: string): { codResp: number; descResp: string } | { fault: string } | undefined {
-  if (/<(?:[\w.-]+:)?Fault[\s>]/.test(xml)) return { fault: soapText(xml, 'faultstring') ?? soapText(xml, 'message') ?? '' };
-  const cod = soapText(xml, 'codResp');
+  if (/<(?:[\w.-]+:)?Fault[\s>]/.test(xml)) return { fault: tagText(xml, 'faultstring') ?? tagText(xml, 'message') ?? '' };
+  const cod = tagText(xml, 'codResp');
   if (cod === undefined || !/^-?\d{1,3}$/.test(cod)) return undefined;
-  return { codResp: Number(cod), descResp: soapText(xml, 'descResp') ?? '' };
+  return { codResp: Number(cod), descResp: tagText(xml, 'descResp') ?? '' };
 }

@@ -2,8 +2,9 @@ import { splitRut } from '../../dte/index.ts';
 import { ProviderError, type AcceptanceRegistration, type Ambiente } from '../port.ts';
 import { REGISTRO_ALREADY, REGISTRO_OK, REGISTRO_RETRY } from '../simpleapi/protocol.ts';
 import { CLAIMS_PATHS, isTokenFault, parseRegistroAnswer, registroRequestEnvelope } from './claims-protocol.ts';
-import { SII_USER_AGENT, type SiiCallContext, type SiiCredentials } from './context.ts';
-import { excerpt, siiFetch, withToken } from './sii-fetch.ts';
+import type { SiiCallContext, SiiCredentials } from './context.ts';
+import { excerpt, siiRequest } from './http.ts';
+import { withToken } from './with-token.ts';
 
 /**
  * The receptor's acceptance or claim of a document, registered with the SII's own
@@ -40,18 +41,16 @@ export async function registerAcceptance(
     }),
     'utf8',
   );
-  const url = ctx.hosts.origin('claims', req.ambiente) + CLAIMS_PATHS[req.ambiente];
   const out = await withToken(ctx, 'soap', creds, req.ambiente, async (token) => {
-    const a = await siiFetch(ctx, 'claims', 'ingresarAceptacionReclamoDoc', url, {
+    const a = await siiRequest(ctx, {
+      service: 'claims',
+      ambiente: req.ambiente,
+      operation: 'ingresarAceptacionReclamoDoc',
+      path: CLAIMS_PATHS[req.ambiente],
       method: 'POST',
-      headers: {
-        'User-Agent': SII_USER_AGENT,
-        Cookie: `TOKEN=${token}`,
-        'Content-Type': 'text/xml; charset=utf-8',
-        SOAPAction: '""',
-        Accept: 'text/xml',
-      },
+      headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '""', Accept: 'text/xml' },
       body,
+      token,
     });
     const parsed: Parsed = parseRegistroAnswer(a.body.toString('utf8'));
     if (a.status === 401 || (parsed && 'fault' in parsed && isTokenFault(parsed.fault))) return undefined;

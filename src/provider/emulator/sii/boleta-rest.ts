@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { toSiiRut, tryParseRut } from '../../../dte/index.ts';
 import {
   BOLETA_ENVIO_PATH,
@@ -12,12 +12,13 @@ import {
   type BoletaEnvioStatusAnswer,
   type BoletaRefusal,
 } from '../../sii/boleta-protocol.ts';
-import { boletaDetalle, envelopeStage, type EmulatorCore } from '../emulator.ts';
+import { boletaDetalle, envelopeStage } from '../emulator.ts';
 import { rutInText } from '../reception.ts';
 import { jsonReply, textReply, type Reply } from '../reply.ts';
 import { boletaReception, chileSlashed, chileSpaced } from '../sii-format.ts';
 import { emulatorStore, ensureEmulatorSchema, type EmuEnvioRow } from '../store.ts';
-import { tokenFromCookie, type SiiTokenCheck } from './token-check.ts';
+import { cookieToken } from './auth.ts';
+import { handle, siiRoute, type SiiFace } from './routes.ts';
 
 /**
  * The SII's boleta REST envío and its status, on the SII's own paths (SII-SERVICES.md §1.5;
@@ -127,67 +128,74 @@ export function boletaStatusAnswer(envio: EmuEnvioRow, now: Date): BoletaEnvioSt
   };
 }
 
-export function registerBoletaRestRoutes(app: FastifyInstance, core: EmulatorCore, checkToken: SiiTokenCheck): void {
-  const send = (reply: FastifyReply, r: Reply) => {
-    reply.status(r.status);
-    return reply.type(r.contentType ?? 'text/plain; charset=utf-8').send(r.body);
-  };
-  const notAuthenticated = () => textReply(401, NOT_AUTHENTICATED);
-  const holder = async (req: FastifyRequest) => {
-    const token = tokenFromCookie(req.headers.cookie);
-    return token ? checkToken('rest', token) : undefined;
-  };
+/**
+ * The REST token a call carries, checked (and renewed by its use, auth.ts); the holder's RUT, or
+ * undefined when there is none or it is unknown, of the other kind or expired.
+ */
+async function holder(face: SiiFace, req: FastifyRequest): Promise<string | undefined> {
+  const v = await face.auth.check('rest', cookieToken(req.headers.cookie));
+  return v.ok ? (v.token.rut ?? '') : undefined;
+}
 
-  app.post(BOLETA_ENVIO_PATH, async (req, reply) => {
-    if (!isGatewayUserAgent(req.headers['user-agent'])) return send(reply, notAuthenticated());
-    const who = await holder(req);
-    if (!who) return send(reply, notAuthenticated());
-    const body = await readBody(req);
-    if (!body) return send(reply, refusal(413, BOLETA_REFUSAL.missingFields));
-    const chunked = /chunked/i.test(String(req.headers['transfer-encoding'] ?? ''));
-    if (chunked && body.length > CHUNKED_KEEPS) return send(reply, textReply(400, CHUNKED_TRUNCATED));
-    const form = await parseForm(body, req.headers['content-type']);
-    const f = form?.fields ?? {};
-    if (!form?.file || !f.rutSender || !f.dvSender || !f.rutCompany || !f.dvCompany) {
-      return send(reply, refusal(400, BOLETA_REFUSAL.missingFields));
-    }
-    const sender = rutOf(f.rutSender, f.dvSender);
-    const company = rutOf(f.rutCompany, f.dvCompany);
-    if (!sender || !company) return send(reply, refusal(400, BOLETA_REFUSAL.badRut));
-    if (toSiiRut(who.rut) !== sender) return send(reply, refusal(400, BOLETA_REFUSAL.senderNotToken));
-    const data = form.file.data;
-    if (data.length === 0) return send(reply, refusal(400, BOLETA_REFUSAL.empty));
-    const raw = data.toString('latin1');
-    if (!/<(?:\w+:)?EnvioBOLETA[\s>]/.test(raw)) return send(reply, refusal(400, BOLETA_REFUSAL.notEnvioBoleta));
-    const n = countDtes(data);
-    if (n > MAX_BOLETAS_PER_ENVIO) return send(reply, refusal(400, BOLETA_REFUSAL.tooMany(n)));
-    const inFile = rutInText(raw);
-    if (!inFile || !tryParseRut(inFile) || toSiiRut(inFile) !== company) return send(reply, refusal(400, BOLETA_REFUSAL.companyNotFile));
+const notAuthenticated = () => textReply(401, NOT_AUTHENTICATED);
 
-    const now = core.clock.now();
-    const got = await core.receive(data, { tipo: 'boleta', rutUploader: sender, rutInFile: inFile });
-    const file = form.file.filename || 'envio.xml';
-    // The SII's own layout, as SimpleAPI relays it [C "Enviar EnvioBoleta"] (sii-format.ts).
-    const text = boletaReception({
-      rutEmisor: got.rutEmisor ?? company,
-      rutEnvia: sender,
-      trackId: got.trackId,
-      fechaRecepcion: chileSpaced(now),
-      file,
-    });
-    return send(reply, { status: 200, contentType: 'application/json', body: Buffer.from(text, 'utf8') });
-  });
+export function registerBoletaRestRoutes(app: FastifyInstance, face: SiiFace): void {
+  const { core } = face;
 
-  app.get<{ Params: { id: string } }>(`${BOLETA_ENVIO_PATH}/:id`, async (req, reply) => {
-    const who = await holder(req);
-    if (!who) return send(reply, notAuthenticated());
-    const m = /^(\d{1,8})-([\dkK])-(\d{1,15})$/.exec(req.params.id);
-    const rut = m ? rutOf(m[1], m[2]) : undefined;
-    if (!m || !rut) return send(reply, refusal(400, BOLETA_REFUSAL.badId));
-    await ensureEmulatorSchema(core.db);
-    const envio = await emulatorStore.getEnvio(core.db, Number(m[3]));
-    // The boleta server keeps its own envíos: an EnvioDTE's track id is not found here.
-    if (!envio || envio.tipo !== 'boleta' || envio.rut_emisor !== rut) return send(reply, refusal(404, BOLETA_REFUSAL.unknownTrack));
-    return send(reply, jsonReply(200, boletaStatusAnswer(envio, core.clock.now())));
-  });
+  app.post(
+    BOLETA_ENVIO_PATH,
+    siiRoute('boleta.electronica.envio'),
+    handle(async (req) => {
+      if (!isGatewayUserAgent(req.headers['user-agent'])) return notAuthenticated();
+      const who = await holder(face, req);
+      if (who === undefined) return notAuthenticated();
+      const body = await readBody(req);
+      if (!body) return refusal(413, BOLETA_REFUSAL.missingFields);
+      const chunked = /chunked/i.test(String(req.headers['transfer-encoding'] ?? ''));
+      if (chunked && body.length > CHUNKED_KEEPS) return textReply(400, CHUNKED_TRUNCATED);
+      const form = await parseForm(body, req.headers['content-type']);
+      const f = form?.fields ?? {};
+      if (!form?.file || !f.rutSender || !f.dvSender || !f.rutCompany || !f.dvCompany) return refusal(400, BOLETA_REFUSAL.missingFields);
+      const sender = rutOf(f.rutSender, f.dvSender);
+      const company = rutOf(f.rutCompany, f.dvCompany);
+      if (!sender || !company) return refusal(400, BOLETA_REFUSAL.badRut);
+      if (!tryParseRut(who) || toSiiRut(who) !== sender) return refusal(400, BOLETA_REFUSAL.senderNotToken);
+      const data = form.file.data;
+      if (data.length === 0) return refusal(400, BOLETA_REFUSAL.empty);
+      const raw = data.toString('latin1');
+      if (!/<(?:\w+:)?EnvioBOLETA[\s>]/.test(raw)) return refusal(400, BOLETA_REFUSAL.notEnvioBoleta);
+      const n = countDtes(data);
+      if (n > MAX_BOLETAS_PER_ENVIO) return refusal(400, BOLETA_REFUSAL.tooMany(n));
+      const inFile = rutInText(raw);
+      if (!inFile || !tryParseRut(inFile) || toSiiRut(inFile) !== company) return refusal(400, BOLETA_REFUSAL.companyNotFile);
+
+      const now = core.clock.now();
+      const got = await core.receive(data, { tipo: 'boleta', rutUploader: sender, rutInFile: inFile });
+      // The SII's own layout, as SimpleAPI relays it [C "Enviar EnvioBoleta"] (sii-format.ts).
+      const text = boletaReception({
+        rutEmisor: got.rutEmisor ?? company,
+        rutEnvia: sender,
+        trackId: got.trackId,
+        fechaRecepcion: chileSpaced(now),
+        file: form.file.filename || 'envio.xml',
+      });
+      return { status: 200, contentType: 'application/json', body: Buffer.from(text, 'utf8') };
+    }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    `${BOLETA_ENVIO_PATH}/:id`,
+    siiRoute('boleta.electronica.envio/:id'),
+    handle(async (req) => {
+      if ((await holder(face, req)) === undefined) return notAuthenticated();
+      const m = /^(\d{1,8})-([\dkK])-(\d{1,15})$/.exec((req.params as { id: string }).id);
+      const rut = m ? rutOf(m[1], m[2]) : undefined;
+      if (!m || !rut) return refusal(400, BOLETA_REFUSAL.badId);
+      await ensureEmulatorSchema(core.db);
+      const envio = await emulatorStore.getEnvio(core.db, Number(m[3]));
+      // The boleta server keeps its own envíos: an EnvioDTE's track id is not found here.
+      if (!envio || envio.tipo !== 'boleta' || envio.rut_emisor !== rut) return refusal(404, BOLETA_REFUSAL.unknownTrack);
+      return jsonReply(200, boletaStatusAnswer(envio, core.clock.now()));
+    }),
+  );
 }

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { manualClock } from '../../../lib/clock.ts';
-import { describeEachDb, openTestDb, type TestDb } from '../../../../test/support/db.ts';
+import { describeEachDb } from '../../../../test/support/db.ts';
 import { CLAIMS_PATHS, parseRegistroAnswer, registroRequestEnvelope, TOKEN_REFUSED } from '../../sii/claims-protocol.ts';
 import { registerAcceptance } from '../../sii/claims.ts';
 import type { SiiCredentials } from '../../sii/context.ts';
 import type { AceptacionReclamoResponse, EnvioResponse } from '../../simpleapi/protocol.ts';
+import { createSiiTokens } from '../../sii/tokens.ts';
 import { issuer, PASSWORD, RUT } from '../http.test-support.ts';
-import { bookTokens, startSiiEmulator, type SiiEmulator } from './sii.test-support.ts';
+import { contextFor, harnessOf } from './adapters.test-support.ts';
+import { startSiiEmulator, type SiiEmulator } from './sii.test-support.ts';
 
 /**
  * The registro adapter against the emulator's WsRegistroReclamoDte over HTTP: the manual's codes
@@ -16,10 +17,9 @@ const T0 = '2026-11-28T12:00:00.000Z';
 const DAY = 86_400_000;
 
 describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', (backend) => {
-  let tdb: TestDb;
   let emu: SiiEmulator;
-  const clock = manualClock(T0);
-  const co = issuer(() => emu.h, clock);
+  const clock = { now: () => emu.clock.now() };
+  const co = issuer(() => harnessOf(emu), clock);
   const creds: SiiCredentials = { pfx: co.pfx, pfxPassword: PASSWORD, rutCertificado: co.cert.rut };
   const folios: number[] = [];
   const req = (
@@ -35,8 +35,7 @@ describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', 
   });
 
   beforeAll(async () => {
-    tdb = await openTestDb(backend);
-    emu = await startSiiEmulator({ db: tdb.db, clock, processingDelayMs: 0 });
+    emu = await startSiiEmulator(backend, { processingDelayMs: 0, start: T0 });
     const c = await co.caf(33, 5);
     const dtes = [0, 1, 2, 3].map((i) => co.build(c, co.input(33, c.desde + i)).xml);
     const up = await co.send(co.envelope(dtes), 1);
@@ -45,12 +44,13 @@ describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', 
   });
   afterAll(async () => {
     await emu?.close();
-    await tdb?.close();
   });
+  const freshToken = (kind: 'rest' | 'soap') =>
+    createSiiTokens({ http: { hosts: contextFor(emu).hosts, fetch, timeoutMs: 20_000 } }).get(kind, creds, 'certificacion');
 
   it('registers an acceptance (0), answers a second one 7, and refuses a claim after it (11), with one SOAP token', async () => {
-    const tokens = bookTokens(emu.book);
-    const ctx = emu.context(tokens);
+    const ctx = contextFor(emu);
+    const tokens = ctx.tokens;
     expect(await registerAcceptance(ctx, creds, req(folios[0]!, 'ACD'))).toMatchObject({
       outcome: 'registered',
       codigo: 0,
@@ -62,17 +62,18 @@ describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', 
       descripcion: 'Evento registrado previamente',
     });
     expect(await registerAcceptance(ctx, creds, req(folios[0]!, 'RCD'))).toMatchObject({ outcome: 'refused', codigo: 11 });
-    // The production path is the same registro.
-    expect(await registerAcceptance(ctx, creds, req(folios[0]!, 'ERM', 'produccion'))).toMatchObject({ outcome: 'registered', codigo: 0 });
     expect(tokens.fetched()).toEqual({ soap: 1, rest: 0 });
+    // The production path is the same registro (with a production token).
+    expect(await registerAcceptance(ctx, creds, req(folios[0]!, 'ERM', 'produccion'))).toMatchObject({ outcome: 'registered', codigo: 0 });
+    expect(emu.core.stats().sii.routes.ingresarAceptacionReclamoDoc?.['2xx']).toBe(4);
     // Not received by this SII: 9.
     expect(await registerAcceptance(ctx, creds, req(folios[4]!, 'ACD'))).toMatchObject({ outcome: 'refused', codigo: 9 });
   });
 
   it('agrees with the SimpleAPI face on the same document (one events table)', async () => {
-    const ctx = emu.context(bookTokens(emu.book));
+    const ctx = contextFor(emu);
     expect(await registerAcceptance(ctx, creds, req(folios[1]!, 'RFP'))).toMatchObject({ codigo: 0 });
-    const a = await emu.h.call('POST', '/api/v1/compras/aceptacionreclamo', {
+    const a = await harnessOf(emu).call('POST', '/api/v1/compras/aceptacionreclamo', {
       input: { Certificado: co.certificado, Tipo: 33, Folio: folios[1], Accion: 'ACD', RutEmpresa: RUT, Ambiente: 0 },
       files: [co.pfx],
     });
@@ -83,8 +84,9 @@ describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', 
   });
 
   it('past eight days from its reception answers 8', async () => {
-    const ctx = emu.context(bookTokens(emu.book));
-    clock.set(new Date(new Date(T0).getTime() + 8 * DAY + 1000));
+    const ctx = contextFor(emu);
+    // A fresh token at that time: the emulator's token lives an hour from its last use.
+    emu.clock.set(new Date(new Date(T0).getTime() + 8 * DAY + 1000));
     try {
       expect(await registerAcceptance(ctx, creds, req(folios[2]!, 'ACD'))).toMatchObject({
         outcome: 'refused',
@@ -92,19 +94,19 @@ describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', 
         descripcion: 'Pasados 8 dias despues de la recepcion no es posible registrar reclamos o eventos',
       });
     } finally {
-      clock.set(T0);
+      emu.clock.set(T0);
     }
   });
 
   const soap = (body: string, token: string | null) =>
-    fetch(`${emu.url}${CLAIMS_PATHS.certificacion}`, {
+    fetch(`${emu.baseUrl}${CLAIMS_PATHS.certificacion}`, {
       method: 'POST',
       headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '""', ...(token ? { Cookie: `TOKEN=${token}` } : {}) },
       body,
     });
 
   it("checks the manual's parameters in order: RUT (1), folio (2), type (3), action (4)", async () => {
-    const token = emu.book.issue('soap', co.cert.rut);
+    const token = await freshToken('soap');
     const code = async (over: Record<string, string>) => {
       const a = await soap(
         registroRequestEnvelope({
@@ -130,17 +132,23 @@ describeEachDb('WsRegistroReclamoDte: adapter → emulator SII face over HTTP', 
 
   it('wants a SOAP token: none, a REST one or a forgotten one is a fault; the adapter renews it once', async () => {
     const body = registroRequestEnvelope({ rutEmisor: '76192083', dvEmisor: '9', tipoDoc: '33', folio: '1', accionDoc: 'ACD' });
-    for (const t of [null, emu.book.issue('rest', co.cert.rut), 'UNKNOWN']) {
+    for (const t of [null, await freshToken('rest'), 'UNKNOWN']) {
       const a = await soap(body, t);
       expect(a.status).toBe(500);
       expect(parseRegistroAnswer(await a.text())).toEqual({ fault: TOKEN_REFUSED });
     }
-    const tokens = bookTokens(emu.book);
-    const ctx = emu.context(tokens);
+    // The adapter holds its SOAP token ten hours; the emulator forgets it an hour after its last use.
+    const ctx = contextFor(emu, undefined, { soapTtlMs: 10 * 3_600_000 });
     await registerAcceptance(ctx, creds, req(folios[3]!, 'ERM'));
-    emu.book.expireAll();
-    expect(await registerAcceptance(ctx, creds, req(folios[3]!, 'ERM'))).toMatchObject({ outcome: 'registered', codigo: 7 });
-    expect(tokens.fetched().soap).toBe(2);
-    expect(tokens.invalidated).toHaveLength(1);
+    const old = await ctx.tokens.get('soap', creds, 'certificacion');
+    emu.clock.advance(3_600_000 + 1000);
+    try {
+      expect(await registerAcceptance(ctx, creds, req(folios[3]!, 'ERM'))).toMatchObject({ outcome: 'registered', codigo: 7 });
+      expect(await ctx.tokens.get('soap', creds, 'certificacion')).not.toBe(old);
+      expect(ctx.tokens.fetched().soap).toBe(2);
+      expect(ctx.fetchCalls()).toBe(3);
+    } finally {
+      emu.clock.set(T0);
+    }
   });
 });

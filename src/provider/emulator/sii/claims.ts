@@ -1,19 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { computeDv } from '../../../dte/index.ts';
 import { ACCIONES, CLAIMS_PATHS, parseRegistroRequest, soapFault, TOKEN_REFUSED, type RegistroRequest } from '../../sii/claims-protocol.ts';
-import { REGISTRO_TIPOS, registroAccion, type EmulatorCore } from '../emulator.ts';
+import { REGISTRO_TIPOS, registroAccion } from '../emulator.ts';
 import { registroSoap } from '../sii-format.ts';
 import { ensureEmulatorSchema } from '../store.ts';
 import { REGISTRO_TEXT } from '../texts.ts';
-import { tokenFromCookie, type SiiTokenCheck } from './token-check.ts';
+import { cookieToken } from './auth.ts';
+import { handle, siiRoute, type SiiFace } from './routes.ts';
 
 /**
  * The SII's WsRegistroReclamoDte, operation ingresarAceptacionReclamoDoc, on both of its paths
  * (production and certification; claims-protocol.ts). The same registro as SimpleAPI's
  * compras/aceptacionreclamo (emulator.ts registroAccion: documents received here, the eight days,
  * the events table), so both faces agree on every document. In this order:
- *  1. Cookie TOKEN: a SOAP token this emulator issued and still valid, else a SOAP fault (ours,
- *     claims-protocol.ts soapFault: no source records this answer);
+ *  1. Cookie TOKEN: a SOAP token this emulator issued and still valid (auth.ts), else a SOAP fault
+ *     (ours, claims-protocol.ts soapFault: no source records this answer);
  *  2. the body is the operation, else a fault (ours);
  *  3. the manual's checks, in its order: rutEmisor (numeric, at least 1000, its module-11 digit,
  *     K in capitals) → 1; folio → 2; tipoDoc 33/34/43 → 3; accionDoc → 4;
@@ -32,36 +33,33 @@ function preliminaryCode(r: RegistroRequest): number | undefined {
   return undefined;
 }
 
-export function registerClaimsRoutes(app: FastifyInstance, core: EmulatorCore, checkToken: SiiTokenCheck): void {
-  void app.register(async (scope) => {
-    // SOAP 1.1 bodies: text/xml (encapsulated here, so other faces may read XML their own way).
-    for (const type of ['text/xml', 'application/soap+xml']) {
-      if (!scope.hasContentTypeParser(type))
-        scope.addContentTypeParser(type, { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-    }
-    for (const path of Object.values(CLAIMS_PATHS)) {
-      scope.post(path, async (req, reply) => {
-        const fault = (text: string) => reply.status(500).type(XML_TYPE).send(soapFault(text));
-        const token = tokenFromCookie(req.headers.cookie);
-        const who = token ? await checkToken('soap', token) : undefined;
-        if (!who) return fault(TOKEN_REFUSED);
-        const xml = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-        const r = parseRegistroRequest(xml);
-        if (!r) return fault('Operacion no reconocida: se espera ingresarAceptacionReclamoDoc');
-        const answer = (codigo: number, descripcion: string) => reply.status(200).type(XML_TYPE).send(registroSoap(codigo, descripcion));
+const xml = (status: number, text: string) => ({ status, contentType: XML_TYPE, body: Buffer.from(text, 'utf8') });
+
+/** The operation on both paths; SOAP bodies are read as bytes by the face's XML parser (routes.ts). */
+export function registerClaimsRoutes(app: FastifyInstance, face: SiiFace): void {
+  const { core } = face;
+  for (const path of Object.values(CLAIMS_PATHS)) {
+    app.post(
+      path,
+      siiRoute('ingresarAceptacionReclamoDoc'),
+      handle(async (req) => {
+        const v = await face.auth.check('soap', cookieToken(req.headers.cookie));
+        if (!v.ok) return xml(500, soapFault(TOKEN_REFUSED));
+        const r = parseRegistroRequest(Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '');
+        if (!r) return xml(500, soapFault('Operacion no reconocida: se espera ingresarAceptacionReclamoDoc'));
         const pre = preliminaryCode(r);
-        if (pre !== undefined) return answer(pre, REGISTRO_TEXT[pre as 1 | 2 | 3 | 4]);
+        if (pre !== undefined) return xml(200, registroSoap(pre, REGISTRO_TEXT[pre as 1 | 2 | 3 | 4]));
         await ensureEmulatorSchema(core.db);
         const out = await registroAccion(core.db, {
           rut: `${Number(r.rutEmisor)}-${r.dvEmisor}`,
           tipo: Number(r.tipoDoc),
           folio: Number(r.folio),
           accion: r.accionDoc,
-          by: who.rut,
+          by: v.token.rut,
           now: core.clock.now(),
         });
-        return answer(out.codigo, out.descripcion);
-      });
-    }
-  });
+        return xml(200, registroSoap(out.codigo, out.descripcion));
+      }),
+    );
+  }
 }
