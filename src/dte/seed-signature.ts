@@ -4,7 +4,17 @@ import { childElements, parseXml } from './c14n.ts';
 import { parseCertificate, rutFromCertificate } from './certificate.ts';
 import type { SignerInput } from './types.ts';
 import { checkSignature, dsigChild, readSignature } from './verify/signature.ts';
-import { ALG_C14N, ALG_ENVELOPED, ALG_RSA_SHA1, ALG_SHA1, NS_DSIG, prepareSigner, sha1Base64, wrapBase64, type PreparedSigner } from './xmldsig.ts';
+import {
+  ALG_C14N,
+  ALG_ENVELOPED,
+  ALG_RSA_SHA1,
+  ALG_SHA1,
+  NS_DSIG,
+  prepareSigner,
+  sha1Base64,
+  wrapBase64,
+  type PreparedSigner,
+} from './xmldsig.ts';
 
 /**
  * The SII's signed seed (autenticación automática, SII-SERVICES.md §1.2; manual

@@ -66,7 +66,16 @@ describe('SII tokens against the emulator over HTTP', () => {
 
   describe('the emulated GetTokenFromSeed', () => {
     const seed = async () =>
-      tagText(await soapCall(http(), { ambiente: 'certificacion', path: '/DTEWS/CrSeed.jws', service: 'CrSeed', operation: 'getSeed', params: [] }), 'SEMILLA')!;
+      tagText(
+        await soapCall(http(), {
+          ambiente: 'certificacion',
+          path: '/DTEWS/CrSeed.jws',
+          service: 'CrSeed',
+          operation: 'getSeed',
+          params: [],
+        }),
+        'SEMILLA',
+      )!;
     const token = async (pszXml: string) =>
       soapCall(http(), {
         ambiente: 'certificacion',

@@ -49,7 +49,11 @@ export function createSiiAuth(deps: { db: Db; clock: Clock; issued: (kind: SiiTo
     /** GetTokenFromSeed.getToken / POST boleta.electronica.token: the answer's XML. */
     async token(kind: SiiTokenKind, signed: string | undefined): Promise<string> {
       await ensureEmulatorSchema(db);
-      const refuse = (estado: string, glosa: string) => authRespuesta([['ESTADO', estado], ['GLOSA', glosa]]);
+      const refuse = (estado: string, glosa: string) =>
+        authRespuesta([
+          ['ESTADO', estado],
+          ['GLOSA', glosa],
+        ]);
       const v = verifySignedSeed(signed ?? '');
       if (!v.ok) return refuse(v.estado, v.glosa);
       const now = clock.now();
@@ -74,7 +78,13 @@ export function createSiiAuth(deps: { db: Db; clock: Clock; issued: (kind: SiiTo
       });
       if (outcome.startsWith('<?xml')) return outcome;
       deps.issued(kind);
-      return authRespuesta([['ESTADO', '00'], ['GLOSA', 'Token Creado']], [['TOKEN', outcome]]);
+      return authRespuesta(
+        [
+          ['ESTADO', '00'],
+          ['GLOSA', 'Token Creado'],
+        ],
+        [['TOKEN', outcome]],
+      );
     },
 
     /** A token presented with a call: known, of this kind, in time; its use renews it. */

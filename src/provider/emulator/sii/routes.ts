@@ -1,8 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { EmulatorCore } from '../emulator.ts';
-import { Refusal, type Reply } from '../reply.ts';
-import { createSiiAuth, type SiiAuth } from './auth.ts';
+import type { Reply } from '../reply.ts';
+import { createSiiAuth } from './auth.ts';
+import { bodyText, handle, namespaceOf, siiRoute, type SiiFace } from './http.ts';
+import { registerQueryRoutes } from './query.ts';
 import { parseSoapRequest, soapAnswer, soapFault } from './soap.ts';
+import { registerUploadRoute } from './upload.ts';
 
 /**
  * The emulator's SII face: the SII's own services at the SII's own paths (SII-SERVICES.md §1.1),
@@ -11,45 +14,6 @@ import { parseSoapRequest, soapAnswer, soapFault } from './soap.ts';
  * is counted by its service in the stats' `sii` section (stats.ts); docs/emulator.md, "The SII's
  * own protocols", lists every shape, code and quirk with its source.
  */
-export interface SiiFace {
-  core: EmulatorCore;
-  auth: SiiAuth;
-}
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The SII service an emulator SII route is counted under (stats.ts `sii`). */
-    siiOperation?: string;
-  }
-}
-
-/** Route options that name the SII service a call is counted under (server.ts's onSend hook). */
-export const siiRoute = (operation: string) => ({ config: { siiOperation: operation } });
-
-export function sendReply(reply: FastifyReply, r: Reply) {
-  reply.status(r.status);
-  for (const [k, v] of Object.entries(r.headers ?? {})) reply.header(k, v);
-  if (!r.contentType) return reply.send();
-  return reply.type(r.contentType).send(r.body);
-}
-
-/** A handler that answers a Reply; a Refusal thrown inside is answered as it says. */
-export function handle(fn: (req: FastifyRequest) => Promise<Reply>) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    try {
-      return sendReply(reply, await fn(req));
-    } catch (e) {
-      if (e instanceof Refusal) return sendReply(reply, e.reply);
-      throw e;
-    }
-  };
-}
-
-const bodyText = (req: FastifyRequest): string => (Buffer.isBuffer(req.body) ? req.body.toString('utf8') : typeof req.body === 'string' ? req.body : '');
-
-/** The namespace an Axis service answers in: its own URL (the manual's examples, §5.2.3). */
-const namespaceOf = (req: FastifyRequest) => `https://${req.headers.host ?? 'palena.sii.cl'}${req.url.split('?')[0]}`;
-
 export async function registerSiiAuthRoutes(app: FastifyInstance, face: SiiFace) {
   const { auth } = face;
 
@@ -100,5 +64,7 @@ export async function registerSiiRoutes(app: FastifyInstance, core: EmulatorCore
     done(null, body),
   );
   await registerSiiAuthRoutes(app, face);
+  registerUploadRoute(app, face);
+  registerQueryRoutes(app, face);
   return face;
 }

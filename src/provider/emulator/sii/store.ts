@@ -33,10 +33,14 @@ export const siiStore = {
     await db.query('update emu_sii_seeds set used_at = $2 where seed = $1', [seed, now]);
   },
   async insertToken(db: Sql, t: SiiTokenRow): Promise<void> {
-    await db.query(
-      'insert into emu_sii_tokens (token, kind, rut, holder_name, issued_at, expires_at) values ($1, $2, $3, $4, $5, $6)',
-      [t.token, t.kind, t.rut, t.holder_name, t.issued_at, t.expires_at],
-    );
+    await db.query('insert into emu_sii_tokens (token, kind, rut, holder_name, issued_at, expires_at) values ($1, $2, $3, $4, $5, $6)', [
+      t.token,
+      t.kind,
+      t.rut,
+      t.holder_name,
+      t.issued_at,
+      t.expires_at,
+    ]);
   },
   async getToken(db: Sql, token: string): Promise<SiiTokenRow | undefined> {
     const r = await db.query<SiiTokenRow>('select * from emu_sii_tokens where token = $1', [token]);
@@ -45,19 +49,5 @@ export const siiStore = {
   },
   async renewToken(db: Sql, token: string, expiresAt: Date): Promise<void> {
     await db.query('update emu_sii_tokens set expires_at = $2 where token = $1', [token, expiresAt]);
-  },
-  /** A file received before: its first envelope, with the sends counted so far (DTEUpload STATUS 99). */
-  async findEnvioBySha(db: Sql, sha256: string, rutCompany: string, since: Date) {
-    const r = await db.query<{ track_id: string | number; sends: number }>(
-      `select track_id, sends from emu_envios where envelope_sha256 = $1 and rut_emisor = $2 and tipo = 'dte' and received_at >= $3
-       order by track_id limit 1 for update`,
-      [sha256, rutCompany, since],
-    );
-    const row = r.rows[0];
-    return row ? { trackId: Number(row.track_id), sends: Number(row.sends) } : undefined;
-  },
-  async countSend(db: Sql, trackId: number): Promise<number> {
-    const r = await db.query<{ sends: number }>('update emu_envios set sends = sends + 1 where track_id = $1 returning sends', [trackId]);
-    return Number(r.rows[0]?.sends ?? 0);
   },
 };
