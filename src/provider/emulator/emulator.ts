@@ -16,7 +16,6 @@ import {
 import { cafAsServed, type CafLayout } from './caf-layout.ts';
 import { checkCertificate, type OpenedPfx } from './pfx.ts';
 import { createRateLimiter } from './rate-limit.ts';
-import { receiveEnvelope } from './reception.ts';
 import { emptyReply, jsonReply, refuse, textReply, xmlReply, type Reply } from './reply.ts';
 import { inspectEnvelope, judgeDocuments } from './review.ts';
 import type { KeyBehaviour } from './sandbox.ts';
@@ -424,12 +423,6 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
   return {
     siiKey,
     siiKeys,
-    /** The reception of an envelope (reception.ts) with this emulator's keys, schemas and delay, for the SII face (sii/). */
-    receive: (data: Buffer, o: { tipo: 'dte' | 'boleta'; rutUploader: string | null; rutInFile: string | null }) =>
-      receiveEnvelope({ db, siiKeys, schemaValidator: opts.schemaValidator, processingDelayMs: opts.processingDelayMs }, data, {
-        ...o,
-        now: clock.now(),
-      }),
     rateLimiter,
     calls,
     /** The SII face (sii/) keeps its seeds and tokens in the same database, on the same clock. */

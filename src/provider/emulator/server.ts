@@ -3,8 +3,6 @@ import multipart from '@fastify/multipart';
 import { hostOfPath, ROUTES, type Host } from '../simpleapi/protocol.ts';
 import type { CallInput, EmulatorCore, Upload } from './emulator.ts';
 import { emptyReply, jsonReply, Refusal, textReply, type Reply } from './reply.ts';
-import { registerBoletaRestRoutes } from './sii/boleta-rest.ts';
-import { registerClaimsRoutes } from './sii/claims.ts';
 import { registerSiiRoutes } from './sii/routes.ts';
 import { apiKeyBehaviour, type KeyBehaviour } from './sandbox.ts';
 import type { RouteName } from './stats.ts';
@@ -177,11 +175,8 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
   route('POST', ROUTES.dteStatus, (c) => core.dteStatus(c));
   route('POST', ROUTES.acceptance, (c) => core.acceptance(c));
 
-  // The SII's own services (sii/routes.ts), on the same records; the boleta REST API and the
-  // registro de aceptación o reclamo (sii/boleta-rest.ts, sii/claims.ts) with the face's tokens.
-  const face = await registerSiiRoutes(app, core);
-  registerBoletaRestRoutes(app, face);
-  registerClaimsRoutes(app, face);
+  // The SII's own services (sii/routes.ts), on the same records.
+  await registerSiiRoutes(app, core);
 
   // Emulator-only helpers (not SimpleAPI, not counted): the key that signs its CAFs, a liveness
   // probe, and the call counters (stats.ts) with a reset that answers the counts it cleared.

@@ -182,8 +182,9 @@ describe('the SII adapter against the emulator over HTTP', () => {
       .catch((e: unknown) => e);
     expect((noCert as ProviderError).kind).toBe('certificate_rejected');
     await expect(sii.requestCaf(creds, { rutEmpresa: RUT, tipoDte: 33, cantidad: 1, ambiente: AMB })).rejects.toThrow(/folios\/caf/);
+    // Boletas go to the boleta REST API (boleta-rest.ts): its refusal of something that is not an EnvioBOLETA.
     await expect(sii.upload(creds, { rutEmpresa: RUT, envelope: Buffer.from('x'), tipo: 'boleta', ambiente: AMB })).rejects.toThrow(
-      /not wired yet/,
+      /El archivo no es un EnvioBOLETA/,
     );
   });
 

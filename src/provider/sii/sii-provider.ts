@@ -1,6 +1,8 @@
 import { isBoleta } from '../../dte/index.ts';
 import type { Provider } from '../port.ts';
 import { ProviderError } from '../port.ts';
+import { boletaUploadStatus, uploadBoletas } from './boleta-rest.ts';
+import { registerAcceptance } from './claims.ts';
 import { siiHosts, type SiiCallContext, type SiiCallObserver, type SiiTokens } from './context.ts';
 import { siiCredentials } from './credentials.ts';
 import { uploadDte } from './dte-upload.ts';
@@ -73,12 +75,12 @@ export function createSiiProvider(opts: SiiProviderOptions): SiiProvider {
     },
 
     async upload(creds, req) {
-      if (req.tipo === 'boleta') throw notWired('send boletas');
+      if (req.tipo === 'boleta') return uploadBoletas(ctx, siiCredentials(creds), req);
       return uploadDte(ctx, siiCredentials(creds), req);
     },
 
     async uploadStatus(creds, req) {
-      if (req.tipo === 'boleta') throw notWired('ask for a boleta envío');
+      if (req.tipo === 'boleta') return boletaUploadStatus(ctx, siiCredentials(creds), req);
       return queryUploadStatus(ctx, siiCredentials(creds), req);
     },
 
@@ -88,8 +90,8 @@ export function createSiiProvider(opts: SiiProviderOptions): SiiProvider {
       return queryDocumentStatus(ctx, siiCredentials(creds), req);
     },
 
-    registerAcceptance() {
-      return Promise.reject(notWired('register acceptances or claims'));
+    async registerAcceptance(creds, req) {
+      return registerAcceptance(ctx, siiCredentials(creds), req);
     },
   };
 }

@@ -13,18 +13,17 @@ import {
   type BoletaRefusal,
 } from '../../sii/boleta-protocol.ts';
 import { boletaDetalle, envelopeStage } from '../emulator.ts';
-import { rutInText } from '../reception.ts';
 import { jsonReply, textReply, type Reply } from '../reply.ts';
 import { boletaReception, chileSlashed, chileSpaced } from '../sii-format.ts';
 import { emulatorStore, ensureEmulatorSchema, type EmuEnvioRow } from '../store.ts';
 import { cookieToken } from './auth.ts';
-import { handle, siiRoute, type SiiFace } from './routes.ts';
+import { handle, siiRoute, type SiiFace } from './http.ts';
 
 /**
  * The SII's boleta REST envío and its status, on the SII's own paths (SII-SERVICES.md §1.5;
  * boleta-protocol.ts holds the shapes and texts both sides use). The envelope goes through the
- * same reception, judging, storage and stages as SimpleAPI's envio/enviar (reception.ts,
- * emulator.ts envelopeStage), so an envío looks the same whichever face took it.
+ * same reception, judging, storage and stages as SimpleAPI's envio/enviar (emulator.ts
+ * receiveEnvelope, envelopeStage), so an envío looks the same whichever face took it.
  *
  * Upload, in this order (each step's source in boleta-protocol.ts and docs/emulator.md):
  *  1. User-Agent in the Mozilla format, else 401 NO ESTA AUTENTICADO (the gateway's quirk);
@@ -166,14 +165,14 @@ export function registerBoletaRestRoutes(app: FastifyInstance, face: SiiFace): v
       if (!/<(?:\w+:)?EnvioBOLETA[\s>]/.test(raw)) return refusal(400, BOLETA_REFUSAL.notEnvioBoleta);
       const n = countDtes(data);
       if (n > MAX_BOLETAS_PER_ENVIO) return refusal(400, BOLETA_REFUSAL.tooMany(n));
-      const inFile = rutInText(raw);
+      const inFile = /<RutEmisor>\s*([^<\s]+)\s*<\/RutEmisor>/.exec(raw)?.[1];
       if (!inFile || !tryParseRut(inFile) || toSiiRut(inFile) !== company) return refusal(400, BOLETA_REFUSAL.companyNotFile);
 
       const now = core.clock.now();
-      const got = await core.receive(data, { tipo: 'boleta', rutUploader: sender, rutInFile: inFile });
+      const got = await core.receiveEnvelope({ data, tipo: 'boleta', rutUploader: sender, rutInFile: inFile, now });
       // The SII's own layout, as SimpleAPI relays it [C "Enviar EnvioBoleta"] (sii-format.ts).
       const text = boletaReception({
-        rutEmisor: got.rutEmisor ?? company,
+        rutEmisor: got.rutEmpresa,
         rutEnvia: sender,
         trackId: got.trackId,
         fechaRecepcion: chileSpaced(now),

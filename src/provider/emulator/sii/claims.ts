@@ -6,7 +6,7 @@ import { registroSoap } from '../sii-format.ts';
 import { ensureEmulatorSchema } from '../store.ts';
 import { REGISTRO_TEXT } from '../texts.ts';
 import { cookieToken } from './auth.ts';
-import { handle, siiRoute, type SiiFace } from './routes.ts';
+import { handle, siiRoute, type SiiFace } from './http.ts';
 
 /**
  * The SII's WsRegistroReclamoDte, operation ingresarAceptacionReclamoDoc, on both of its paths

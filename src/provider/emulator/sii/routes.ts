@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { EmulatorCore } from '../emulator.ts';
 import type { Reply } from '../reply.ts';
 import { createSiiAuth } from './auth.ts';
+import { registerBoletaRestRoutes } from './boleta-rest.ts';
+import { registerClaimsRoutes } from './claims.ts';
 import { bodyText, handle, namespaceOf, siiRoute, type SiiFace } from './http.ts';
 import { registerQueryRoutes } from './query.ts';
 import { parseSoapRequest, soapAnswer, soapFault } from './soap.ts';
@@ -66,5 +68,7 @@ export async function registerSiiRoutes(app: FastifyInstance, core: EmulatorCore
   await registerSiiAuthRoutes(app, face);
   registerUploadRoute(app, face);
   registerQueryRoutes(app, face);
+  registerBoletaRestRoutes(app, face);
+  registerClaimsRoutes(app, face);
   return face;
 }
