@@ -136,8 +136,9 @@ export async function boletaUploadStatus(ctx: SiiCallContext, creds: SiiCredenti
     return r.status === 401 ? undefined : r;
   });
   if (!a) throw refusedTwice('boleta status query');
-  if (a.status === 400 || a.status === 404) {
-    // A failed query: never final, as SimpleAPI's "Error de Permiso" is (port.ts UploadStatus).
+  if (a.status === 400 || a.status === 403 || a.status === 404) {
+    // A failed query (bad id, no permission, no such envío): never final, as SimpleAPI's "Error de
+    // Permiso" is (port.ts UploadStatus); the service asks again later.
     return {
       trackId: req.trackId,
       estado: '',

@@ -5,6 +5,7 @@ import { boletaUploadStatus, uploadBoletas } from '../../sii/boleta-rest.ts';
 import { SII_USER_AGENT, type SiiCredentials } from '../../sii/context.ts';
 import { multipartBody } from '../../sii/multipart.ts';
 import { createSiiTokens } from '../../sii/tokens.ts';
+import { createTestCertificate } from '../../../../test/support/dte/test-certificate.ts';
 import { issuer, PASSWORD, RUT } from '../http.test-support.ts';
 import { emulatorStore } from '../store.ts';
 import { contextFor, harnessOf } from './adapters.test-support.ts';
@@ -223,5 +224,19 @@ describeEachDb('boleta REST: adapter → emulator SII face over HTTP', (backend)
     expect((await emulatorStore.getEnvio(emu.tdb.db, Number(dteTrack)))?.tipo).toBe('dte');
     const s = await boletaUploadStatus(ctx, creds, { rutEmpresa: RUT, trackId: dteTrack, ambiente: amb });
     expect(s).toMatchObject({ estado: '', final: false, glosa: 'No existe el envio para la empresa indicada' });
+  });
+
+  it('sandbox: a holder named SIN PERMISO has its envío received but cannot read it (Error de Permiso, a failed query)', async () => {
+    const cert = createTestCertificate({ rut: co.cert.rut, commonName: 'Firmante SIN PERMISO' });
+    const noPerm: SiiCredentials = { pfx: cert.toPfx(PASSWORD), pfxPassword: PASSWORD, rutCertificado: cert.rut };
+    const ctx = contextFor(emu);
+    const c = await co.caf(39, 1);
+    const up = await uploadBoletas(ctx, noPerm, {
+      rutEmpresa: RUT,
+      envelope: co.envelope([co.build(c, co.input(39, c.desde)).xml]),
+      ambiente: amb,
+    });
+    const s = await boletaUploadStatus(ctx, noPerm, { rutEmpresa: RUT, trackId: up.trackId, ambiente: amb });
+    expect(s).toMatchObject({ estado: '', glosa: 'Error de Permiso', final: false, documentsListed: false });
   });
 });

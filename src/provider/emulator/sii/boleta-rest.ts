@@ -13,9 +13,11 @@ import {
   type BoletaRefusal,
 } from '../../sii/boleta-protocol.ts';
 import { boletaDetalle, envelopeStage } from '../emulator.ts';
+import { DOCUMENT_TRIGGERS_SII } from '../sandbox.ts';
 import { jsonReply, textReply, type Reply } from '../reply.ts';
 import { boletaReception, chileSlashed, chileSpaced } from '../sii-format.ts';
 import { emulatorStore, ensureEmulatorSchema, type EmuEnvioRow } from '../store.ts';
+import { BOLETA_NO_PERMISSION } from '../texts.ts';
 import { cookieToken } from './auth.ts';
 import { handle, siiRoute, type SiiFace } from './http.ts';
 
@@ -131,9 +133,9 @@ export function boletaStatusAnswer(envio: EmuEnvioRow, now: Date): BoletaEnvioSt
  * The REST token a call carries, checked (and renewed by its use, auth.ts); the holder's RUT, or
  * undefined when there is none or it is unknown, of the other kind or expired.
  */
-async function holder(face: SiiFace, req: FastifyRequest): Promise<string | undefined> {
+async function holder(face: SiiFace, req: FastifyRequest): Promise<{ rut: string; name: string } | undefined> {
   const v = await face.auth.check('rest', cookieToken(req.headers.cookie));
-  return v.ok ? (v.token.rut ?? '') : undefined;
+  return v.ok ? { rut: v.token.rut ?? '', name: v.token.holder_name } : undefined;
 }
 
 const notAuthenticated = () => textReply(401, NOT_AUTHENTICATED);
@@ -158,7 +160,7 @@ export function registerBoletaRestRoutes(app: FastifyInstance, face: SiiFace): v
       const sender = rutOf(f.rutSender, f.dvSender);
       const company = rutOf(f.rutCompany, f.dvCompany);
       if (!sender || !company) return refusal(400, BOLETA_REFUSAL.badRut);
-      if (!tryParseRut(who) || toSiiRut(who) !== sender) return refusal(400, BOLETA_REFUSAL.senderNotToken);
+      if (!tryParseRut(who.rut) || toSiiRut(who.rut) !== sender) return refusal(400, BOLETA_REFUSAL.senderNotToken);
       const data = form.file.data;
       if (data.length === 0) return refusal(400, BOLETA_REFUSAL.empty);
       const raw = data.toString('latin1');
@@ -186,7 +188,11 @@ export function registerBoletaRestRoutes(app: FastifyInstance, face: SiiFace): v
     `${BOLETA_ENVIO_PATH}/:id`,
     siiRoute('boleta.electronica.envio/:id'),
     handle(async (req) => {
-      if ((await holder(face, req)) === undefined) return notAuthenticated();
+      const who = await holder(face, req);
+      if (who === undefined) return notAuthenticated();
+      // Sandbox: a holder without permission (sandbox.ts) is refused in the words SimpleAPI relays
+      // from the boleta server [C "Usuario sin permiso en el SII"]; the status 403 is ours.
+      if (DOCUMENT_TRIGGERS_SII.noPermission.test(who.name)) return refusal(403, BOLETA_NO_PERMISSION);
       const m = /^(\d{1,8})-([\dkK])-(\d{1,15})$/.exec((req.params as { id: string }).id);
       const rut = m ? rutOf(m[1], m[2]) : undefined;
       if (!m || !rut) return refusal(400, BOLETA_REFUSAL.badId);
