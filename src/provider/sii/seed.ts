@@ -40,7 +40,10 @@ function tokenFrom(xml: string, what: string): string {
       `${text} Check that the certificate is valid and that its holder is registered at the SII for certificate authentication.`,
     );
   }
-  throw new ProviderError('unavailable', estado ? text : `The SII answered the ${what} token without a token: ${excerpt(xml)}`);
+  throw new ProviderError(
+    'unavailable',
+    estado ? text : `The SII answered the ${what} token request without a state: ${excerpt(xml, [token ?? ''])}`,
+  );
 }
 
 function seedFrom(xml: string, what: string): string {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caf, DetalleInput } from '../../dte/index.ts';
 import { createTestCertificate } from '../../../test/support/dte/test-certificate.ts';
-import { openTestDb } from '../../../test/support/db.ts';
+import { describeEachDb, openTestDb } from '../../../test/support/db.ts';
 import { manualClock } from '../../lib/clock.ts';
 import { callEmulator, issuer, RUT, type Harness } from '../emulator/http.test-support.ts';
 import { createInProcessEmulator } from '../emulator/inprocess.ts';
@@ -21,7 +21,7 @@ const sixtyLines: DetalleInput[] = Array.from({ length: 60 }, (_, i) => ({
   precioUnitario: 1000 + i * 37,
 }));
 
-describe('the SII adapter against the emulator over HTTP', () => {
+describeEachDb('the SII adapter against the emulator over HTTP', (backend) => {
   let emu: SiiEmulator;
   let sii: SiiProvider;
   let caf: Caf;
@@ -45,7 +45,7 @@ describe('the SII adapter against the emulator over HTTP', () => {
   };
 
   beforeAll(async () => {
-    emu = await startSiiEmulator();
+    emu = await startSiiEmulator(backend);
     sii = createSiiProvider({ baseUrl: emu.baseUrl, timeoutMs: 20_000, sleep: async () => {} });
     caf = await co.caf(33, 50);
     folio = caf.desde;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signSeed } from '../../dte/index.ts';
+import { describeEachDb } from '../../../test/support/db.ts';
 import { createTestCertificate } from '../../../test/support/dte/test-certificate.ts';
 import { startSiiEmulator, tenantCredentials, type SiiEmulator } from '../emulator/sii/sii.test-support.ts';
 import { ProviderError } from '../port.ts';
@@ -8,13 +9,13 @@ import { tagText } from './http.ts';
 import { soapCall } from './soap.ts';
 import { createSiiTokens } from './tokens.ts';
 
-describe('SII tokens against the emulator over HTTP', () => {
+describeEachDb('SII tokens against the emulator over HTTP', (backend) => {
   let emu: SiiEmulator;
   const { creds, cert } = tenantCredentials();
   const http = () => ({ hosts: siiHosts(emu.baseUrl), fetch: globalThis.fetch, timeoutMs: 10_000 });
 
   beforeAll(async () => {
-    emu = await startSiiEmulator();
+    emu = await startSiiEmulator(backend);
   });
   afterAll(async () => emu.close());
 
