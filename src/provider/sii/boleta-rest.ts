@@ -38,6 +38,9 @@ export interface BoletaStatusRequest {
   ambiente: Ambiente;
 }
 
+/** An answer with the token it was asked with, to keep the token out of any error text. */
+type Answer = SiiResponse & { token: string };
+
 const refusedTwice = (what: string) =>
   new ProviderError(
     'certificate_rejected',
@@ -45,7 +48,7 @@ const refusedTwice = (what: string) =>
     401,
   );
 
-const failure = (what: string, a: SiiResponse): ProviderError => {
+const failure = (what: string, a: Answer): ProviderError => {
   if (a.status >= 500 || a.status === 429) {
     return new ProviderError('unavailable', `The SII's boleta server failed the ${what} (HTTP ${a.status}).`, a.status);
   }
@@ -53,23 +56,23 @@ const failure = (what: string, a: SiiResponse): ProviderError => {
 };
 
 /** The SII's words in a refusal: our emulator's `{error}` JSON, or the text as it came. */
-function answerText(a: SiiResponse): string {
+function answerText(a: Answer): string {
   try {
     const j = JSON.parse(a.body.toString('utf8')) as { error?: unknown };
-    if (typeof j.error === 'string') return j.error;
+    if (typeof j.error === 'string') return excerpt(j.error, [a.token]);
   } catch {
     /* not JSON */
   }
-  return excerpt(a.body) || '(no body)';
+  return excerpt(a.body, [a.token]) || '(no body)';
 }
 
-function json<T>(a: SiiResponse, what: string): T {
+function json<T>(a: Answer, what: string): T {
   try {
     return JSON.parse(a.body.toString('utf8')) as T;
   } catch {
     throw new ProviderError(
       'unavailable',
-      `The SII's boleta server answered the ${what} with something that is not JSON: ${excerpt(a.body)}`,
+      `The SII's boleta server answered the ${what} with something that is not JSON: ${excerpt(a.body, [a.token])}`,
       a.status,
     );
   }
@@ -107,14 +110,18 @@ export async function uploadBoletas(ctx: SiiCallContext, creds: SiiCredentials, 
       body,
       token,
     });
-    return r.status === 401 ? undefined : r;
+    return r.status === 401 ? undefined : { ...r, token };
   });
   if (!a) throw refusedTwice('boleta envío');
   if (a.status !== 200) throw failure('boleta envío', a);
   const j = json<Partial<BoletaEnvioReception>>(a, 'boleta envío');
   const trackId = typeof j.trackid === 'number' || typeof j.trackid === 'string' ? String(j.trackid) : '';
   if (!/^\d+$/.test(trackId)) {
-    throw new ProviderError('unavailable', `The SII's boleta server answered the envío without a track id: ${excerpt(a.body)}`, a.status);
+    throw new ProviderError(
+      'unavailable',
+      `The SII's boleta server answered the envío without a track id: ${excerpt(a.body, [a.token])}`,
+      a.status,
+    );
   }
   return { trackId, estado: typeof j.estado === 'string' ? j.estado : 'REC', glosa: 'Envio recibido', raw: a.body };
 }
@@ -133,7 +140,7 @@ export async function boletaUploadStatus(ctx: SiiCallContext, creds: SiiCredenti
       headers: { Accept: 'application/json' },
       token,
     });
-    return r.status === 401 ? undefined : r;
+    return r.status === 401 ? undefined : { ...r, token };
   });
   if (!a) throw refusedTwice('boleta status query');
   if (a.status === 400 || a.status === 403 || a.status === 404) {

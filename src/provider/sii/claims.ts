@@ -54,7 +54,7 @@ export async function registerAcceptance(
     });
     const parsed: Parsed = parseRegistroAnswer(a.body.toString('utf8'));
     if (a.status === 401 || (parsed && 'fault' in parsed && isTokenFault(parsed.fault))) return undefined;
-    return { a, parsed };
+    return { a, parsed, token };
   });
   if (!out) {
     throw new ProviderError(
@@ -63,11 +63,16 @@ export async function registerAcceptance(
       401,
     );
   }
-  const { a, parsed } = out;
+  const { a, parsed, token } = out;
   if (!parsed) {
-    throw new ProviderError('unavailable', `The SII's registro answered HTTP ${a.status} without a code: ${excerpt(a.body)}`, a.status);
+    throw new ProviderError(
+      'unavailable',
+      `The SII's registro answered HTTP ${a.status} without a code: ${excerpt(a.body, [token])}`,
+      a.status,
+    );
   }
-  if ('fault' in parsed) throw new ProviderError('unavailable', `The SII's registro answered a SOAP fault: ${parsed.fault}`, a.status);
+  if ('fault' in parsed)
+    throw new ProviderError('unavailable', `The SII's registro answered a SOAP fault: ${excerpt(parsed.fault, [token])}`, a.status);
   if (parsed.codResp === REGISTRO_RETRY) {
     throw new ProviderError('unavailable', `The SII could not register the action now: ${parsed.descResp || 'Error Interno'}.`, a.status);
   }
