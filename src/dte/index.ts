@@ -106,3 +106,6 @@ export {
 
 export type { SelfSignedCertificate, SelfSignedCertificateOptions } from './self-signed-certificate.ts';
 export { createSelfSignedCertificate } from './self-signed-certificate.ts';
+
+export type { SeedVerification } from './seed-signature.ts';
+export { signSeed, verifySignedSeed, SEED_ERRORS } from './seed-signature.ts';

@@ -96,7 +96,7 @@ export interface AcceptanceRegistration {
 }
 
 export interface Provider {
-  readonly name: 'simpleapi' | 'emulator';
+  readonly name: 'simpleapi' | 'emulator' | 'sii';
   verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
   requestCaf(
     creds: ProviderCredentials,

@@ -206,6 +206,62 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     return jsonReply(400, body);
   };
 
+  /**
+   * The SII's reception of an envelope, shared by both faces (SimpleAPI's envio/enviar, the SII's
+   * DTEUpload): reviewed at once (inspectEnvelope, then judgeDocuments in the transaction that
+   * stores it, so folio reuse is decided in reception order), its verdict revealed at ready_at.
+   * With `dedupSince`, a file with the same bytes for the same company received since then is not
+   * received again: its first envelope is answered, with its sends counted (DTEUpload STATUS 99).
+   */
+  const receiveEnvelope = async (r: {
+    data: Buffer;
+    tipo: 'dte' | 'boleta';
+    rutUploader: string | null;
+    rutInFile: string;
+    now: Date;
+    dedupSince?: Date;
+  }): Promise<{ trackId: number; rutEmpresa: string; duplicate?: { sends: number } }> => {
+    const { now } = r;
+    const inspected = await inspectEnvelope(r.data, {
+      siiKeys,
+      now,
+      schemaValidator: opts.schemaValidator,
+      tipo: r.tipo,
+      rutUploader: r.rutUploader,
+    });
+    const rutEmpresa = inspected.rutEmisor ?? r.rutInFile;
+    const delay = opts.processingDelayMs * (inspected.slow ? 10 : 1);
+    return db.transaction(async (tx) => {
+      if (r.dedupSince) {
+        const prior = await emulatorStore.findEnvioBySha(tx, inspected.sha256, rutEmpresa, r.dedupSince);
+        if (prior) return { trackId: prior.trackId, rutEmpresa, duplicate: { sends: await emulatorStore.countSend(tx, prior.trackId) } };
+      }
+      const id = await emulatorStore.nextTrackId(tx);
+      const base = {
+        trackId: id,
+        rutEmisor: rutEmpresa,
+        rutEnvia: inspected.rutEnvia ?? r.rutUploader,
+        tipo: r.tipo,
+        receivedAt: now,
+        readyAt: new Date(now.getTime() + delay),
+        sha256: inspected.sha256,
+      };
+      if (inspected.rejection) {
+        await emulatorStore.insertEnvio(tx, {
+          ...base,
+          estado: inspected.rejection.estado,
+          glosa: inspected.rejection.glosa,
+          estadistica: [],
+          detalle: [],
+        });
+      } else {
+        const judged = await judgeDocuments(tx, inspected, { trackId: id, now });
+        await emulatorStore.insertEnvio(tx, { ...base, estado: 'EPR', glosa: ENVELOPE_GLOSA.EPR!, ...judged });
+      }
+      return { trackId: id, rutEmpresa };
+    });
+  };
+
   const attention = (now: Date) => {
     atencion += 1;
     return { numero: atencion, text: numAtencion(atencion, now), fecha: chileTimestamp(now) };
@@ -274,6 +330,51 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     glosa,
   });
 
+  /** The DTE server's answer about an envelope (both faces): unknown → -11, another company's → 106, else its state. */
+  const dteEnvioFor = (found: EmuEnvioRow | undefined, rutEmpresa: string | undefined): EnvioDteStatusResponse => {
+    if (!found) {
+      const hdr: [string, string][] = [
+        ['ESTADO', UNKNOWN_TRACK.estado],
+        ['ERR_CODE', UNKNOWN_TRACK.errCode],
+      ];
+      return dteEnvioFailure(UNKNOWN_TRACK.estado, UNKNOWN_TRACK.glosa, hdr, UNKNOWN_TRACK.errCode);
+    }
+    if (!sameRut(rutEmpresa, found.rut_emisor)) {
+      const hdr: [string, string][] = [
+        ['ESTADO', NO_PERMISSION.estado],
+        ['GLOSA', NO_PERMISSION.glosa],
+      ];
+      return dteEnvioFailure(NO_PERMISSION.estado, NO_PERMISSION.glosa, hdr, null);
+    }
+    return dteEnvioAnswer(found);
+  };
+
+  /**
+   * A document as the SII's records hold it (both faces' consulta/dte, QueryEstDte): received
+   * with the same data DOK, other data DNK; not received: annulled FAN, outside every CAF FNA,
+   * else FAU (a rejected document was never received).
+   */
+  const documentState = async (q: {
+    rut: string;
+    tipo: number;
+    folio: number;
+    receptor: string | undefined;
+    fecha: string | undefined;
+    monto: number | undefined;
+  }): Promise<DteState> => {
+    const doc = await emulatorStore.getDocument(db, q.rut, q.tipo, q.folio);
+    if (doc) {
+      const matches =
+        doc.monto_total === q.monto &&
+        doc.fecha_emision === q.fecha &&
+        (doc.rut_receptor === null || sameRut(q.receptor, doc.rut_receptor));
+      return matches ? 'DOK' : 'DNK';
+    }
+    if (await emulatorStore.isAnnulled(db, q.rut, q.tipo, q.folio)) return 'FAN';
+    if (!(await emulatorStore.cafCovers(db, q.rut, q.tipo, q.folio))) return 'FNA';
+    return 'FAU';
+  };
+
   /** consulta/envio for boletas [C "Consulta Exitosa Boleta", "Envio con boletas rechazadas", "… aceptado con reparo"]. */
   const boletaEnvioAnswer = (envio: EmuEnvioRow): EnvioBoletaStatusResponse => {
     const stage = envelopeStage(envio, clock.now());
@@ -324,6 +425,13 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     siiKeys,
     rateLimiter,
     calls,
+    /** The SII face (sii/) keeps its seeds and tokens in the same database, on the same clock. */
+    db,
+    clock,
+    /** Shared with the SII face (sii/): reception, the envelope's and a document's state. */
+    receiveEnvelope,
+    dteEnvioFor,
+    documentState,
     /** The emulator's tables, created on first use (in-process they live in the service's database). */
     ready: () => ensureEmulatorSchema(db),
     stats: () => calls.snapshot(),
@@ -451,40 +559,13 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       if (!/<(?:\w+:)?Envio(?:DTE|BOLETA)[\s>]/.test(raw) || !rutInFile)
         return failedUpload(cert, rutInFile ?? null, file, UPLOAD_REFUSED.notEnvelope);
 
-      const inspected = await inspectEnvelope(upload.data, {
-        siiKeys,
-        now,
-        schemaValidator: opts.schemaValidator,
+      const { trackId, rutEmpresa } = await receiveEnvelope({
+        data: upload.data,
         tipo: tipo === 2 ? 'boleta' : 'dte',
         rutUploader: cert.rut,
+        rutInFile,
+        now,
       });
-      const delay = opts.processingDelayMs * (inspected.slow ? 10 : 1);
-      const trackId = await db.transaction(async (tx) => {
-        const id = await emulatorStore.nextTrackId(tx);
-        const base = {
-          trackId: id,
-          rutEmisor: inspected.rutEmisor ?? rutInFile,
-          rutEnvia: inspected.rutEnvia ?? cert.rut,
-          tipo: tipo === 2 ? 'boleta' : 'dte',
-          receivedAt: now,
-          readyAt: new Date(now.getTime() + delay),
-          sha256: inspected.sha256,
-        };
-        if (inspected.rejection) {
-          await emulatorStore.insertEnvio(tx, {
-            ...base,
-            estado: inspected.rejection.estado,
-            glosa: inspected.rejection.glosa,
-            estadistica: [],
-            detalle: [],
-          });
-        } else {
-          const judged = await judgeDocuments(tx, inspected, { trackId: id, now });
-          await emulatorStore.insertEnvio(tx, { ...base, estado: 'EPR', glosa: ENVELOPE_GLOSA.EPR!, ...judged });
-        }
-        return id;
-      });
-      const rutEmpresa = inspected.rutEmisor ?? rutInFile;
       const rutEnvia = cert.rut ?? '';
       const answer = (estado: string, glosa: string, responseXml: string): EnvioResponse => ({
         rutEnvia,
@@ -539,21 +620,7 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
         if (!found || !sameRut(rutEmpresa, found.rut_emisor)) return jsonReply(200, boletaEnvioFailure());
         return jsonReply(200, boletaEnvioAnswer(found));
       }
-      if (!found) {
-        const hdr: [string, string][] = [
-          ['ESTADO', UNKNOWN_TRACK.estado],
-          ['ERR_CODE', UNKNOWN_TRACK.errCode],
-        ];
-        return jsonReply(200, dteEnvioFailure(UNKNOWN_TRACK.estado, UNKNOWN_TRACK.glosa, hdr, UNKNOWN_TRACK.errCode));
-      }
-      if (!sameRut(rutEmpresa, found.rut_emisor)) {
-        const hdr: [string, string][] = [
-          ['ESTADO', NO_PERMISSION.estado],
-          ['GLOSA', NO_PERMISSION.glosa],
-        ];
-        return jsonReply(200, dteEnvioFailure(NO_PERMISSION.estado, NO_PERMISSION.glosa, hdr, null));
-      }
-      return jsonReply(200, dteEnvioAnswer(found));
+      return jsonReply(200, dteEnvioFor(found, rutEmpresa));
     },
 
     /**
@@ -571,18 +638,14 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       const folio = int(member(c.input, 'Folio'));
       if (!rutEmpresa || !tryParseRut(rutEmpresa) || tipo === undefined || folio === undefined) return textReply(400, API_TEXT.badInput);
       const rut = toSiiRut(rutEmpresa);
-      const receptor = str(member(c.input, 'RutReceptor'));
-      const doc = await emulatorStore.getDocument(db, rut, tipo, folio);
-      let state: DteState;
-      if (doc) {
-        const matches =
-          doc.monto_total === int(member(c.input, 'Total')) &&
-          doc.fecha_emision === str(member(c.input, 'FechaDTE')) &&
-          (doc.rut_receptor === null || sameRut(receptor, doc.rut_receptor));
-        state = matches ? 'DOK' : 'DNK';
-      } else if (await emulatorStore.isAnnulled(db, rut, tipo, folio)) state = 'FAN';
-      else if (!(await emulatorStore.cafCovers(db, rut, tipo, folio))) state = 'FNA';
-      else state = 'FAU';
+      const state = await documentState({
+        rut,
+        tipo,
+        folio,
+        receptor: str(member(c.input, 'RutReceptor')),
+        fecha: str(member(c.input, 'FechaDTE')),
+        monto: int(member(c.input, 'Total')),
+      });
       const s = DTE_STATES[state];
       const common = { erR_CODE: null, glosa_ERR_CODE: null, numeroAtencion: 0, fechaAtencion: DOTNET_MIN_DATE };
       if (bool(member(c.input, 'ServidorBoletaREST'))) {
@@ -644,20 +707,8 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       if (folio === undefined || folio < 1) return answer(2, REGISTRO_TEXT[2]);
       if (tipo === undefined || !REGISTRO_TIPOS.has(tipo)) return answer(3, REGISTRO_TEXT[3]);
       if (!accion || !(ACCIONES_REGISTRO as readonly string[]).includes(accion)) return answer(4, REGISTRO_TEXT[4]);
-      const rut = toSiiRut(rutEmpresa);
-      const now = clock.now();
-      const asked = accion;
-      const code = await db.transaction(async (tx) => {
-        const doc = await emulatorStore.lockDocument(tx, rut, tipo, folio);
-        if (!doc) return { code: 9, claim: '' };
-        if (now.getTime() > doc.received_at.getTime() + REGISTRO_WINDOW_MS) return { code: 8, claim: '' };
-        const before = await emulatorStore.events(tx, rut, tipo, folio);
-        const d = registroDecision(asked, before);
-        if (d.record) await emulatorStore.insertEvent(tx, { rut, tipoDte: tipo, folio, accion: asked, by: cert.rut, now });
-        return { code: d.code, claim: before.find((e) => CLAIMS.has(e)) ?? '' };
-      });
-      const t = REGISTRO_TEXT[code.code as keyof typeof REGISTRO_TEXT];
-      return answer(code.code, typeof t === 'function' ? t(code.claim) : t);
+      const r = await registroAccion(db, { rut: toSiiRut(rutEmpresa), tipo, folio, accion, by: cert.rut, now: clock.now() });
+      return answer(r.codigo, r.descripcion);
     },
   };
 }
@@ -689,8 +740,32 @@ export function registroDecision(accion: string, before: readonly string[]): { c
   return { code: 0, record: true };
 }
 
+/**
+ * The registro's answer for a well-formed request (codes 1–4 checked by the caller): the document
+ * received by this SII (9), the eight days from its reception here (8), then the events before
+ * (registroDecision), decided under the document's lock and recorded when taken. Both faces call
+ * it: SimpleAPI's compras/aceptacionreclamo and the SII's own WsRegistroReclamoDte (sii/claims.ts).
+ */
+export async function registroAccion(
+  db: Db,
+  r: { rut: string; tipo: number; folio: number; accion: string; by: string | null; now: Date },
+): Promise<{ codigo: number; descripcion: string }> {
+  const { rut, tipo, folio, accion, now } = r;
+  const code = await db.transaction(async (tx) => {
+    const doc = await emulatorStore.lockDocument(tx, rut, tipo, folio);
+    if (!doc) return { code: 9, claim: '' };
+    if (now.getTime() > doc.received_at.getTime() + REGISTRO_WINDOW_MS) return { code: 8, claim: '' };
+    const before = await emulatorStore.events(tx, rut, tipo, folio);
+    const d = registroDecision(accion, before);
+    if (d.record) await emulatorStore.insertEvent(tx, { rut, tipoDte: tipo, folio, accion, by: r.by, now });
+    return { code: d.code, claim: before.find((e) => CLAIMS.has(e)) ?? '' };
+  });
+  const t = REGISTRO_TEXT[code.code as keyof typeof REGISTRO_TEXT];
+  return { codigo: code.code, descripcion: typeof t === 'function' ? t(code.claim) : t };
+}
+
 /** One document of the boleta server's `detalles`: findings `SEC-L-NNN` → seccion, nivel, codigo [C]. */
-function boletaDetalle(d: EmuDocumentOutcome) {
+export function boletaDetalle(d: EmuDocumentOutcome) {
   return {
     tipo: d.tipo,
     folio: d.folio,

@@ -3,6 +3,7 @@ import type { Provider } from '../port.ts';
 import type { Pacer } from '../simpleapi/pacing.ts';
 import type { ProviderCallObserver } from '../simpleapi/client.ts';
 import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
+import { createSiiProvider, type SiiProvider } from '../sii/sii-provider.ts';
 import { createEmulatorCore, type EmulatorCoreOptions } from './emulator.ts';
 import { buildEmulatorServer } from './server.ts';
 import type { EmulatorSiiKey } from './sii-key.ts';
@@ -17,6 +18,11 @@ import type { EmulatorStats } from './stats.ts';
  */
 export interface InProcessEmulator extends Provider {
   readonly siiKey: EmulatorSiiKey;
+  /**
+   * The direct SII adapter (src/provider/sii/) over this emulator's SII face, through the same
+   * inject transport: what serves tenants that connect to the SII themselves when PROVIDER=emulator.
+   */
+  readonly siiProvider: SiiProvider;
   /** The SimpleAPI calls this emulator answered (stats.ts). */
   stats(): EmulatorStats;
   resetStats(): void;
@@ -58,10 +64,12 @@ export function createInProcessEmulator(
     pacer: opts.pacer,
     observer: opts.observer,
   });
+  const siiProvider = createSiiProvider({ baseUrl: BASE, fetch: viaInject, timeoutMs: opts.timeoutMs ?? 120_000 });
   return {
     ...adapter,
     name: 'emulator',
     siiKey: core.siiKey,
+    siiProvider,
     stats: () => core.stats(),
     resetStats: () => core.resetStats(),
     async close() {

@@ -18,6 +18,8 @@ import { ProviderError } from '../port.ts';
  *   `RECHAZO`  → the SII rejects the document (SBX-3-001)
  *   `REPARO`   → accepted with reparos (SBX-2-001)
  *   `LENTO`    → the envelope takes ten times the processing delay to reach its final state
+ *
+ * Certificates (the SII face): a holder named `SIN PERMISO` → QueryEstUp answers 106 (DOCUMENT_TRIGGERS_SII).
  */
 export type KeyVerdict = 'ok' | 'invalid' | 'expired' | 'quota' | 'unavailable';
 
@@ -56,6 +58,15 @@ export const DOCUMENT_TRIGGERS = {
   reject: /RECHAZO/i,
   objection: /REPARO/i,
   slow: /LENTO/i,
+};
+
+/**
+ * The SII face (sii/): a certificate whose holder's name (subject CN) contains `SIN PERMISO` has no
+ * "Enviar documentos" permission for any company: its uploads are received (STATUS 0) and the
+ * status query answers the SII's 106 (SII-SERVICES.md §1.2: the 106 shows in the query, not the upload).
+ */
+export const DOCUMENT_TRIGGERS_SII = {
+  noPermission: /SIN PERMISO/i,
 };
 
 export const SANDBOX_CODES = {

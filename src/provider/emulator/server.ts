@@ -3,6 +3,7 @@ import multipart from '@fastify/multipart';
 import { hostOfPath, ROUTES, type Host } from '../simpleapi/protocol.ts';
 import type { CallInput, EmulatorCore, Upload } from './emulator.ts';
 import { emptyReply, jsonReply, Refusal, textReply, type Reply } from './reply.ts';
+import { registerSiiRoutes } from './sii/routes.ts';
 import { apiKeyBehaviour, type KeyBehaviour } from './sandbox.ts';
 import type { RouteName } from './stats.ts';
 import { API_TEXT, EXPIRED_KEY_ERROR, MENSAJE, UNAVAILABLE_TEXT } from './texts.ts';
@@ -95,7 +96,9 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
 
   app.addHook('onSend', async (req, reply, payload) => {
     const path = req.url.split('?')[0] ?? '';
-    if (!/^\/emulator\//i.test(path)) {
+    const siiOperation = req.routeOptions.config?.siiOperation;
+    if (siiOperation) core.calls.recordSii(siiOperation, reply.statusCode);
+    else if (!/^\/emulator\//i.test(path)) {
       const name = ROUTE_OF_URL[req.routeOptions.url ?? ''] ?? 'unknown';
       core.calls.record(name, hostOfPath(path), reply.statusCode);
     }
@@ -171,6 +174,9 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
   route('POST', ROUTES.envioStatus, (c) => core.envioStatus(c));
   route('POST', ROUTES.dteStatus, (c) => core.dteStatus(c));
   route('POST', ROUTES.acceptance, (c) => core.acceptance(c));
+
+  // The SII's own services (sii/routes.ts), on the same records.
+  await registerSiiRoutes(app, core);
 
   // Emulator-only helpers (not SimpleAPI, not counted): the key that signs its CAFs, a liveness
   // probe, and the call counters (stats.ts) with a reset that answers the counts it cleared.

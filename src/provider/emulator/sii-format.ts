@@ -91,8 +91,12 @@ export function recepcionDte(r: {
     '<?xml version="1.0"?>\n<RECEPCIONDTE>\n' +
     ` <RUTSENDER>${esc(r.rutSender)}</RUTSENDER>\n <RUTCOMPANY>${esc(r.rutCompany)}</RUTCOMPANY>\n` +
     ` <FILE>${esc(r.file)}</FILE>\n <TIMESTAMP>${r.timestamp}</TIMESTAMP>\n <STATUS>${r.status}</STATUS>\n`;
-  if (r.trackId !== undefined) return `${head}\n\n <TRACKID>${String(r.trackId).padStart(10, '0')}</TRACKID>\n\n</RECEPCIONDTE>`;
-  return `${head} <DETAIL>\n  <ERROR>${esc(r.error ?? '')}</ERROR>\n </DETAIL>\n</RECEPCIONDTE>`;
+  const detail = ` <DETAIL>\n  <ERROR>${esc(r.error ?? '')}</ERROR>\n </DETAIL>\n`;
+  const track = (id: number) => `\n\n <TRACKID>${String(id).padStart(10, '0')}</TRACKID>\n\n</RECEPCIONDTE>`;
+  // A duplicate (STATUS 99) names the earlier track id and says why (the SII face; layout ours).
+  if (r.trackId !== undefined && r.error !== undefined) return `${head}${detail}${track(r.trackId).slice(1)}`;
+  if (r.trackId !== undefined) return `${head}${track(r.trackId)}`;
+  return `${head}${detail}</RECEPCIONDTE>`;
 }
 
 /**

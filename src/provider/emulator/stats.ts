@@ -21,6 +21,11 @@ export interface EmulatorStats {
   outcomes: OutcomeCounts;
   hosts: Record<Host, OutcomeCounts>;
   routes: Partial<Record<RouteName, OutcomeCounts & { host: Host }>>;
+  /**
+   * The SII's own services (the SII face, sii/): calls per operation (`CrSeed.getSeed`,
+   * `DTEUpload`, …) and the tokens issued per kind. Not part of `total`, which counts SimpleAPI calls.
+   */
+  sii: { total: number; routes: Record<string, OutcomeCounts>; tokensIssued: { soap: number; rest: number } };
 }
 
 export const outcomeOf = (status: number): Outcome => (status === 429 ? '429' : status >= 500 ? '5xx' : status >= 400 ? '4xx' : '2xx');
@@ -30,7 +35,19 @@ const zero = (): OutcomeCounts => ({ total: 0, '2xx': 0, '4xx': 0, '429': 0, '5x
 export function createCallStats(now: () => Date = () => new Date()) {
   let since = now();
   let routes = new Map<RouteName, { host: Host; counts: OutcomeCounts }>();
+  let sii = new Map<string, OutcomeCounts>();
+  let tokens = { soap: 0, rest: 0 };
   return {
+    /** One call to the SII face, by operation. */
+    recordSii(operation: string, status: number): void {
+      let c = sii.get(operation);
+      if (!c) sii.set(operation, (c = zero()));
+      c.total++;
+      c[outcomeOf(status)]++;
+    },
+    tokenIssued(kind: 'soap' | 'rest'): void {
+      tokens[kind]++;
+    },
     record(route: RouteName, host: Host, status: number): void {
       let r = routes.get(route);
       if (!r) routes.set(route, (r = { host, counts: zero() }));
@@ -48,11 +65,22 @@ export function createCallStats(now: () => Date = () => new Date()) {
           hosts[host][k] += counts[k];
         }
       }
-      return { since: since.toISOString(), total: outcomes.total, outcomes, hosts, routes: out };
+      const siiRoutes = Object.fromEntries([...sii].map(([k, c]) => [k, { ...c }]));
+      const siiTotal = [...sii.values()].reduce((n, c) => n + c.total, 0);
+      return {
+        since: since.toISOString(),
+        total: outcomes.total,
+        outcomes,
+        hosts,
+        routes: out,
+        sii: { total: siiTotal, routes: siiRoutes, tokensIssued: { ...tokens } },
+      };
     },
     reset(): void {
       since = now();
       routes = new Map();
+      sii = new Map();
+      tokens = { soap: 0, rest: 0 };
     },
   };
 }

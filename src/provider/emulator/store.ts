@@ -193,6 +193,22 @@ export const emulatorStore = {
       ],
     );
   },
+  /** A file received before (same bytes, same company, since `since`): its first envelope (DTEUpload STATUS 99). */
+  async findEnvioBySha(db: Sql, sha256: string, rutCompany: string, since: Date) {
+    // Two sends of one file at once: the second waits for the first's transaction, then finds it.
+    await db.query('select pg_advisory_xact_lock(hashtext($1))', [sha256]);
+    const r = await db.query<{ track_id: string | number; sends: number }>(
+      `select track_id, sends from emu_envios where envelope_sha256 = $1 and rut_emisor = $2 and tipo = 'dte' and received_at >= $3
+       order by track_id limit 1 for update`,
+      [sha256, rutCompany, since],
+    );
+    const row = r.rows[0];
+    return row ? { trackId: Number(row.track_id), sends: Number(row.sends) } : undefined;
+  },
+  async countSend(db: Sql, trackId: number): Promise<number> {
+    const r = await db.query<{ sends: number }>('update emu_envios set sends = sends + 1 where track_id = $1 returning sends', [trackId]);
+    return Number(r.rows[0]?.sends ?? 0);
+  },
   async getEnvio(db: Sql, trackId: number): Promise<EmuEnvioRow | undefined> {
     const r = await db.query<EmuEnvioRow>('select * from emu_envios where track_id = $1', [trackId]);
     const row = r.rows[0];
