@@ -63,7 +63,7 @@ export interface Config {
    * missing or unreadable one stops the start. `publicKeyPem` is SPKI PEM.
    */
   readonly siiCafKeys: readonly { readonly idk: number; readonly file: string; readonly publicKeyPem: string }[];
-  /** The SII's own services, for direct tenants (provider `sii`; docs/sii-direct.md). */
+  /** The SII's own services, for direct tenants (provider `sii`; docs/credentials.md "A provider per tenant"). */
   readonly sii: {
     /**
      * SII_BASE_URL: one origin that replaces every SII host (certification and production, SOAP,

@@ -6,7 +6,7 @@
  */
 /**
  * The path a tenant's provider calls take, from its `provider` field (decisions §14,
- * docs/sii-direct.md): through the billing provider (SimpleAPI, or the emulator's SimpleAPI face),
+ * docs/credentials.md "A provider per tenant"): through the billing provider (SimpleAPI, or the emulator's SimpleAPI face),
  * or straight to the SII's own services with the tenant's certificate (src/provider/routed.ts).
  */
 export type ProviderRoute = 'simpleapi' | 'sii';

@@ -28,7 +28,7 @@ const fields = {
       description:
         "How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI " +
         "API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it " +
-        'never touches issued documents, and folios obtained either way stay usable (docs/sii-direct.md).',
+        'never touches issued documents, and folios obtained either way stay usable.',
     }),
   ),
 };

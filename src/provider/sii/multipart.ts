@@ -13,10 +13,7 @@ export interface MultipartFile {
   data: Buffer;
 }
 
-export function multipartBody(
-  fields: readonly (readonly [string, string])[],
-  file: MultipartFile,
-): { body: Buffer; contentType: string } {
+export function multipartBody(fields: readonly (readonly [string, string])[], file: MultipartFile): { body: Buffer; contentType: string } {
   const boundary = `----dte${randomBytes(12).toString('hex')}`;
   const parts: Buffer[] = [];
   for (const [name, value] of fields) {
