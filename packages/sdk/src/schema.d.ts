@@ -820,7 +820,7 @@ export interface paths {
             };
             /**
              * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
-             * @enum {string}
+             * @enum {unknown}
              */
             provider?: 'simpleapi' | 'sii';
           };
@@ -1234,7 +1234,7 @@ export interface paths {
             };
             /**
              * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
-             * @enum {string}
+             * @enum {unknown}
              */
             provider?: 'simpleapi' | 'sii';
           };

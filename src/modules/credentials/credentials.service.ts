@@ -2,7 +2,7 @@ import type { Db } from '../../db/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
-import { credentialsComplete, needsApiKey, type TenantProvider, type TenantsService } from '../tenants/index.ts';
+import { credentialsComplete, DEFAULT_PROVIDER, needsApiKey, type TenantProvider, type TenantsService } from '../tenants/index.ts';
 import { createApiKeyService, type ApiKeyState } from './api-key.service.ts';
 import { createCertificatesService, type CertificateEntry } from './certificates.service.ts';
 import type { CredentialWriter } from './credential-writer.ts';
@@ -36,7 +36,7 @@ export interface CredentialsDeps {
   secretStore: SecretStore;
   dataCipher: DataCipher;
   writer: CredentialWriter;
-  tenants: Pick<TenantsService, 'requireRow'>;
+  tenants: Pick<TenantsService, 'requireRow' | 'findRow'>;
 }
 
 export function createCredentialsService(deps: CredentialsDeps) {
@@ -56,11 +56,12 @@ export function createCredentialsService(deps: CredentialsDeps) {
      * reads as nothing configured.
      */
     async status(accountId: string, tenantId: string): Promise<CredentialStatus> {
-      const [{ provider }, key, certs] = await Promise.all([
-        deps.tenants.requireRow(deps.db, accountId, tenantId),
+      const [tenant, key, certs] = await Promise.all([
+        deps.tenants.findRow(deps.db, accountId, tenantId),
         apiKey.state(accountId, tenantId),
         certificates.list(accountId, tenantId),
       ]);
+      const provider = tenant?.provider ?? DEFAULT_PROVIDER;
       const required = needsApiKey(provider);
       const missing: CredentialStatus['missing'] = [
         ...(required && !key.configured ? (['apiKey'] as const) : []),
