@@ -50,7 +50,7 @@ describeEachDb('switching a tenant between SimpleAPI and the direct SII path', (
     return {
       name: 'emulator',
       verifyApiKey: (apiKey) => emulator!.verifyApiKey(apiKey),
-      ...(Object.fromEntries(OPS.map((op) => [op, forward(op)])) as Pick<Provider, Op>),
+      ...(Object.fromEntries(OPS.map((op) => [op, forward(op)])) as unknown as Pick<Provider, Op>),
     };
   };
 
