@@ -2274,7 +2274,10 @@ export interface paths {
               apiKey: {
                 configured: boolean;
                 lastVerified: string | null;
-                /** @description Whether the tenant's provider needs the key: false for a direct tenant (`sii`). */
+                /**
+                 * @description Whether the tenant's provider needs the key: false for a direct tenant (`sii`).
+                 * @example true
+                 */
                 required: boolean;
               };
               certificates: {

@@ -57,7 +57,10 @@ export const CredentialStatusSchema = Type.Object(
     apiKey: Type.Object({
       configured: Type.Boolean(),
       lastVerified: Nullable(Timestamp('When the provider last accepted the key; null when not configured.')),
-      required: Type.Boolean({ description: "Whether the tenant's provider needs the key: false for a direct tenant (`sii`)." }),
+      required: Type.Boolean({
+        examples: [true],
+        description: "Whether the tenant's provider needs the key: false for a direct tenant (`sii`).",
+      }),
     }),
     certificates: Type.Array(Type.Object(certificateEntryFields)),
     ready: Type.Boolean({
