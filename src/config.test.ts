@@ -34,7 +34,7 @@ it.each([
   expect(() => loadConfig(env)).toThrow(message);
 });
 
-it('SII_BASE_URL: unset means the SII\'s own hosts; set, one http(s) origin without a trailing slash', () => {
+it("SII_BASE_URL: unset means the SII's own hosts; set, one http(s) origin without a trailing slash", () => {
   expect(loadConfig({}).sii.baseUrl).toBeUndefined();
   expect(loadConfig({ SII_BASE_URL: '' }).sii.baseUrl).toBeUndefined();
   expect(loadConfig({ SII_BASE_URL: 'http://127.0.0.1:4100/' }).sii.baseUrl).toBe('http://127.0.0.1:4100');
