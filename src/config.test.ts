@@ -27,9 +27,17 @@ it.each([
   [{ SMTP_URL: 'http://mail.example.cl' }, /SMTP_URL: expected smtp:/],
   [{ SMTP_FROM: 'not an address' }, /SMTP_FROM/],
   [{ EXCHANGE_RETRY_SCHEDULE: '0,later' }, /EXCHANGE_RETRY_SCHEDULE/],
+  [{ SII_BASE_URL: 'ftp://sii.example' }, /SII_BASE_URL: expected an http\(s\) URL/],
+  [{ SII_BASE_URL: 'not a url' }, /SII_BASE_URL/],
 ])('stops on an invalid setting and names it: %j', (env, message) => {
   expect(() => loadConfig(env)).toThrow(ConfigError);
   expect(() => loadConfig(env)).toThrow(message);
+});
+
+it("SII_BASE_URL: unset means the SII's own hosts; set, one http(s) origin without a trailing slash", () => {
+  expect(loadConfig({}).sii.baseUrl).toBeUndefined();
+  expect(loadConfig({ SII_BASE_URL: '' }).sii.baseUrl).toBeUndefined();
+  expect(loadConfig({ SII_BASE_URL: 'http://127.0.0.1:4100/' }).sii.baseUrl).toBe('http://127.0.0.1:4100');
 });
 
 it('reads durations', () => {

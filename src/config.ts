@@ -63,6 +63,15 @@ export interface Config {
    * missing or unreadable one stops the start. `publicKeyPem` is SPKI PEM.
    */
   readonly siiCafKeys: readonly { readonly idk: number; readonly file: string; readonly publicKeyPem: string }[];
+  /** The SII's own services, for direct tenants (provider `sii`; docs/credentials.md "A provider per tenant"). */
+  readonly sii: {
+    /**
+     * SII_BASE_URL: one origin that replaces every SII host (certification and production, SOAP,
+     * upload, boleta REST, claims, CAF forms), as the standalone emulator and the tests serve them;
+     * unset: the SII's own hosts for the tenant's `ambiente` (src/provider/sii/context.ts).
+     */
+    readonly baseUrl: string | undefined;
+  };
   readonly webhooks: {
     readonly allowPrivateNetworks: boolean;
     readonly retryScheduleMs: readonly number[];
@@ -159,6 +168,9 @@ const url = (env: Env, name: string, def: string): string => {
   return v.replace(/\/+$/, '');
 };
 
+/** An http(s) URL checked like `url`, or undefined when the variable is unset or empty. */
+const optionalUrl = (env: Env, name: string): string | undefined => (str(env, name) === undefined ? undefined : url(env, name, ''));
+
 /** Durations: plain milliseconds, or a number with s/m/h/d (`7d`, `30s`). */
 export const parseDuration = (v: string): number | undefined => {
   const m = /^(\d+)(ms|s|m|h|d)?$/.exec(v.trim());
@@ -229,6 +241,7 @@ export function loadConfig(env: Env = process.env): Config {
       siiPublicKeyFile: str(env, 'EMULATOR_SII_PUBLIC_KEY'),
     },
     siiCafKeys: siiCafKeys(env, 'SII_CAF_KEYS'),
+    sii: { baseUrl: optionalUrl(env, 'SII_BASE_URL') },
     webhooks: {
       allowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
       retryScheduleMs: schedule(env, 'WEBHOOK_RETRY_SCHEDULE', [0, 30_000, 300_000, 1_800_000, 7_200_000]),

@@ -8,13 +8,18 @@ import { createInProcessEmulator } from './emulator/inprocess.ts';
 import { schemaValidatorFrom } from './emulator/schemas.ts';
 import { EMULATOR_IDK, loadOrCreateSiiKey } from './emulator/sii-key.ts';
 import type { Provider } from './port.ts';
+import { createRoutedProvider } from './routed.ts';
 import { createDbPacer } from './simpleapi/pacing.ts';
 import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
 import type { ProviderCallObserver } from './simpleapi/client.ts';
 import { cafTrust } from './sii-keys.ts';
 
 /**
- * Chooses the billing-provider adapter from config.provider (docs/design.md §1) and the set of keys
+ * The provider the service calls (routed.ts): each call goes the way its tenant's `provider` says,
+ * through the billing-provider adapter config.provider chooses (docs/design.md §1), or straight to
+ * the SII — a slot left empty here until the SII adapter (src/provider/sii/) is wired in, with
+ * config.sii.baseUrl (SII_BASE_URL); until then a direct tenant's calls fail as `unavailable`.
+ * Also chooses the set of keys
  * CAFs must be signed with (the SII's, the emulator's when in use, and SII_CAF_KEYS). The emulator keeps its SII key in EMULATOR_DATA_DIR (default
  * DATA_DIR/emulator) and its records in emu_* tables of the service's own database, so in-process
  * it survives restarts and is shared by every process of one PostgreSQL. Calls are paced to the
@@ -24,6 +29,12 @@ export interface ProviderSetup {
   provider: Provider & { close?: () => Promise<void> };
   cafKeys: SiiKeys;
 }
+
+/**
+ * The adapter's own extras (close, the emulator's key and stats) stay reachable on the result; the
+ * port's calls are the routed ones.
+ */
+const routed = <P extends Provider>(simpleapi: P, sii?: Provider): P => ({ ...simpleapi, ...createRoutedProvider({ simpleapi, sii }) });
 
 export function createProvider(config: Config, deps: { db: Db; clock: Clock; observer?: ProviderCallObserver }): ProviderSetup {
   const limits = config.simpleapi.rateLimits;
@@ -35,19 +46,21 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
       ? [{ idk: EMULATOR_IDK, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
       : [];
     return {
-      provider: createSimpleApiProvider({
-        apiBaseUrl: config.simpleapi.apiBaseUrl,
-        serviciosBaseUrl: config.simpleapi.serviciosBaseUrl,
-        timeoutMs: config.simpleapi.timeoutMs,
-        retries: config.simpleapi.retries,
-        pacer,
-        observer: deps.observer,
-      }),
+      provider: routed(
+        createSimpleApiProvider({
+          apiBaseUrl: config.simpleapi.apiBaseUrl,
+          serviciosBaseUrl: config.simpleapi.serviciosBaseUrl,
+          timeoutMs: config.simpleapi.timeoutMs,
+          retries: config.simpleapi.retries,
+          pacer,
+          observer: deps.observer,
+        }),
+      ),
       cafKeys: cafTrust([...emulatorKey, ...operatorKeys]),
     };
   }
   const siiKey = loadOrCreateSiiKey(config.emulator.dataDir ?? path.join(config.dataDir, 'emulator'));
-  const provider = createInProcessEmulator({
+  const emulator = createInProcessEmulator({
     db: deps.db,
     clock: deps.clock,
     siiKey,
@@ -59,5 +72,5 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
     pacer,
     observer: deps.observer,
   });
-  return { provider, cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]) };
+  return { provider: routed(emulator), cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]) };
 }

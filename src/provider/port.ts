@@ -4,8 +4,18 @@
  * their status. Adapters: `simpleapi` (HTTP) and `emulator` (SimpleAPI + SII, in-process or over
  * HTTP). Secrets (API key, .pfx, password) are passed per call and never kept by the adapter.
  */
+/**
+ * The path a tenant's provider calls take, from its `provider` field (decisions §14,
+ * docs/credentials.md "A provider per tenant"): through the billing provider (SimpleAPI, or the emulator's SimpleAPI face),
+ * or straight to the SII's own services with the tenant's certificate (src/provider/routed.ts).
+ */
+export type ProviderRoute = 'simpleapi' | 'sii';
+
 export interface ProviderCredentials {
+  /** The tenant's billing-provider API key; '' for a direct tenant (`via: 'sii'`), which has none. */
   apiKey: string;
+  /** Which path serves the call (routed.ts); absent means 'simpleapi'. */
+  via?: ProviderRoute;
   /** The tenant's .pfx and its password, decrypted only for the call. */
   pfx?: Buffer;
   pfxPassword?: string;

@@ -76,7 +76,13 @@ export async function foliosHarness(
     clock,
     provider,
     credentials: {
-      getProviderCredentials: async () => ({ apiKey: 'test-key', pfx: Buffer.alloc(0), pfxPassword: '', rutCertificado: '12345678-5' }),
+      getProviderCredentials: async () => ({
+        apiKey: 'test-key',
+        via: 'simpleapi',
+        pfx: Buffer.alloc(0),
+        pfxPassword: '',
+        rutCertificado: '12345678-5',
+      }),
     },
     dataCipher: createEnvelope(parseKeyring(generateKeySpec())),
     cafKeys: testSii.siiKeys,

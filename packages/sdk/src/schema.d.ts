@@ -678,6 +678,7 @@ export interface paths {
              *             "vendedor": "V-12",
              *             "unidadSii": "SANTIAGO ORIENTE"
              *           },
+             *           "provider": "simpleapi",
              *           "status": "pending_credentials",
              *           "credentials": {
              *             "apiKey": {
@@ -817,6 +818,11 @@ export interface paths {
               vendedor?: string | null;
               unidadSii?: string | null;
             };
+            /**
+             * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
+             * @enum {unknown}
+             */
+            provider?: 'simpleapi' | 'sii';
           };
         };
       };
@@ -851,6 +857,7 @@ export interface paths {
              *         "vendedor": "V-12",
              *         "unidadSii": "SANTIAGO ORIENTE"
              *       },
+             *       "provider": "simpleapi",
              *       "status": "pending_credentials",
              *       "credentials": {
              *         "apiKey": {
@@ -889,7 +896,12 @@ export interface paths {
                 vendedor: string | null;
                 unidadSii: string | null;
               };
-              /** @description pending_credentials until both the billing-provider API key and a certificate are configured, then active. */
+              /**
+               * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
+               * @enum {string}
+               */
+              provider: 'simpleapi' | 'sii';
+              /** @description pending_credentials until what the tenant's provider needs is configured (simpleapi: the billing-provider API key and a certificate; sii: a certificate), then active. */
               status: 'pending_credentials' | 'active';
               credentials: {
                 apiKey: {
@@ -899,6 +911,7 @@ export interface paths {
                 certificate: {
                   configured: boolean;
                 };
+                /** @description What the tenant's provider needs is configured (a direct tenant needs no API key). */
                 ready: boolean;
               };
               /** Format: date-time */
@@ -1038,6 +1051,7 @@ export interface paths {
              *         "vendedor": "V-12",
              *         "unidadSii": "SANTIAGO ORIENTE"
              *       },
+             *       "provider": "simpleapi",
              *       "status": "pending_credentials",
              *       "credentials": {
              *         "apiKey": {
@@ -1076,7 +1090,12 @@ export interface paths {
                 vendedor: string | null;
                 unidadSii: string | null;
               };
-              /** @description pending_credentials until both the billing-provider API key and a certificate are configured, then active. */
+              /**
+               * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
+               * @enum {string}
+               */
+              provider: 'simpleapi' | 'sii';
+              /** @description pending_credentials until what the tenant's provider needs is configured (simpleapi: the billing-provider API key and a certificate; sii: a certificate), then active. */
               status: 'pending_credentials' | 'active';
               credentials: {
                 apiKey: {
@@ -1086,6 +1105,7 @@ export interface paths {
                 certificate: {
                   configured: boolean;
                 };
+                /** @description What the tenant's provider needs is configured (a direct tenant needs no API key). */
                 ready: boolean;
               };
               /** Format: date-time */
@@ -1212,6 +1232,11 @@ export interface paths {
               vendedor?: string | null;
               unidadSii?: string | null;
             };
+            /**
+             * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
+             * @enum {unknown}
+             */
+            provider?: 'simpleapi' | 'sii';
           };
         };
       };
@@ -1246,6 +1271,7 @@ export interface paths {
              *         "vendedor": "V-12",
              *         "unidadSii": "SANTIAGO ORIENTE"
              *       },
+             *       "provider": "simpleapi",
              *       "status": "pending_credentials",
              *       "credentials": {
              *         "apiKey": {
@@ -1284,7 +1310,12 @@ export interface paths {
                 vendedor: string | null;
                 unidadSii: string | null;
               };
-              /** @description pending_credentials until both the billing-provider API key and a certificate are configured, then active. */
+              /**
+               * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
+               * @enum {string}
+               */
+              provider: 'simpleapi' | 'sii';
+              /** @description pending_credentials until what the tenant's provider needs is configured (simpleapi: the billing-provider API key and a certificate; sii: a certificate), then active. */
               status: 'pending_credentials' | 'active';
               credentials: {
                 apiKey: {
@@ -1294,6 +1325,7 @@ export interface paths {
                 certificate: {
                   configured: boolean;
                 };
+                /** @description What the tenant's provider needs is configured (a direct tenant needs no API key). */
                 ready: boolean;
               };
               /** Format: date-time */
@@ -2211,9 +2243,11 @@ export interface paths {
           content: {
             /**
              * @example {
+             *       "provider": "simpleapi",
              *       "apiKey": {
              *         "configured": true,
-             *         "lastVerified": "2026-11-27T14:30:00.000Z"
+             *         "lastVerified": "2026-11-27T14:30:00.000Z",
+             *         "required": true
              *       },
              *       "certificates": [
              *         {
@@ -2225,13 +2259,26 @@ export interface paths {
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
              *       ],
-             *       "ready": true
+             *       "ready": true,
+             *       "missing": [
+             *         "apiKey"
+             *       ]
              *     }
              */
             'application/json': {
+              /**
+               * @description The tenant's provider (Tenant.provider), which decides what it needs: `simpleapi` the billing-provider API key and a certificate; `sii` (straight to the SII) a certificate only.
+               * @enum {string}
+               */
+              provider: 'simpleapi' | 'sii';
               apiKey: {
                 configured: boolean;
                 lastVerified: string | null;
+                /**
+                 * @description Whether the tenant's provider needs the key: false for a direct tenant (`sii`).
+                 * @example true
+                 */
+                required: boolean;
               };
               certificates: {
                 /** Format: uuid */
@@ -2246,8 +2293,10 @@ export interface paths {
                 /** Format: date-time */
                 createdAt: string;
               }[];
-              /** @description Both the API key and at least one certificate are configured. */
+              /** @description What the tenant's provider needs is configured: the API key and a certificate (simpleapi), or a certificate (sii). */
               ready: boolean;
+              /** @description What is still needed before the tenant can issue; empty when ready. */
+              missing: ('apiKey' | 'certificate')[];
             };
           };
         };
@@ -10126,7 +10175,7 @@ export interface components {
     };
     /**
      * TenantCredentialsUpdatedData
-     * @description Emitted whenever a change leaves both credentials configured (activation completed, or an API-side change).
+     * @description Emitted whenever a change leaves what the tenant's provider needs configured: both credentials through SimpleAPI, the certificate for a direct tenant (provider sii, whose apiKey.configured is usually false). Activation completed, an API-side change, or a PATCH of provider that makes the tenant active.
      */
     TenantCredentialsUpdatedData: {
       /** Format: uuid */
@@ -10251,7 +10300,12 @@ export interface components {
         vendedor: string | null;
         unidadSii: string | null;
       };
-      /** @description pending_credentials until both the billing-provider API key and a certificate are configured, then active. */
+      /**
+       * @description How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it never touches issued documents, and folios obtained either way stay usable.
+       * @enum {string}
+       */
+      provider: 'simpleapi' | 'sii';
+      /** @description pending_credentials until what the tenant's provider needs is configured (simpleapi: the billing-provider API key and a certificate; sii: a certificate), then active. */
       status: 'pending_credentials' | 'active';
       credentials: {
         apiKey: {
@@ -10261,6 +10315,7 @@ export interface components {
         certificate: {
           configured: boolean;
         };
+        /** @description What the tenant's provider needs is configured (a direct tenant needs no API key). */
         ready: boolean;
       };
       /** Format: date-time */

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { AccountsService } from '../accounts/index.ts';
-import type { TenantsService } from '../tenants/index.ts';
+import { needsApiKey, type TenantProvider, type TenantRow, type TenantsService } from '../tenants/index.ts';
 import { activationStore, type ActivationLinkRow, type StagedCertificate } from './activation.store.ts';
 import { notifyIfCertificateRowExpiring } from './certificate-expiring.ts';
 import { toCertificateEntry } from './certificates.service.ts';
@@ -32,6 +32,13 @@ export interface LinkView {
   tenantId: string;
   expiresAt: Date;
   tenant: { razonSocial: string; rutEmpresa: string };
+  /**
+   * The tenant's provider, read at each view: a direct tenant (`sii`) has no API-key step, so its
+   * page asks for the certificate, then the confirmation (docs/credentials.md).
+   */
+  provider: TenantProvider;
+  /** Whether the page has an API-key step (the provider needs the key). */
+  needsApiKey: boolean;
   /**
    * The name of the account (the SaaS company) asking for the credentials: the page names it so a
    * person can tell a real request from a look-alike (docs/credentials.md, hosted page).
@@ -81,6 +88,12 @@ export function createActivationService(deps: {
   /** The name of the account that sent a link: the person to ask for a new one. */
   const issuerOf = async (link: ActivationLinkRow | undefined) => (link ? await deps.accounts.nameOf(link.account_id) : undefined);
 
+  /** Whether the page asks for the API key: the tenant's provider needs it (read now: a PATCH applies at once). */
+  const needsKey = async (link: ActivationLinkRow) => {
+    const tenant = await deps.tenants.findRow(db, link.account_id, link.tenant_id);
+    return !tenant || needsApiKey(tenant.provider);
+  };
+
   /** The usable link, or LinkUnusableError (not_found when unknown, gone when expired/invalidated/completed). */
   const usable = async (token: string) => {
     const link = await find(db, token);
@@ -99,16 +112,16 @@ export function createActivationService(deps: {
   const onLockedLink = async <T>(
     token: string,
     fresh: NewSecret[],
-    fn: (tx: Sql, link: ActivationLinkRow) => Promise<Committed<T>>,
+    fn: (tx: Sql, link: ActivationLinkRow, tenant: TenantRow) => Promise<Committed<T>>,
   ): Promise<T> => {
     const first = await usable(token);
     try {
       return await writer.write(fresh, async (tx) => {
-        await deps.tenants.findRow(tx, first.account_id, first.tenant_id, { forUpdate: true });
+        const tenant = await deps.tenants.findRow(tx, first.account_id, first.tenant_id, { forUpdate: true });
         const link = await find(tx, token, true);
         const state = stateOf(link, clock.now());
-        if (state !== 'pending' || !link) throw new LinkUnusableError(state === 'pending' ? 'unknown' : state);
-        return fn(tx, link);
+        if (state !== 'pending' || !link || !tenant) throw new LinkUnusableError(state === 'pending' ? 'unknown' : state);
+        return fn(tx, link, tenant);
       });
     } catch (e) {
       if (e instanceof LinkUnusableError && e.state !== 'unknown' && e.issuer === undefined)
@@ -166,6 +179,8 @@ export function createActivationService(deps: {
         tenantId: link.tenant_id,
         expiresAt: link.expires_at,
         tenant: { razonSocial: tenant.razon_social, rutEmpresa: tenant.rut_empresa },
+        provider: tenant.provider,
+        needsApiKey: needsApiKey(tenant.provider),
         issuer: (await issuerOf(link)) ?? '',
         apiKeyVerifiedAt: link.api_key_verified_at,
         certificate: link.staged_certificate,
@@ -188,10 +203,13 @@ export function createActivationService(deps: {
       });
     },
 
-    /** Step 2: read and check the .pfx, keep it (encrypted) for the customer to confirm. */
+    /**
+     * Step 2 (step 1 of a direct tenant's page): read and check the .pfx, keep it (encrypted) for
+     * the customer to confirm. Through SimpleAPI the API key comes first.
+     */
     async submitCertificate(token: string, file: Buffer, password: string): Promise<StagedCertificate> {
       const link = await usable(token);
-      if (!link.api_key_ref)
+      if (!link.api_key_ref && (await needsKey(link)))
         throw errors.conflict('activation_step_order', 'Enter and verify the billing-provider API key first (step 1).');
       const { info, rut, fechaVencimiento } = await writer.inspectCertificate(file, password);
       const id = newId();
@@ -222,15 +240,23 @@ export function createActivationService(deps: {
     },
 
     /**
-     * Completion: moves the staged API key and certificate to the tenant, marks the link
-     * completed and emits tenant.credentials.updated — all in one transaction.
+     * Completion: moves the staged API key (when the tenant's provider needs one, or one was
+     * staged anyway) and certificate to the tenant, marks the link completed and emits
+     * tenant.credentials.updated — all in one transaction. The provider is read under the tenant's
+     * lock, so a PATCH of it between the steps is honoured.
      */
     async complete(token: string) {
-      return onLockedLink(token, [], async (tx, link) => {
+      return onLockedLink(token, [], async (tx, link, tenant) => {
         const cert = link.staged_certificate;
         const pfx = await activationStore.stagedPfx(tx, link.id);
-        if (!link.api_key_ref || !link.api_key_verified_at || !cert || !link.staged_password_ref || !pfx)
-          throw errors.conflict('activation_incomplete', 'Both steps must be done before confirming: the API key, then the certificate.');
+        const keyNeeded = needsApiKey(tenant.provider);
+        if ((keyNeeded && (!link.api_key_ref || !link.api_key_verified_at)) || !cert || !link.staged_password_ref || !pfx)
+          throw errors.conflict(
+            'activation_incomplete',
+            keyNeeded
+              ? 'Both steps must be done before confirming: the API key, then the certificate.'
+              : 'Upload the certificate before confirming.',
+          );
         const now = clock.now();
         if (new Date(cert.notAfter).getTime() <= now.getTime())
           throw errors.unprocessable('certificate_expired', `The certificate expired on ${cert.notAfter}. Upload a current certificate.`, {
@@ -238,7 +264,10 @@ export function createActivationService(deps: {
           });
         if (!(await activationStore.complete(tx, link.id, now))) throw new LinkUnusableError('completed');
         const { account_id: accountId, tenant_id: tenantId } = link;
-        const oldApiKeyRef = await credentialsStore.upsertApiKey(tx, accountId, tenantId, link.api_key_ref, link.api_key_verified_at, now);
+        const oldApiKeyRef =
+          link.api_key_ref && link.api_key_verified_at
+            ? await credentialsStore.upsertApiKey(tx, accountId, tenantId, link.api_key_ref, link.api_key_verified_at, now)
+            : undefined;
         // The same certificate uploaded again replaces the stored copy.
         const same = await credentialsStore.findByFingerprint(tx, accountId, tenantId, cert.fingerprint256);
         const replacedCert = same ? await credentialsStore.deleteCertificate(tx, accountId, tenantId, same.id, now) : undefined;

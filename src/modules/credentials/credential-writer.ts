@@ -90,16 +90,19 @@ export function createCredentialWriter(deps: CredentialWriterDeps) {
 
     /**
      * After any change to a tenant's credentials, inside its transaction: the summary kept on the
-     * tenant row, the tenant's status, and `tenant.credentials.updated` when both are configured.
+     * tenant row, the tenant's status, and `tenant.credentials.updated` when the change leaves
+     * complete what the tenant's provider needs — the status says so (tenants.store.ts
+     * refreshStatus): both credentials through SimpleAPI, the certificate alone for a direct
+     * tenant (`sii`), whose event then reports whether a key happens to be stored too.
      */
     async applyChange(tx: Sql, accountId: string, tenantId: string, now: Date) {
       const s = await credentialsStore.writeSummary(tx, accountId, tenantId, now);
-      await deps.tenants.refreshStatus(tx, accountId, tenantId);
-      if (s?.api_key_verified_at && s.certificate_configured)
+      const st = await deps.tenants.refreshStatus(tx, accountId, tenantId);
+      if (s && st?.status === 'active')
         await emitEvent(tx, {
           accountId,
           type: 'tenant.credentials.updated',
-          data: { tenantId, apiKey: { configured: true }, certificate: { configured: true } },
+          data: { tenantId, apiKey: { configured: s.api_key_verified_at !== null }, certificate: { configured: s.certificate_configured } },
           now,
         });
     },

@@ -4,6 +4,7 @@ import { errors } from '../../errors.ts';
 import type { MultipartBody } from '../../http/multipart.ts';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { requireDate } from '../../lib/validate.ts';
+import { TENANT_PROVIDERS, type TenantProvider } from '../tenants/index.ts';
 import type { CertificateInput } from './certificates.service.ts';
 
 export const ApiKeyBody = Type.Object(
@@ -45,12 +46,30 @@ export const CertificatePatchBody = Type.Object(
 
 export const CredentialStatusSchema = Type.Object(
   {
+    provider: Type.Unsafe<TenantProvider>(
+      Type.String({
+        enum: [...TENANT_PROVIDERS],
+        description:
+          "The tenant's provider (Tenant.provider), which decides what it needs: `simpleapi` the billing-provider API key and a " +
+          'certificate; `sii` (straight to the SII) a certificate only.',
+      }),
+    ),
     apiKey: Type.Object({
       configured: Type.Boolean(),
       lastVerified: Nullable(Timestamp('When the provider last accepted the key; null when not configured.')),
+      required: Type.Boolean({
+        examples: [true],
+        description: "Whether the tenant's provider needs the key: false for a direct tenant (`sii`).",
+      }),
     }),
     certificates: Type.Array(Type.Object(certificateEntryFields)),
-    ready: Type.Boolean({ description: 'Both the API key and at least one certificate are configured.' }),
+    ready: Type.Boolean({
+      description: "What the tenant's provider needs is configured: the API key and a certificate (simpleapi), or a certificate (sii).",
+    }),
+    missing: Type.Array(Type.Union([Type.Literal('apiKey'), Type.Literal('certificate')]), {
+      maxItems: 2,
+      description: 'What is still needed before the tenant can issue; empty when ready.',
+    }),
   },
   { title: 'CredentialStatus' },
 );

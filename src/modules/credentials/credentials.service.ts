@@ -2,7 +2,7 @@ import type { Db } from '../../db/types.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
-import type { TenantsService } from '../tenants/index.ts';
+import { credentialsComplete, DEFAULT_PROVIDER, needsApiKey, type TenantProvider, type TenantsService } from '../tenants/index.ts';
 import { createApiKeyService, type ApiKeyState } from './api-key.service.ts';
 import { createCertificatesService, type CertificateEntry } from './certificates.service.ts';
 import type { CredentialWriter } from './credential-writer.ts';
@@ -19,9 +19,15 @@ import { createSecretSweep } from './sweep.ts';
  * - sweep.ts: removal of secrets no row points to.
  */
 export interface CredentialStatus {
-  apiKey: ApiKeyState;
+  /** The tenant's provider: which path its documents take, and so what it needs. */
+  provider: TenantProvider;
+  /** `required`: false for a direct tenant (`sii`), whose calls need no API key. */
+  apiKey: ApiKeyState & { required: boolean };
   certificates: CertificateEntry[];
+  /** What the provider needs is configured. */
   ready: boolean;
+  /** What is still needed before the tenant can issue, in the order to supply it. */
+  missing: ('apiKey' | 'certificate')[];
 }
 
 export interface CredentialsDeps {
@@ -30,7 +36,7 @@ export interface CredentialsDeps {
   secretStore: SecretStore;
   dataCipher: DataCipher;
   writer: CredentialWriter;
-  tenants: Pick<TenantsService, 'requireRow'>;
+  tenants: Pick<TenantsService, 'requireRow' | 'findRow'>;
 }
 
 export function createCredentialsService(deps: CredentialsDeps) {
@@ -50,8 +56,24 @@ export function createCredentialsService(deps: CredentialsDeps) {
      * reads as nothing configured.
      */
     async status(accountId: string, tenantId: string): Promise<CredentialStatus> {
-      const [key, certs] = await Promise.all([apiKey.state(accountId, tenantId), certificates.list(accountId, tenantId)]);
-      return { apiKey: key, certificates: certs, ready: key.configured && certs.length > 0 };
+      const [tenant, key, certs] = await Promise.all([
+        deps.tenants.findRow(deps.db, accountId, tenantId),
+        apiKey.state(accountId, tenantId),
+        certificates.list(accountId, tenantId),
+      ]);
+      const provider = tenant?.provider ?? DEFAULT_PROVIDER;
+      const required = needsApiKey(provider);
+      const missing: CredentialStatus['missing'] = [
+        ...(required && !key.configured ? (['apiKey'] as const) : []),
+        ...(certs.length === 0 ? (['certificate'] as const) : []),
+      ];
+      return {
+        provider,
+        apiKey: { ...key, required },
+        certificates: certs,
+        ready: credentialsComplete(provider, { apiKey: key.configured, certificate: certs.length > 0 }),
+        missing,
+      };
     },
 
     getSigningMaterial: signing.getSigningMaterial,

@@ -4,6 +4,7 @@ import { errors } from '../../errors.ts';
 import type { ProviderCredentials } from '../../provider/port.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
+import { needsApiKey, type TenantsService } from '../tenants/index.ts';
 import { apiKeyAad, pfxAad, pfxPasswordAad, refVersion } from './credentials.encrypted.ts';
 import { credentialsStore } from './credentials.store.ts';
 import { privateKeyFromPfx } from './pfx/inspect.ts';
@@ -26,7 +27,12 @@ export interface SigningMaterial {
   notAfter: Date;
 }
 
-export function createSigningMaterialSource(deps: { db: Db; secretStore: SecretStore; dataCipher: DataCipher }) {
+export function createSigningMaterialSource(deps: {
+  db: Db;
+  secretStore: SecretStore;
+  dataCipher: DataCipher;
+  tenants: Pick<TenantsService, 'requireRow'>;
+}) {
   const { db, secretStore, dataCipher } = deps;
 
   /**
@@ -64,11 +70,18 @@ export function createSigningMaterialSource(deps: { db: Db; secretStore: SecretS
   return {
     getSigningMaterial,
     getProviderApiKey,
-    /** Everything a provider call with the certificate needs (folios, uploads, status). */
+    /**
+     * Everything a provider call with the certificate needs (folios, uploads, status, claims), and
+     * the path it takes (`via`, the tenant's provider: src/provider/routed.ts). A direct tenant
+     * (`sii`) needs no API key: `apiKey` is '' even when one is stored, so nothing meant for SimpleAPI
+     * travels on the SII's path. Read at each call, so a provider changed by PATCH applies to the
+     * next call; a document or CAF does not remember the path it took.
+     */
     async getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> {
-      const apiKey = await getProviderApiKey(accountId, tenantId);
+      const { provider } = await deps.tenants.requireRow(db, accountId, tenantId);
+      const apiKey = needsApiKey(provider) ? await getProviderApiKey(accountId, tenantId) : '';
       const m = await getSigningMaterial(db, accountId, tenantId);
-      return { apiKey, pfx: m.pfx, pfxPassword: m.pfxPassword, rutCertificado: m.rutCertificado };
+      return { apiKey, via: provider, pfx: m.pfx, pfxPassword: m.pfxPassword, rutCertificado: m.rutCertificado };
     },
   };
 }

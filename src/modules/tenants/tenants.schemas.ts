@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { TENANT_PROVIDERS, type TenantProvider } from './tenants.provider.ts';
+
+const PROVIDER_DESCRIPTION =
+  "How documents reach the SII: `simpleapi` (default) through the billing provider, which needs the tenant's SimpleAPI " +
+  "API key and a certificate; `sii` straight to the SII's own services, which need only the certificate. Changing it " +
+  'never touches issued documents, and folios obtained either way stay usable.';
 
 // Lengths follow the SII schema fields these values end up in (RznSoc 100, GiroEmis 80,
 // DirOrigen 70, CmnaOrigen/CiudadOrigen 20), so a tenant that saves is one whose XML validates.
@@ -19,6 +25,9 @@ const fields = {
   }),
   ambiente: Type.Union([Type.Literal('certificacion'), Type.Literal('produccion')], { default: undefined }),
   email: Nullable(Type.String({ format: 'email', maxLength: 80 })),
+  // An enum without a type, not a union of literals: any bad value (a wrong word, a number, null)
+  // is answered 400 invalid_field "must be one of: simpleapi, sii" (src/http/plugins/errors.ts).
+  provider: Type.Unsafe<TenantProvider>({ enum: [...TENANT_PROVIDERS], description: PROVIDER_DESCRIPTION }),
 };
 
 // The issuer data beyond the tenant's identity (decisions §11), written on each of its documents
@@ -69,6 +78,7 @@ export const CreateTenantBody = Type.Object(
     ambiente: Type.Optional(Type.Union([Type.Literal('certificacion'), Type.Literal('produccion')])),
     email: Type.Optional(fields.email),
     emisor: Type.Optional(IssuerDefaultsBody),
+    provider: Type.Optional(fields.provider),
   },
   { additionalProperties: false },
 );
@@ -100,13 +110,16 @@ export const TenantSchema = Type.Object(
       },
       { description: 'Issuer data written on every document (null: not set).' },
     ),
+    provider: Type.Unsafe<TenantProvider>(Type.String({ enum: [...TENANT_PROVIDERS], description: PROVIDER_DESCRIPTION })),
     status: Type.Union([Type.Literal('pending_credentials'), Type.Literal('active')], {
-      description: 'pending_credentials until both the billing-provider API key and a certificate are configured, then active.',
+      description:
+        "pending_credentials until what the tenant's provider needs is configured (simpleapi: the billing-provider API key and a " +
+        'certificate; sii: a certificate), then active.',
     }),
     credentials: Type.Object({
       apiKey: Type.Object({ configured: Type.Boolean(), lastVerified: Nullable(Timestamp()) }),
       certificate: Type.Object({ configured: Type.Boolean() }),
-      ready: Type.Boolean(),
+      ready: Type.Boolean({ description: "What the tenant's provider needs is configured (a direct tenant needs no API key)." }),
     }),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),

@@ -2,11 +2,13 @@ import type { Db, Sql } from '../../db/types.ts';
 import { MAX_LENGTH } from '../../dte/index.ts';
 import { formatRutDotted, tryParseRut } from '../../dte/rut.ts';
 import { errors } from '../../errors.ts';
+import { emitEvent } from '../../events/outbox.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { requireDate, siiText } from '../../lib/validate.ts';
 import { createTenantCache, type TenantCache } from './tenants.cache.ts';
+import { credentialsComplete, DEFAULT_PROVIDER } from './tenants.provider.ts';
 import { tenantsStore, type IssuerDefaults, type TenantFields, type TenantRow } from './tenants.store.ts';
 
 const ISSUER_KEYS = ['telefono', 'correo', 'sucursal', 'codigoSucursal', 'vendedor', 'unidadSii'] as const;
@@ -84,11 +86,12 @@ export const toTenant = (r: TenantRow): Tenant => ({
   ambiente: r.ambiente,
   email: r.email,
   emisor: issuerView(r.emisor ?? {}),
+  provider: r.provider,
   status: r.status,
   credentials: {
     apiKey: { configured: r.api_key_verified_at !== null, lastVerified: r.api_key_verified_at?.toISOString() ?? null },
     certificate: { configured: r.certificate_configured },
-    ready: r.api_key_verified_at !== null && r.certificate_configured,
+    ready: credentialsComplete(r.provider, { apiKey: r.api_key_verified_at !== null, certificate: r.certificate_configured }),
   },
   createdAt: r.created_at.toISOString(),
   updatedAt: r.updated_at.toISOString(),
@@ -114,17 +117,22 @@ export function normaliseRutEmpresa(value: string): string {
  */
 export type TenantRef = Pick<TenantRow, 'id' | 'account_id'>;
 
-/** Issuing needs both credentials: the provider API key (verified) and a certificate. */
+/**
+ * Issuing needs what the tenant's provider needs (tenants.provider.ts): through SimpleAPI the
+ * provider API key (verified) and a certificate; straight to the SII, a certificate.
+ */
 export function requireReady(tenant: TenantRow): void {
   if (tenant.status !== 'active')
     throw errors.conflict(
       'tenant_not_ready',
-      "The tenant's credentials are not complete: configure its billing-provider API key and a certificate first (see GET /api/v1/tenants/{tenantId}/credentials/status).",
+      tenant.provider === 'sii'
+        ? "The tenant's credentials are not complete: upload its certificate first (a direct tenant needs no API key; see GET /api/v1/tenants/{tenantId}/credentials/status)."
+        : "The tenant's credentials are not complete: configure its billing-provider API key and a certificate first (see GET /api/v1/tenants/{tenantId}/credentials/status).",
     );
 }
 
-type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email' | 'emisor'> &
-  Partial<Pick<TenantFields, 'acteco' | 'ambiente'>> & { email?: string | null | undefined; emisor?: IssuerPatch | undefined };
+type CreateInput = Omit<TenantFields, 'acteco' | 'ambiente' | 'email' | 'emisor' | 'provider'> &
+  Partial<Pick<TenantFields, 'acteco' | 'ambiente' | 'provider'>> & { email?: string | null | undefined; emisor?: IssuerPatch | undefined };
 
 /**
  * One tenant per company RUT and environment in an account (docs/design.md, tenants): a second
@@ -138,6 +146,24 @@ async function refuseDuplicate(tx: Sql, accountId: string, rutEmpresa: string, a
       `This account already has a tenant for ${rutEmpresa} in ${ambiente} (${other}): use it, or change rutEmpresa or ambiente.`,
       { param: 'rutEmpresa', details: { tenantId: other } },
     );
+}
+
+/**
+ * After a PATCH of `provider`, in its transaction: what the tenant needs changed, so its status is
+ * recomputed, and a tenant whose credentials the change completed (a certificate only, now direct)
+ * announces it with `tenant.credentials.updated`, as a credential change would (credential-writer.ts).
+ * Nothing else moves: documents, envíos and CAFs are the tenant's whichever path they took.
+ */
+async function switchedProvider(tx: Sql, row: TenantRow, now: Date): Promise<TenantRow> {
+  const st = await tenantsStore.refreshStatus(tx, row.account_id, row.id, now);
+  if (st?.status === 'active' && st.previous !== 'active')
+    await emitEvent(tx, {
+      accountId: row.account_id,
+      type: 'tenant.credentials.updated',
+      data: { tenantId: row.id, apiKey: { configured: row.api_key_verified_at !== null }, certificate: { configured: true } },
+      now,
+    });
+  return (await tenantsStore.get(tx, row.account_id, row.id)) ?? row;
 }
 
 export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined }) {
@@ -191,6 +217,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
         ambiente: input.ambiente ?? 'produccion',
         email: input.email ?? null,
         emisor: Object.fromEntries(Object.entries(cleanIssuer(input.emisor ?? {})).filter(([, v]) => v !== null)) as IssuerDefaults,
+        provider: input.provider ?? DEFAULT_PROVIDER,
       };
       const row = await db.transaction(async (tx) => {
         await refuseDuplicate(tx, accountId, fields.rutEmpresa, fields.ambiente);
@@ -236,10 +263,14 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
       if (patch.ambiente !== undefined) clean.ambiente = patch.ambiente;
       if (patch.email !== undefined) clean.email = patch.email;
       if (patch.emisor !== undefined) clean.emisor = cleanIssuer(patch.emisor) as IssuerDefaults;
+      if (patch.provider !== undefined) clean.provider = patch.provider;
       const row = await db.transaction(async (tx) => {
         if (clean.rutEmpresa !== undefined || clean.ambiente !== undefined)
           await refuseDuplicate(tx, accountId, clean.rutEmpresa ?? tenant.rut_empresa, clean.ambiente ?? tenant.ambiente, id);
-        return tenantsStore.update(tx, accountId, id, clean, clock.now());
+        const now = clock.now();
+        const updated = await tenantsStore.update(tx, accountId, id, clean, now);
+        if (!updated || clean.provider === undefined) return updated;
+        return switchedProvider(tx, updated, now);
       });
       if (!row) throw errors.notFound('tenant', id);
       await settled();

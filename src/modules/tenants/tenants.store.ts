@@ -1,6 +1,7 @@
 import type { Sql } from '../../db/types.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
 import { UUID_RE } from '../../lib/tokens.ts';
+import type { TenantProvider } from './tenants.provider.ts';
 
 export interface TenantRow {
   id: string;
@@ -17,6 +18,7 @@ export interface TenantRow {
   ambiente: 'certificacion' | 'produccion';
   email: string | null;
   emisor: IssuerDefaults;
+  provider: TenantProvider;
   status: 'pending_credentials' | 'active';
   api_key_verified_at: Date | null;
   certificate_configured: boolean;
@@ -37,6 +39,7 @@ export interface TenantFields {
   ambiente: 'certificacion' | 'produccion';
   email: string | null;
   emisor: IssuerDefaults;
+  provider: TenantProvider;
 }
 
 /**
@@ -65,6 +68,7 @@ const COLUMNS: Record<keyof TenantFields, string> = {
   ambiente: 'ambiente',
   email: 'email',
   emisor: 'emisor',
+  provider: 'provider',
 };
 
 // fecha_resolucion is read as text so that a DATE never shifts through a time zone.
@@ -75,8 +79,8 @@ export const tenantsStore = {
   async insert(tx: Sql, accountId: string, id: string, f: TenantFields, now: Date) {
     await tx.query(
       `insert into tenants (id, account_id, rut_empresa, razon_social, giro, direccion, comuna, ciudad,
-         numero_resolucion, fecha_resolucion, acteco, ambiente, email, emisor, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $14, $14)`,
+         numero_resolucion, fecha_resolucion, acteco, ambiente, email, emisor, provider, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16, $14, $14)`,
       [
         id,
         accountId,
@@ -93,6 +97,7 @@ export const tenantsStore = {
         f.email,
         now,
         JSON.stringify(f.emisor),
+        f.provider,
       ],
     );
     return (await this.get(tx, accountId, id))!;
@@ -141,10 +146,13 @@ export const tenantsStore = {
     await tx.query(`update tenants set ${[...sets, 'updated_at = $3'].join(', ')} where account_id = $1 and id = $2`, params);
     return this.get(tx, accountId, id);
   },
-  /** Recomputes status from the credential summary; returns the row and whether it changed. */
+  /**
+   * Recomputes status from the credential summary and the provider (what it needs: tenants.provider.ts
+   * credentialsComplete, said here in SQL); returns the new and the previous status.
+   */
   async refreshStatus(tx: Sql, accountId: string, id: string, now: Date) {
     const r = await tx.query<{ status: string; previous: string }>(
-      `update tenants t set status = case when t.api_key_verified_at is not null and t.certificate_configured
+      `update tenants t set status = case when t.certificate_configured and (t.api_key_verified_at is not null or t.provider = 'sii')
            then 'active' else 'pending_credentials' end,
          updated_at = $3
        from (select status as previous from tenants where account_id = $1 and id = $2) p

@@ -18,7 +18,10 @@ export const EVENT_DATA_SCHEMAS: Record<EventType, TSchema> = {
     {
       $id: 'TenantCredentialsUpdatedData',
       title: 'TenantCredentialsUpdatedData',
-      description: 'Emitted whenever a change leaves both credentials configured (activation completed, or an API-side change).',
+      description:
+        "Emitted whenever a change leaves what the tenant's provider needs configured: both credentials through SimpleAPI, the " +
+        'certificate for a direct tenant (provider sii, whose apiKey.configured is usually false). Activation completed, an ' +
+        'API-side change, or a PATCH of provider that makes the tenant active.',
     },
   ),
   'folio.low': Type.Object(

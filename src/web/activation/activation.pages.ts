@@ -7,9 +7,9 @@ import { layout } from '../shared/layout.ts';
 
 /**
  * The hosted activation page, in Spanish (es-CL). Three screens for a usable link (the API key,
- * the certificate, its confirmation), a success screen, and one screen for every link that can no
- * longer be used — unknown, expired, replaced or already used look the same, so a guessed token
- * learns nothing.
+ * the certificate, its confirmation) — two for a direct tenant (provider `sii`), which needs no API
+ * key —, a success screen, and one screen for every link that can no longer be used — unknown,
+ * expired, replaced or already used look the same, so a guessed token learns nothing.
  */
 const BRAND = 'Activación de facturación electrónica';
 
@@ -36,19 +36,27 @@ const page = (title: string, main: SafeHtml, footer?: SafeHtml) =>
       html`<p>Sus datos viajan cifrados y se guardan cifrados. Nunca le pediremos esta información por correo ni por teléfono.</p>`,
   });
 
-type Step = 1 | 2 | 3;
+export type StepName = 'apiKey' | 'certificate' | 'confirm';
 
-const steps = (current: Step, view: LinkView) => {
-  const items: [Step, string, boolean][] = [
-    [1, 'Clave API', !!view.apiKeyVerifiedAt],
-    [2, 'Certificado digital', !!view.certificate],
-    [3, 'Confirmación', false],
-  ];
-  return html`<nav aria-label="Progreso"><ol class="steps">${items.map(
-    ([n, label, done]) =>
-      html`<li${n === current ? html` aria-current="step"` : ''}${done && n !== current ? html` class="done"` : ''}>${String(n)}. ${label}${done && n !== current ? html`<span class="visually-hidden"> (completado)</span>` : ''}</li>`,
-  )}</ol></nav>`;
+/** The page's steps for this link: a direct tenant (provider `sii`) has no API-key step. */
+export const stepsOf = (view: Pick<LinkView, 'needsApiKey'>): StepName[] =>
+  view.needsApiKey ? ['apiKey', 'certificate', 'confirm'] : ['certificate', 'confirm'];
+
+/** The step's number on this link's page (1-based), as shown and as `?paso=` takes it. */
+export const stepNumber = (view: Pick<LinkView, 'needsApiKey'>, step: StepName): number => stepsOf(view).indexOf(step) + 1;
+
+const LABEL: Record<StepName, string> = { apiKey: 'Clave API', certificate: 'Certificado digital', confirm: 'Confirmación' };
+
+const steps = (current: StepName, view: LinkView) => {
+  const done = (s: StepName) => (s === 'apiKey' ? !!view.apiKeyVerifiedAt : s === 'certificate' ? !!view.certificate : false);
+  return html`<nav aria-label="Progreso"><ol class="steps">${stepsOf(view).map((s, i) => {
+    const finished = done(s) && s !== current;
+    return html`<li${s === current ? html` aria-current="step"` : ''}${finished ? html` class="done"` : ''}>${String(i + 1)}. ${LABEL[s]}${finished ? html`<span class="visually-hidden"> (completado)</span>` : ''}</li>`;
+  })}</ol></nav>`;
 };
+
+/** "Paso 2 de 3" on this link's page. */
+const stepOf = (view: LinkView, step: StepName) => `Paso ${stepNumber(view, step)} de ${stepsOf(view).length}`;
 
 /**
  * Who asks, and for which company, on every step: a person can check both against what they
@@ -67,9 +75,9 @@ const intro = (view: LinkView) =>
 export function apiKeyPage(o: { view: LinkView; token: string; csrf: string; error?: string }): string {
   return page(
     o.error ? 'Error: Paso 1, clave API' : 'Paso 1, clave API',
-    html`${steps(1, o.view)}
+    html`${steps('apiKey', o.view)}
 <div class="card">
-<h1>Paso 1 de 3: clave API del proveedor de facturación</h1>
+<h1>${stepOf(o.view, 'apiKey')}: clave API del proveedor de facturación</h1>
 ${intro(o.view)}
 <p>Para emitir documentos tributarios electrónicos en nombre de su empresa necesitamos la clave API de su cuenta en SimpleAPI y, en el paso siguiente, su certificado digital.</p>
 ${o.error ? errorSummary('Hay un problema', [{ fieldId: 'f-apiKey', message: o.error }]) : ''}
@@ -103,13 +111,23 @@ export function certificatePage(o: {
     ...(e.file ? [{ fieldId: 'f-file', message: e.file }] : []),
     ...(e.password ? [{ fieldId: 'f-password', message: e.password }] : []),
   ];
+  const n = stepNumber(o.view, 'certificate');
   return page(
-    items.length ? 'Error: Paso 2, certificado digital' : 'Paso 2, certificado digital',
-    html`${steps(2, o.view)}
+    items.length ? `Error: Paso ${n}, certificado digital` : `Paso ${n}, certificado digital`,
+    html`${steps('certificate', o.view)}
 <div class="card">
-<h1>Paso 2 de 3: certificado digital</h1>
+<h1>${stepOf(o.view, 'certificate')}: certificado digital</h1>
 ${intro(o.view)}
-<p class="success">Clave API verificada el ${dateEs(o.view.apiKeyVerifiedAt!)}. <a href="/activate/${o.token}?paso=1">Cambiar la clave API</a></p>
+${
+  o.view.needsApiKey && o.view.apiKeyVerifiedAt
+    ? html`<p class="success">Clave API verificada el ${dateEs(o.view.apiKeyVerifiedAt)}. <a href="/activate/${o.token}?paso=1">Cambiar la clave API</a></p>`
+    : ''
+}
+${
+  o.view.needsApiKey
+    ? ''
+    : html`<p>Sus documentos se enviarán directamente al SII con su certificado digital: no necesita una clave API de un proveedor de facturación.</p>`
+}
 <p>Suba el certificado digital del representante (archivo .pfx o .p12) y su contraseña. Leeremos el nombre del titular, su RUT y la fecha de vencimiento para que los confirme antes de guardar.</p>
 ${errorSummary('Hay un problema', items)}
 <form method="post" action="/activate/${o.token}/certificate" enctype="multipart/form-data">
@@ -150,17 +168,17 @@ export function confirmPage(o: { view: LinkView; token: string; csrf: string; er
   const c = o.view.certificate!;
   return page(
     'Confirmación',
-    html`${steps(3, o.view)}
+    html`${steps('confirm', o.view)}
 <div class="card">
-<h1>Paso 3 de 3: revise y confirme</h1>
+<h1>${stepOf(o.view, 'confirm')}: revise y confirme</h1>
 ${intro(o.view)}
 ${o.error ? html`<div class="error-summary" role="alert"><h2>Hay un problema</h2><p>${o.error}</p></div>` : ''}
 <h2>Certificado digital</h2>
 ${certificateSummary(c)}
-<p>Si los datos son correctos, confirme para terminar. La clave API y el certificado quedarán guardados de forma cifrada y este enlace dejará de funcionar.</p>
+<p>Si los datos son correctos, confirme para terminar. ${o.view.needsApiKey ? 'La clave API y el certificado quedarán guardados' : 'El certificado quedará guardado'} de forma cifrada y este enlace dejará de funcionar.</p>
 <form method="post" action="/activate/${o.token}/confirm">
 ${csrfInput(o.csrf)}
-<div class="actions">${button('Confirmar y activar')} <a href="/activate/${o.token}?paso=2">Usar otro certificado</a></div>
+<div class="actions">${button('Confirmar y activar')} <a href="/activate/${o.token}?paso=${String(stepNumber(o.view, 'certificate'))}">Usar otro certificado</a></div>
 </form>
 </div>`,
   );
@@ -170,6 +188,8 @@ export function successPage(o: {
   razonSocial: string;
   rutEmpresa: string;
   issuer: string;
+  /** false for a direct tenant (provider `sii`): no API key was asked. */
+  needsApiKey: boolean;
   certificate: { nombreTitular: string; rutCertificado: string; fechaVencimiento: string };
 }): string {
   return page(
@@ -178,7 +198,7 @@ export function successPage(o: {
 <h1>Activación completada</h1>
 <p class="success" role="status">Listo: las credenciales de <strong>${o.razonSocial}</strong> (RUT <span class="rut">${rutEs(o.rutEmpresa)}</span>) quedaron configuradas para <strong>${o.issuer || 'su proveedor del sistema de facturación'}</strong>. Ya puede cerrar esta página.</p>
 <dl class="summary">
-<dt>Clave API</dt><dd>Verificada</dd>
+${o.needsApiKey ? html`<dt>Clave API</dt><dd>Verificada</dd>` : html`<dt>Envío al SII</dt><dd>Directo, con su certificado</dd>`}
 <dt>Certificado</dt><dd>${o.certificate.nombreTitular} (RUT <span class="rut">${rutEs(o.certificate.rutCertificado)}</span>), vence el ${dateEs(`${o.certificate.fechaVencimiento}T12:00:00Z`)}</dd>
 </dl>
 <p class="muted">Este enlace ya fue usado y no volverá a funcionar.</p>

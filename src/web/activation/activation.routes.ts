@@ -10,7 +10,7 @@ import { createCsrf, isCrossSite } from '../shared/csrf.ts';
 import { usePageSecurityHeaders } from '../shared/headers.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
 import { MESSAGES } from './activation.messages.ts';
-import { apiKeyPage, certificatePage, confirmPage, invalidLinkPage, messagePage, successPage } from './activation.pages.ts';
+import { apiKeyPage, certificatePage, confirmPage, invalidLinkPage, messagePage, stepNumber, successPage } from './activation.pages.ts';
 
 /**
  * The hosted activation page at {APP_URL}/activate/<token> (docs/credentials.md "Activation links
@@ -154,14 +154,19 @@ const routes: RouteModule = async (app, { ctx }) => {
         const token = csrf.issue(req, reply, view.linkId);
         const paso = first(req.query.paso);
         const t = req.params.token;
-        if (!view.apiKeyVerifiedAt || paso === '1') return send(reply, 200, apiKeyPage({ view, token: t, csrf: token }));
-        if (!view.certificate || paso === '2') return send(reply, 200, certificatePage({ view, token: t, csrf: token, maxKb }));
+        // A direct tenant (provider sii) has no API-key step: its page starts at the certificate.
+        if (view.needsApiKey && (!view.apiKeyVerifiedAt || paso === '1'))
+          return send(reply, 200, apiKeyPage({ view, token: t, csrf: token }));
+        if (!view.certificate || paso === String(stepNumber(view, 'certificate')))
+          return send(reply, 200, certificatePage({ view, token: t, csrf: token, maxKb }));
         return send(reply, 200, confirmPage({ view, token: t, csrf: token }));
       });
 
       scope.post<{ Params: Params; Body: Record<string, unknown> }>('/:token/api-key', PAGE, async (req, reply) => {
         const view = await pendingView(req, reply);
         if (!view || !(await checkForm(req, reply, view, first(req.body?._csrf)))) return reply;
+        // No such step for a direct tenant: nothing is verified or kept, the page shows its next step.
+        if (!view.needsApiKey) return reply.redirect(`/activate/${req.params.token}`, 303);
         const apiKey = (first(req.body?.apiKey) ?? '').trim();
         if (!apiKey || apiKey.length > 512 || !/^[\x21-\x7e]+$/.test(apiKey)) {
           const token = csrf.issue(req, reply, view.linkId);
@@ -212,6 +217,7 @@ const routes: RouteModule = async (app, { ctx }) => {
               razonSocial: view.tenant.razonSocial,
               rutEmpresa: view.tenant.rutEmpresa,
               issuer: view.issuer,
+              needsApiKey: view.needsApiKey,
               certificate: done.certificate,
             }),
           );

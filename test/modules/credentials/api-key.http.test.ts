@@ -43,7 +43,13 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
     expect(r.statusCode).toBe(200);
     expect(r.json()).toEqual({ apiKey: { configured: true, lastVerified: expect.stringMatching(/Z$/) } });
     const status = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/credentials/status` })).json();
-    expect(status).toEqual({ apiKey: { configured: true, lastVerified: r.json().apiKey.lastVerified }, certificates: [], ready: false });
+    expect(status).toEqual({
+      provider: 'simpleapi',
+      apiKey: { configured: true, lastVerified: r.json().apiKey.lastVerified, required: true },
+      certificates: [],
+      ready: false,
+      missing: ['certificate'],
+    });
     const tenant = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}` })).json();
     expect(tenant.credentials.apiKey).toEqual({ configured: true, lastVerified: r.json().apiKey.lastVerified });
     expect(await t.ctx.services.credentials.getProviderApiKey(accountId, tenantId)).toBe('sk-sandbox-valid-0001');
@@ -64,7 +70,7 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
     expect(r.json().error.code).toBe(code);
     expect(r.body).not.toContain(apiKey);
     const s = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/credentials/status` })).json();
-    expect(s.apiKey).toEqual({ configured: false, lastVerified: null });
+    expect(s.apiKey).toEqual({ configured: false, lastVerified: null, required: true });
     const refs = (await t.sdb.db.query<{ ref: string }>('select ref from secrets')).rows.map((x) => x.ref);
     expect(refs.some((x) => x.includes(tenantId))).toBe(false);
   });

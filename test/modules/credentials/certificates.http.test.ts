@@ -67,7 +67,13 @@ describeEachDb('certificate intake over HTTP', (backend) => {
     // Nothing secret in the answer.
     expect(r.body).not.toContain(PASSWORD);
     const status = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/credentials/status` })).json();
-    expect(status).toEqual({ apiKey: { configured: false, lastVerified: null }, certificates: [entry], ready: false });
+    expect(status).toEqual({
+      provider: 'simpleapi',
+      apiKey: { configured: false, lastVerified: null, required: true },
+      certificates: [entry],
+      ready: false,
+      missing: ['apiKey'],
+    });
     const tenant = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}` })).json();
     expect(tenant.credentials).toMatchObject({ certificate: { configured: true }, ready: false });
     expect(tenant.status).toBe('pending_credentials');

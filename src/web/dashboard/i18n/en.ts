@@ -144,6 +144,13 @@ export const en: Messages = {
     ambiente: 'SII environment',
     certificacion: 'Certification',
     produccion: 'Production',
+    provider: 'Path to the SII',
+    providerLabel: {
+      simpleapi: 'Through SimpleAPI (API key and certificate)',
+      sii: 'Straight to the SII (certificate only)',
+    } as Record<string, string>,
+    providerHint: 'Changing it does not touch issued documents; folios obtained either way stay usable.',
+    apiKeyNotNeeded: 'Not needed (straight to the SII)',
     email: 'Contact e-mail',
     statusLabel: { pending_credentials: 'Credentials missing', active: 'Active' },
     created: 'Company created.',

@@ -144,6 +144,13 @@ export const es = {
     ambiente: 'Ambiente SII',
     certificacion: 'Certificación',
     produccion: 'Producción',
+    provider: 'Envío al SII',
+    providerLabel: {
+      simpleapi: 'A través de SimpleAPI (clave API y certificado)',
+      sii: 'Directo al SII (solo el certificado)',
+    } as Record<string, string>,
+    providerHint: 'Cambiarlo no afecta los documentos ya emitidos; los folios obtenidos de una u otra forma siguen sirviendo.',
+    apiKeyNotNeeded: 'No se necesita (envío directo al SII)',
     email: 'Correo de contacto',
     statusLabel: { pending_credentials: 'Faltan credenciales', active: 'Activa' } as Record<string, string>,
     created: 'Empresa creada.',

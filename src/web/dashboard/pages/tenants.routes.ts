@@ -8,7 +8,7 @@ import { accountId, flashKey, pageContext, seeOther, sendPage, t } from '../http
 import { tenantForm, tenantFormView, tenantsListView, tenantView, type TenantForm } from '../views/tenants.view.ts';
 import { errorText, rut } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
-import { normaliseRutEmpresa, toTenant } from '../../../modules/tenants/index.ts';
+import { normaliseRutEmpresa, TENANT_PROVIDERS, toTenant } from '../../../modules/tenants/index.ts';
 import { requireDate } from '../../../lib/validate.ts';
 import { confirmView } from '../views/confirm.view.ts';
 import type { AppError } from '../../../errors.ts';
@@ -29,7 +29,7 @@ const FIELDS = { rutEmpresa: 12, razonSocial: 100, giro: 80, direccion: 70, comu
  */
 function readTenantForm(body: FormBody) {
   const raw: TenantForm = {};
-  for (const k of [...Object.keys(FIELDS), 'numeroResolucion', 'acteco', 'ambiente', 'email'] as (keyof TenantForm)[]) {
+  for (const k of [...Object.keys(FIELDS), 'numeroResolucion', 'acteco', 'ambiente', 'provider', 'email'] as (keyof TenantForm)[]) {
     const v = body[k];
     raw[k] = (Array.isArray(v) ? (v[0] ?? '') : (v ?? '')).slice(0, 200);
   }
@@ -42,6 +42,7 @@ function readTenantForm(body: FormBody) {
   if (fields.fechaResolucion) check(() => requireDate(fields.fechaResolucion!, 'fechaResolucion'));
   const numeroResolucion = check(() => integer(body, 'numeroResolucion', 0, 999999));
   const ambiente = check(() => oneOf(body, 'ambiente', ['produccion', 'certificacion'] as const, 'produccion'));
+  const provider = check(() => oneOf(body, 'provider', TENANT_PROVIDERS, 'simpleapi'));
   const email = check(() => {
     const v = optionalText(body, 'email', 80);
     if (v && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v))
@@ -54,6 +55,7 @@ function readTenantForm(body: FormBody) {
     ...(fields as Record<keyof typeof FIELDS, string>),
     numeroResolucion: numeroResolucion!,
     ambiente: ambiente!,
+    provider: provider!,
     email: email ?? null,
     ...(acteco ? { acteco } : {}),
   };
@@ -75,7 +77,9 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
     return sendPage(reply, tenantsListView(pageContext(req), { tenants: page.data, iterator: page.iterator, onFirst: !iterator }));
   });
 
-  app.get('/tenants/new', async (req, reply) => sendPage(reply, tenantFormView(pageContext(req), { form: { ambiente: 'produccion' } })));
+  app.get('/tenants/new', async (req, reply) =>
+    sendPage(reply, tenantFormView(pageContext(req), { form: { ambiente: 'produccion', provider: 'simpleapi' } })),
+  );
 
   app.post('/tenants/new', async (req, reply) => {
     const { raw, input, problems } = readTenantForm(asForm(req.body));

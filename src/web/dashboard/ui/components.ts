@@ -50,11 +50,14 @@ export function select(o: {
   options: readonly { value: string; label: string }[];
   value?: string | undefined;
   error?: string | undefined;
+  hint?: string | undefined;
 }): SafeHtml {
   const id = fieldId(o.name);
+  const describedBy = [o.hint ? `${id}-hint` : '', o.error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return html`<div class="field${o.error ? ' field-error' : ''}"><label for="${id}">${o.label}</label>
+${o.hint ? html`<p class="hint" id="${id}-hint">${o.hint}</p>` : ''}
 ${o.error ? html`<p class="error-message" id="${id}-error">${o.error}</p>` : ''}
-<select id="${id}" name="${o.name}"${o.error ? html` aria-invalid="true" aria-describedby="${id}-error"` : ''}>${o.options.map(
+<select id="${id}" name="${o.name}"${o.error ? html` aria-invalid="true"` : ''}${describedBy ? html` aria-describedby="${describedBy}"` : ''}>${o.options.map(
     (op) => html`<option value="${op.value}"${op.value === (o.value ?? '') ? html` selected` : ''}>${op.label}</option>`,
   )}</select></div>`;
 }

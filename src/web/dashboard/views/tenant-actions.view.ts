@@ -80,7 +80,15 @@ export function credentialsView(
   const x = o.tenant;
   const s = o.status;
   const apiKeyForm = html`${dl([
-    [t.tenant.apiKey, s.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
+    [t.tenant.provider, t.tenant.providerLabel[s.provider] ?? s.provider],
+    [
+      t.tenant.apiKey,
+      s.apiKey.configured
+        ? badge(t.tenant.configured, 'ok')
+        : s.apiKey.required
+          ? badge(t.tenant.notConfigured, 'warn')
+          : badge(t.tenant.apiKeyNotNeeded, 'neutral'),
+    ],
     [t.tenant.lastVerified, s.apiKey.lastVerified ? formatDateTime(s.apiKey.lastVerified, t) : '—'],
   ])}${formError(o.apiKeyError, t)}<form method="post" action="/tenants/${x.id}/credentials/api-key" class="action-form" novalidate>${csrfInput(ctx.csrf)}
 ${fileField({ name: 'apiKey', label: a.apiKey, type: 'password', required: true, autocomplete: 'off', hint: a.apiKeyHint, maxlength: 512, ...(errFor(o.apiKeyError, 'apiKey') ? { error: errFor(o.apiKeyError, 'apiKey')! } : {}), errorPrefix: t.common.errorPrefix })}

@@ -39,6 +39,7 @@ export type TenantForm = Partial<
     | 'fechaResolucion'
     | 'acteco'
     | 'ambiente'
+    | 'provider'
     | 'email',
     string
   >
@@ -55,6 +56,7 @@ export const tenantForm = (t: Tenant): TenantForm => ({
   fechaResolucion: t.fechaResolucion,
   acteco: t.acteco.join(', '),
   ambiente: t.ambiente,
+  provider: t.provider,
   email: t.email ?? '',
 });
 
@@ -62,7 +64,14 @@ export const tenantStatus = (tenant: Tenant, t: Messages): SafeHtml =>
   badge(t.tenant.statusLabel[tenant.status] ?? tenant.status, tenant.status === 'active' ? 'ok' : 'warn');
 
 export const credentialBadges = (tenant: Tenant, t: Messages): SafeHtml =>
-  html`${badge(`${t.tenant.apiKey}: ${tenant.credentials.apiKey.configured ? t.common.yes : t.common.no}`, tenant.credentials.apiKey.configured ? 'ok' : 'neutral')} ${badge(
+  html`${
+    tenant.provider === 'sii'
+      ? badge(t.tenant.providerLabel.sii ?? 'sii', 'neutral')
+      : badge(
+          `${t.tenant.apiKey}: ${tenant.credentials.apiKey.configured ? t.common.yes : t.common.no}`,
+          tenant.credentials.apiKey.configured ? 'ok' : 'neutral',
+        )
+  } ${badge(
     `${t.tenant.certificates}: ${tenant.credentials.certificate.configured ? t.common.yes : t.common.no}`,
     tenant.credentials.certificate.configured ? 'ok' : 'neutral',
   )}`;
@@ -121,6 +130,17 @@ ${select({
   ],
   error: err('ambiente'),
 })}
+${select({
+  name: 'provider',
+  label: t.tenant.provider,
+  value: v.provider ?? 'simpleapi',
+  options: [
+    { value: 'simpleapi', label: t.tenant.providerLabel.simpleapi ?? 'simpleapi' },
+    { value: 'sii', label: t.tenant.providerLabel.sii ?? 'sii' },
+  ],
+  hint: t.tenant.providerHint,
+  error: err('provider'),
+})}
 ${f('email', t.tenant.email, { kind: 'email', required: false, optionalLabel: t.common.optional, maxlength: 80, autocomplete: 'email' })}
 </div>`;
 }
@@ -139,6 +159,7 @@ const tenantLabels = (t: Messages) =>
       'fechaResolucion',
       'acteco',
       'ambiente',
+      'provider',
       'email',
     ] as const
   ).map((k) => [k, t.tenant[k]] as const);
@@ -275,7 +296,15 @@ export function tenantView(
 ${section(
   t.tenant.credentials,
   html`${dl([
-    [t.tenant.apiKey, c.apiKey.configured ? badge(t.tenant.configured, 'ok') : badge(t.tenant.notConfigured, 'warn')],
+    [t.tenant.provider, t.tenant.providerLabel[c.provider] ?? c.provider],
+    [
+      t.tenant.apiKey,
+      c.apiKey.configured
+        ? badge(t.tenant.configured, 'ok')
+        : c.apiKey.required
+          ? badge(t.tenant.notConfigured, 'warn')
+          : badge(t.tenant.apiKeyNotNeeded, 'neutral'),
+    ],
     [t.tenant.lastVerified, c.apiKey.lastVerified ? formatDateTime(c.apiKey.lastVerified, t) : '—'],
   ])}<h3>${t.tenant.certificates}</h3>${certs}`,
   { id: 'credentials', actions: linkButton(`/tenants/${x.id}/credentials`, t.actions.credentials.manage, 'secondary') },
@@ -295,6 +324,7 @@ ${section(
     [t.tenant.fechaResolucion, formatDate(x.fechaResolucion, t)],
     [t.tenant.acteco, x.acteco.join(', ')],
     [t.tenant.ambiente, x.ambiente === 'certificacion' ? t.tenant.certificacion : t.tenant.produccion],
+    [t.tenant.provider, t.tenant.providerLabel[x.provider] ?? x.provider],
     [t.tenant.email, x.email],
   ]),
   { id: 'details' },

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { ProviderError, type Provider, type ProviderCredentials } from './port.ts';
+import { createRoutedProvider, SII_PATH_UNAVAILABLE } from './routed.ts';
+
+/** A provider that records which of its calls ran, answering each with its own name. */
+function recording(name: 'simpleapi' | 'emulator') {
+  const calls: string[] = [];
+  const seen = (op: string) => async () => {
+    calls.push(op);
+    return { by: name } as never;
+  };
+  const provider: Provider = {
+    name,
+    verifyApiKey: seen('verifyApiKey'),
+    requestCaf: seen('requestCaf'),
+    upload: seen('upload'),
+    uploadStatus: seen('uploadStatus'),
+    documentStatus: seen('documentStatus'),
+    annulFolios: seen('annulFolios'),
+    registerAcceptance: seen('registerAcceptance'),
+  };
+  return { provider, calls };
+}
+
+const cert = { pfx: Buffer.from('pfx'), pfxPassword: 'x', rutCertificado: '12345678-5' };
+const ambiente = 'certificacion' as const;
+const rutEmpresa = '76192083-9';
+
+/** Every port call but verifyApiKey, with `creds`. */
+const everyCall = (p: Provider, creds: ProviderCredentials) => [
+  () => p.requestCaf(creds, { rutEmpresa, tipoDte: 33, cantidad: 1, ambiente }),
+  () => p.upload(creds, { rutEmpresa, envelope: Buffer.from('<x/>'), tipo: 'dte', ambiente }),
+  () => p.uploadStatus(creds, { rutEmpresa, trackId: '1', tipo: 'boleta', ambiente }),
+  () =>
+    p.documentStatus(creds, {
+      rutEmpresa,
+      tipoDte: 33,
+      folio: 1,
+      rutReceptor: '96790240-3',
+      fechaEmision: '2026-11-28',
+      montoTotal: 1190,
+      ambiente,
+    }),
+  () => p.annulFolios(creds, { rutEmpresa, tipoDte: 33, desde: 1, hasta: 2, ambiente }),
+  () => p.registerAcceptance(creds, { rutEmisor: rutEmpresa, tipoDte: 33, folio: 1, accion: 'ACD', ambiente }),
+];
+const OPS = ['requestCaf', 'upload', 'uploadStatus', 'documentStatus', 'annulFolios', 'registerAcceptance'];
+
+describe('the routed provider', () => {
+  it("sends each call the way its credentials say: via 'sii' to the SII adapter, via 'simpleapi' or none to SimpleAPI", async () => {
+    const simple = recording('simpleapi');
+    const sii = recording('emulator');
+    const p = createRoutedProvider({ simpleapi: simple.provider, sii: sii.provider });
+    expect(p.name).toBe('simpleapi');
+
+    for (const call of everyCall(p, { apiKey: '', via: 'sii', ...cert })) expect(await call()).toEqual({ by: 'emulator' });
+    expect(sii.calls).toEqual(OPS);
+    expect(simple.calls).toEqual([]);
+
+    for (const call of everyCall(p, { apiKey: 'k', via: 'simpleapi', ...cert })) expect(await call()).toEqual({ by: 'simpleapi' });
+    for (const call of everyCall(p, { apiKey: 'k', ...cert })) await call();
+    expect(simple.calls).toEqual([...OPS, ...OPS]);
+    expect(sii.calls).toEqual(OPS);
+  });
+
+  it('verifies a billing-provider API key with SimpleAPI, always', async () => {
+    const simple = recording('simpleapi');
+    const sii = recording('emulator');
+    await createRoutedProvider({ simpleapi: simple.provider, sii: sii.provider }).verifyApiKey('k');
+    await createRoutedProvider({ simpleapi: simple.provider }).verifyApiKey('k');
+    expect(simple.calls).toEqual(['verifyApiKey', 'verifyApiKey']);
+    expect(sii.calls).toEqual([]);
+  });
+
+  it("without an SII adapter, a direct tenant's calls fail as unavailable with what to do, and SimpleAPI is never asked", async () => {
+    const simple = recording('simpleapi');
+    const p = createRoutedProvider({ simpleapi: simple.provider });
+    for (const call of everyCall(p, { apiKey: '', via: 'sii', ...cert })) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ProviderError);
+      expect(err).toMatchObject({ kind: 'unavailable', message: SII_PATH_UNAVAILABLE });
+    }
+    expect(SII_PATH_UNAVAILABLE).toMatch(/not available in this installation/);
+    expect(simple.calls).toEqual([]);
+    // The other tenants are not affected.
+    await p.upload({ apiKey: 'k', via: 'simpleapi', ...cert }, { rutEmpresa, envelope: Buffer.from('<x/>'), tipo: 'dte', ambiente });
+    expect(simple.calls).toEqual(['upload']);
+  });
+});

@@ -1,0 +1,46 @@
+import { ProviderError, type Provider, type ProviderCredentials, type ProviderRoute } from './port.ts';
+
+/**
+ * The provider the service calls: one port, two paths (decisions §14, docs/credentials.md "A provider per tenant"). Each
+ * call goes where the tenant's credentials say (`creds.via`, set from the tenant's `provider` by
+ * src/modules/credentials/signing-material.ts): through the billing provider (`simpleapi`: the
+ * SimpleAPI adapter, or the emulator's SimpleAPI face), or straight to the SII's own services
+ * (`sii`). Credentials without `via` take the SimpleAPI path, as every call did before tenants had a
+ * provider. `verifyApiKey` checks a billing-provider key, so it always goes to SimpleAPI.
+ *
+ * The path is chosen per call and remembered nowhere: a tenant that changes provider sends its next
+ * envelope, status question or CAF request the new way, and its documents and CAFs do not care which
+ * way they were obtained (a CAF is the SII's, whoever fetched it).
+ */
+export interface ProviderSlots {
+  simpleapi: Provider;
+  /** The SII adapter (src/provider/sii/); absent where the installation does not offer it. */
+  sii?: Provider | undefined;
+}
+
+export const SII_PATH_UNAVAILABLE =
+  'The direct SII connection is not available in this installation: the tenant has provider "sii", but this service was ' +
+  'started without the SII adapter. Ask the operator, or set the tenant back to provider "simpleapi" (PATCH /api/v1/tenants/{tenantId}) ' +
+  'with a billing-provider API key.';
+
+/** The path a call takes: the credentials' `via`, SimpleAPI when absent. */
+export const routeOf = (creds: Pick<ProviderCredentials, 'via'>): ProviderRoute => creds.via ?? 'simpleapi';
+
+export function createRoutedProvider(slots: ProviderSlots): Provider {
+  const pick = (creds: ProviderCredentials): Provider => {
+    if (routeOf(creds) === 'simpleapi') return slots.simpleapi;
+    if (!slots.sii) throw new ProviderError('unavailable', SII_PATH_UNAVAILABLE);
+    return slots.sii;
+  };
+  return {
+    // The installation's billing provider names the whole: the SII path is per tenant.
+    name: slots.simpleapi.name,
+    verifyApiKey: (apiKey) => slots.simpleapi.verifyApiKey(apiKey),
+    requestCaf: async (creds, req) => pick(creds).requestCaf(creds, req),
+    upload: async (creds, req) => pick(creds).upload(creds, req),
+    uploadStatus: async (creds, req) => pick(creds).uploadStatus(creds, req),
+    documentStatus: async (creds, req) => pick(creds).documentStatus(creds, req),
+    annulFolios: async (creds, req) => pick(creds).annulFolios(creds, req),
+    registerAcceptance: async (creds, req) => pick(creds).registerAcceptance(creds, req),
+  };
+}
