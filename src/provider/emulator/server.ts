@@ -1,9 +1,10 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
 import { hostOfPath, ROUTES, type Host } from '../simpleapi/protocol.ts';
 import type { CallInput, EmulatorCore, Upload } from './emulator.ts';
 import { emptyReply, jsonReply, Refusal, textReply, type Reply } from './reply.ts';
 import { apiKeyBehaviour, type KeyBehaviour } from './sandbox.ts';
+import { registerSiiCafForms } from './sii/caf-forms.ts';
 import type { RouteName } from './stats.ts';
 import { API_TEXT, EXPIRED_KEY_ERROR, MENSAJE, UNAVAILABLE_TEXT } from './texts.ts';
 
@@ -88,9 +89,17 @@ const ROUTE_OF_URL: Record<string, RouteName> = {
   [ROUTES.acceptance]: 'acceptance',
 };
 
-export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildEmulatorServer(
+  core: EmulatorCore,
+  opts: { logger?: boolean; /** HTTPS (tls.ts httpsServerFactory); default plain HTTP. */ serverFactory?: FastifyServerFactory } = {},
+): Promise<FastifyInstance> {
   // ASP.NET routing is case-insensitive (the SDK writes `Folios/get/…`).
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: MAX_FILE_BYTES, routerOptions: { caseSensitive: false } });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: MAX_FILE_BYTES,
+    routerOptions: { caseSensitive: false },
+    ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
+  });
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 4, fields: 4 } });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -171,6 +180,8 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
   route('POST', ROUTES.envioStatus, (c) => core.envioStatus(c));
   route('POST', ROUTES.dteStatus, (c) => core.dteStatus(c));
   route('POST', ROUTES.acceptance, (c) => core.acceptance(c));
+
+  await registerSiiCafForms(app, core);
 
   // Emulator-only helpers (not SimpleAPI, not counted): the key that signs its CAFs, a liveness
   // probe, and the call counters (stats.ts) with a reset that answers the counts it cleared.
