@@ -20,7 +20,7 @@ let cookie = '';
 const clock = manualClock('2026-03-02T12:30:00.000Z');
 
 const post = async (path: string, form: Record<string, string | number>, withCookie = true) => {
-  const body = new URLSearchParams(Object.entries(form).map(([k, v]) => [k, String(v)])).toString();
+  const body = new URLSearchParams(Object.entries(form).map(([k, v]): [string, string] => [k, String(v)])).toString();
   const r: FormRequest = {
     url: `${listener.origin}${path}`,
     method: 'POST',
