@@ -130,6 +130,17 @@ describe("a CAF through the SII's web forms (emulator over HTTPS)", () => {
     expect(await grants(rut, 33)).toBe(0);
   });
 
+  it('a server certificate that is not trusted: unavailable, saying so', async () => {
+    const e = await requestCafViaForms({ ...ctx, ca: undefined }, creds, {
+      rutEmpresa: company(),
+      tipoDte: 33,
+      cantidad: 1,
+      ambiente: 'certificacion',
+    }).catch((x: unknown) => x);
+    expect((e as ProviderError).kind).toBe('unavailable');
+    expect((e as ProviderError).message).toContain('does not trust');
+  });
+
   it('a wrong .pfx password is certificate_rejected before any call', async () => {
     const e = await requestCafViaForms(
       ctx,

@@ -232,10 +232,29 @@ class FormSession {
   }
 }
 
+/** The server's TLS alerts that refuse our client certificate (OpenSSL's names, as Node reports them). */
+const CLIENT_CERT_ALERT =
+  /ALERT_(?:BAD_CERTIFICATE|CERTIFICATE_REQUIRED|UNKNOWN_CA|CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|ACCESS_DENIED)/;
+/** Node's codes for a server certificate it does not trust. */
+const SERVER_CERT_UNTRUSTED =
+  /^(?:UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
 function transportError(e: unknown, operation: string, timeoutMs: number): ProviderError {
   if (e instanceof ProviderError) return e;
   const code = (e as { code?: string }).code;
   if (code === 'ETIMEDOUT') return new ProviderError('timeout', `The SII did not answer ${operation} within ${timeoutMs} ms.`);
+  if (code && CLIENT_CERT_ALERT.test(code)) {
+    return new ProviderError(
+      'certificate_rejected',
+      `The SII refused the tenant's certificate in the TLS handshake of ${operation} (${code}): check that it is current and issued by an accredited CA.`,
+    );
+  }
+  if (code && SERVER_CERT_UNTRUSTED.test(code)) {
+    return new ProviderError(
+      'unavailable',
+      `The server of ${operation} presented a certificate this service does not trust (${code}); for an emulator, trust its certificate (the adapter's extra CA).`,
+    );
+  }
   return new ProviderError('unavailable', `The SII's CAF portal could not be reached for ${operation}${code ? ` (${code})` : ''}.`);
 }
 
