@@ -23,7 +23,8 @@ let creds: SiiCredentials;
 const clock = manualClock('2026-03-02T12:30:00.000Z');
 let rutSeq = 0;
 /** A company of its own per test (folios are numbered per company). */
-const company = () => ['76192083-9', '76086428-5', '77777777-7', '96790240-3', '78416626-0', '11111111-1'][rutSeq++]!;
+const company = () =>
+  ['76192083-9', '76086428-5', '77777777-7', '96790240-3', '78416626-0', '11111111-1', '22222222-2', '33333333-3', '44444444-4'][rutSeq++]!;
 
 const grants = async (rut: string, tipoDte: number) =>
   Number(
