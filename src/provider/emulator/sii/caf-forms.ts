@@ -195,9 +195,9 @@ export async function registerSiiCafForms(app: FastifyInstance, core: EmulatorCo
       sessions.set(token, { rut, name, lastUse: Date.now() });
       const f = fieldsOf(req);
       const q = req.url.indexOf('?');
-      const ref = f.referencia ?? (q >= 0 ? decodeURIComponent(req.url.slice(q + 1)) : '');
       let back = '/cvc_cgi/dte/of_solicita_folios';
       try {
+        const ref = f.referencia ?? (q >= 0 ? decodeURIComponent(req.url.slice(q + 1)) : '');
         const u = new URL(ref, 'https://emulator.invalid');
         if (u.pathname.startsWith('/cvc_cgi/')) back = u.pathname + u.search;
       } catch {
