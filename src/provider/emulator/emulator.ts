@@ -172,6 +172,38 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     return { cert, rut: toSiiRut(rutEmpresa) };
   };
 
+  /**
+   * The SII grants a CAF: the issuer's next `cantidad` folios of the type, signed with the
+   * emulator's SII key, recorded with the file as issued (SII layout) so a later download
+   * (sii/caf-forms.ts, of_genera_archivo) answers the same bytes. Both faces grant through here.
+   */
+  const grantCaf = async (rut: string, tipoDte: number, cantidad: number, grantedBy: string | null) => {
+    const now = clock.now();
+    const { desde, hasta } = await emulatorStore.reserveRange(db, rut, tipoDte, cantidad);
+    const { xml, caf } = issueCaf({
+      rutEmisor: rut,
+      razonSocial: `CONTRIBUYENTE ${rut}`,
+      tipoDte,
+      desde,
+      hasta,
+      fechaAutorizacion: siiDate(now),
+      idk: siiKey.idk,
+      siiPrivateKey: siiKey.privateKey,
+    });
+    await emulatorStore.insertCaf(db, {
+      rut,
+      tipoDte,
+      desde,
+      hasta,
+      fechaAutorizacion: caf.fechaAutorizacion,
+      modulus: caf.publicKey.modulus,
+      now,
+      xml,
+      grantedBy,
+    });
+    return { xml, caf };
+  };
+
   /** The DTE host: the certificate file present (ours: 400 text/plain, as TIPO_INCORRECTO is). */
   const needFiles = (c: CallInput, n: number) => {
     if (!c.input || c.files.length < n) refuse(textReply(400, API_TEXT.missingFiles));
@@ -204,38 +236,6 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
       }),
     };
     return jsonReply(400, body);
-  };
-
-  /**
-   * The SII grants a CAF: the issuer's next `cantidad` folios of the type, signed with the
-   * emulator's SII key, recorded with the file as issued (SII layout) so a later download
-   * (sii/caf-forms.ts, of_genera_archivo) answers the same bytes. Both faces grant through here.
-   */
-  const grantCaf = async (rut: string, tipoDte: number, cantidad: number, grantedBy: string | null) => {
-    const now = clock.now();
-    const { desde, hasta } = await emulatorStore.reserveRange(db, rut, tipoDte, cantidad);
-    const { xml, caf } = issueCaf({
-      rutEmisor: rut,
-      razonSocial: `CONTRIBUYENTE ${rut}`,
-      tipoDte,
-      desde,
-      hasta,
-      fechaAutorizacion: siiDate(now),
-      idk: siiKey.idk,
-      siiPrivateKey: siiKey.privateKey,
-    });
-    await emulatorStore.insertCaf(db, {
-      rut,
-      tipoDte,
-      desde,
-      hasta,
-      fechaAutorizacion: caf.fechaAutorizacion,
-      modulus: caf.publicKey.modulus,
-      now,
-      xml,
-      grantedBy,
-    });
-    return { xml, caf };
   };
 
   const attention = (now: Date) => {
@@ -353,13 +353,14 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
 
   return {
     siiKey,
+    /** Grants a CAF (both faces: SimpleAPI's folios/get, the SII's CAF forms in sii/caf-forms.ts). */
+    grantCaf,
     siiKeys,
     rateLimiter,
     calls,
     /** The SII face (sii/) keeps its seeds and tokens in the same database, on the same clock. */
     db,
     clock,
-    grantCaf,
     /** The emulator's tables, created on first use (in-process they live in the service's database). */
     ready: () => ensureEmulatorSchema(db),
     stats: () => calls.snapshot(),

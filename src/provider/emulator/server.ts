@@ -181,8 +181,6 @@ export async function buildEmulatorServer(
   route('POST', ROUTES.dteStatus, (c) => core.dteStatus(c));
   route('POST', ROUTES.acceptance, (c) => core.acceptance(c));
 
-  await registerSiiCafForms(app, core);
-
   // Emulator-only helpers (not SimpleAPI, not counted): the key that signs its CAFs, a liveness
   // probe, and the call counters (stats.ts) with a reset that answers the counts it cleared.
   app.get('/emulator/sii-public-key.pem', async (_req, reply) => reply.type('application/x-pem-file').send(core.siiKey.publicKeyPem));
@@ -193,5 +191,7 @@ export async function buildEmulatorServer(
     core.resetStats();
     return before;
   });
+  // The SII's CAF web forms and its web login (sii/caf-forms.ts; the login needs HTTPS, tls.ts).
+  await registerSiiCafForms(app, core);
   return app;
 }
