@@ -108,9 +108,21 @@ export interface AcceptanceRegistration {
 export interface Provider {
   readonly name: 'simpleapi' | 'emulator' | 'sii';
   verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
+  /**
+   * Asks the SII for a CAF. Not idempotent: a second call is a second grant. `resume` (the SII's
+   * forms, sii/caf-forms.ts) makes a retry safe: before asking anew, a range of this type granted
+   * since `since` that is not among `held` (the ranges the tenant has) is taken as the grant whose
+   * answer was lost, and downloaded instead. Adapters that cannot look ignore it.
+   */
   requestCaf(
     creds: ProviderCredentials,
-    req: { rutEmpresa: string; tipoDte: number; cantidad: number; ambiente: Ambiente },
+    req: {
+      rutEmpresa: string;
+      tipoDte: number;
+      cantidad: number;
+      ambiente: Ambiente;
+      resume?: { since: Date; held: { desde: number; hasta: number }[] } | undefined;
+    },
   ): Promise<{ cafXml: Buffer }>;
   upload(
     creds: ProviderCredentials,

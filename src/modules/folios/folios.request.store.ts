@@ -90,6 +90,16 @@ export const requestStore = {
     );
   },
 
+  /** Every range the tenant has of a type, whatever its state: what a retried request must not take as its lost grant. */
+  async heldRanges(sql: Sql, accountId: string, tenantId: string, tipoDte: number): Promise<{ desde: number; hasta: number }[]> {
+    const r = await sql.query<{ desde: number; hasta: number }>(
+      `select desde::float8 as desde, hasta::float8 as hasta from folio_ranges
+       where account_id = $1 and tenant_id = $2 and tipo_dte = $3 order by desde`,
+      [accountId, tenantId, tipoDte],
+    );
+    return r.rows.map((x) => ({ desde: Number(x.desde), hasta: Number(x.hasta) }));
+  },
+
   /** A verified CAF becomes a range; its counter starts at `desde`. */
   async insertRange(tx: Sql, g: NewRange): Promise<boolean> {
     const r = await tx.query(

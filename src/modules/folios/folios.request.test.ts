@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { ProviderError } from '../../provider/port.ts';
 import { createTestCaf, createTestSii } from '../../../test/support/dte/test-caf.ts';
 import { foliosHarness, type FoliosHarness } from '../../../test/support/folios.ts';
+import { requestStore } from './folios.request.store.ts';
 
 /** Requests as durable jobs: the bounded wait answers completed or pending; failures keep their kind. */
 describeEachDb('folio requests', (backend) => {
@@ -111,5 +112,50 @@ describeEachDb('folio requests', (backend) => {
       [otherTenant, request.id],
     ] as const)
       await expect(h.folios.getRequest(tenant, id)).rejects.toMatchObject({ kind: 'not_found', code: 'folio_request_not_found' });
+  });
+
+  it("tells the provider what a retry may resume: since the request's creation, the tenant's ranges of the type", async () => {
+    const seen: unknown[] = [];
+    h = await foliosHarness(backend, {
+      provider: {
+        requestCaf: async (_c, r) => {
+          seen.push(r.resume);
+          throw new ProviderError('rejected', 'asked');
+        },
+      },
+    });
+    for (const [tipoDte, desde, hasta] of [
+      [33, 1, 10],
+      [33, 21, 30],
+      [61, 1, 5],
+    ] as const) {
+      await requestStore.insertRange(h.db, {
+        id: crypto.randomUUID(),
+        accountId: h.accountId,
+        tenantId: h.tenant.id,
+        tipoDte,
+        desde,
+        hasta,
+        fechaAutorizacion: '2026-03-01',
+        vencimiento: null,
+        idk: 100,
+        cafBlock: '<CAF/>',
+        privateKeyEnc: Buffer.alloc(1),
+        requestId: null,
+        ambiente: 'certificacion',
+        now: h.clock.now(),
+      });
+    }
+    const { request } = await h.folios.request(h.tenant, { tipoDte: 33, cantidad: 5 });
+    await h.runJobs();
+    expect(seen).toEqual([
+      {
+        since: new Date(request.createdAt),
+        held: [
+          { desde: 1, hasta: 10 },
+          { desde: 21, hasta: 30 },
+        ],
+      },
+    ]);
   });
 });

@@ -180,6 +180,9 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
       }
       const { tenant, creds } = ready;
       let cafXml: Buffer;
+      // A provider that can look (the SII's forms) takes a range granted since the request and not
+      // held by the tenant as this request's grant whose answer was lost, instead of asking again.
+      const held = await requestStore.heldRanges(db, accountId, req.tenant_id, req.tipo_dte);
       job.signal?.throwIfAborted(); // another run holds the job now: no second CAF
       try {
         ({ cafXml } = await deps.provider.requestCaf(creds, {
@@ -187,6 +190,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
           tipoDte: req.tipo_dte,
           cantidad: req.cantidad,
           ambiente: tenant.ambiente,
+          resume: { since: req.created_at, held },
         }));
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;

@@ -5,14 +5,14 @@ import { startStandaloneEmulator } from './standalone.ts';
 
 /**
  * `npx dte emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--rate-limits R]
- * [--folios-delay 0] [--caf-layout indented|sii] [--json]`: the SimpleAPI + SII emulator as its own
+ * [--folios-delay 0] [--caf-layout indented|sii] [--tls] [--json]`: the SimpleAPI + SII emulator as its own
  * server (docs/emulator.md). Runs until SIGINT/SIGTERM. Defaults come from the same settings as the
  * service (EMULATOR_DATA_DIR, EMULATOR_DELAY, EMULATOR_SLOW, EMULATOR_SCHEMA_DIR,
  * SIMPLEAPI_RATE_LIMITS — production unless set); flags win.
  */
 export const EMULATOR_USAGE =
   '  emulator --port P [--host H] [--data-dir D] [--delay 2s] [--slow 3s] [--rate-limits production|off|<rules>]\n' +
-  '           [--folios-delay 0] [--caf-layout indented|sii] [--json]\n' +
+  '           [--folios-delay 0] [--caf-layout indented|sii] [--tls] [--json]\n' +
   '                                                       run the SimpleAPI + SII emulator as a server (docs/emulator.md)';
 
 export async function runEmulatorCommand(args: string[]): Promise<number> {
@@ -27,6 +27,7 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
       'rate-limits': { type: 'string' },
       'folios-delay': { type: 'string' },
       'caf-layout': { type: 'string' },
+      tls: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -66,6 +67,7 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
     rateLimits,
     serviciosDelayMs: duration('folios-delay', values['folios-delay'], 0),
     cafLayout,
+    tls: values.tls,
   });
   const info = {
     url: emu.url,
@@ -74,6 +76,7 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
     siiPublicKeyUrl: `${emu.url}/emulator/sii-public-key.pem`,
     statsUrl: `${emu.url}/emulator/stats`,
     rateLimits,
+    tlsCertificate: emu.tlsCertPath ?? null,
   };
   if (values.json) console.log(JSON.stringify(info));
   else {
@@ -85,9 +88,13 @@ export async function runEmulatorCommand(args: string[]): Promise<number> {
         : 'Rate limits: off',
     );
     console.log(`Calls answered: ${info.statsUrl}`);
+    if (emu.tlsCertPath) {
+      console.log(`HTTPS with a self-signed certificate; trust it with NODE_EXTRA_CA_CERTS=${emu.tlsCertPath}`);
+      console.log("The SII's CAF forms ask for the caller's certificate (mTLS) at /cgi_AUT2000/CAutInicio.cgi");
+    }
     console.log('Point the service at it with:');
     console.log(
-      `  PROVIDER=simpleapi SIMPLEAPI_BASE_URL=${emu.url} SIMPLEAPI_SERVICIOS_URL=${emu.url}${info.siiPublicKey ? ` EMULATOR_SII_PUBLIC_KEY=${info.siiPublicKey}` : ''}`,
+      `  PROVIDER=simpleapi SIMPLEAPI_BASE_URL=${emu.url} SIMPLEAPI_SERVICIOS_URL=${emu.url} SII_BASE_URL=${emu.url}${info.siiPublicKey ? ` EMULATOR_SII_PUBLIC_KEY=${info.siiPublicKey}` : ''}${emu.tlsCertPath ? ` NODE_EXTRA_CA_CERTS=${emu.tlsCertPath}` : ''}`,
     );
   }
   await new Promise<void>((resolve) => {

@@ -172,6 +172,38 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     return { cert, rut: toSiiRut(rutEmpresa) };
   };
 
+  /**
+   * The SII grants a CAF: the issuer's next `cantidad` folios of the type, signed with the
+   * emulator's SII key, recorded with the file as issued (SII layout) so a later download
+   * (sii/caf-forms.ts, of_genera_archivo) answers the same bytes. Both faces grant through here.
+   */
+  const grantCaf = async (rut: string, tipoDte: number, cantidad: number, grantedBy: string | null) => {
+    const now = clock.now();
+    const { desde, hasta } = await emulatorStore.reserveRange(db, rut, tipoDte, cantidad);
+    const { xml, caf } = issueCaf({
+      rutEmisor: rut,
+      razonSocial: `CONTRIBUYENTE ${rut}`,
+      tipoDte,
+      desde,
+      hasta,
+      fechaAutorizacion: siiDate(now),
+      idk: siiKey.idk,
+      siiPrivateKey: siiKey.privateKey,
+    });
+    await emulatorStore.insertCaf(db, {
+      rut,
+      tipoDte,
+      desde,
+      hasta,
+      fechaAutorizacion: caf.fechaAutorizacion,
+      modulus: caf.publicKey.modulus,
+      now,
+      xml,
+      grantedBy,
+    });
+    return { xml, caf };
+  };
+
   /** The DTE host: the certificate file present (ours: 400 text/plain, as TIPO_INCORRECTO is). */
   const needFiles = (c: CallInput, n: number) => {
     if (!c.input || c.files.length < n) refuse(textReply(400, API_TEXT.missingFiles));
@@ -422,6 +454,8 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
 
   return {
     siiKey,
+    /** Grants a CAF (both faces: SimpleAPI's folios/get, the SII's CAF forms in sii/caf-forms.ts). */
+    grantCaf,
     siiKeys,
     rateLimiter,
     calls,
@@ -450,31 +484,11 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
 
     /** POST folios/get/{tipo}/{cantidad}: the CAF [C "Get Folios"]. */
     async folios(c: CallInput, tipoDte: number, cantidad: number): Promise<Reply> {
-      const { rut } = await serviciosLogin(c);
+      const { rut, cert } = await serviciosLogin(c);
       if (!CAF_TYPES.has(tipoDte)) return mensaje(400, MENSAJE.badTipo);
       if (!Number.isSafeInteger(cantidad) || cantidad < 1) return mensaje(400, MENSAJE.badInput);
       if (cantidad > FOLIOS_AVAILABLE) return mensaje(400, MENSAJE.tooMany);
-      const now = clock.now();
-      const { desde, hasta } = await emulatorStore.reserveRange(db, rut, tipoDte, cantidad);
-      const { xml, caf } = issueCaf({
-        rutEmisor: rut,
-        razonSocial: `CONTRIBUYENTE ${rut}`,
-        tipoDte,
-        desde,
-        hasta,
-        fechaAutorizacion: siiDate(now),
-        idk: siiKey.idk,
-        siiPrivateKey: siiKey.privateKey,
-      });
-      await emulatorStore.insertCaf(db, {
-        rut,
-        tipoDte,
-        desde,
-        hasta,
-        fechaAutorizacion: caf.fechaAutorizacion,
-        modulus: caf.publicKey.modulus,
-        now,
-      });
+      const { xml } = await grantCaf(rut, tipoDte, cantidad, cert.name || null);
       return xmlReply(cafAsServed(xml, cafLayout));
     },
 

@@ -6,6 +6,7 @@ import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
 import { createSiiProvider, type SiiProvider } from '../sii/sii-provider.ts';
 import { createEmulatorCore, type EmulatorCoreOptions } from './emulator.ts';
 import { buildEmulatorServer } from './server.ts';
+import { startCafFormsListener } from './sii/caf-forms.ts';
 import type { EmulatorSiiKey } from './sii-key.ts';
 import type { EmulatorStats } from './stats.ts';
 
@@ -26,6 +27,12 @@ export interface InProcessEmulator extends Provider {
   /** The SimpleAPI calls this emulator answered (stats.ts). */
   stats(): EmulatorStats;
   resetStats(): void;
+  /**
+   * The SII's CAF forms on a local HTTPS listener (127.0.0.1, a free port), started on first use:
+   * their login reads the caller's certificate from the TLS handshake, which inject cannot carry.
+   * Point the SII adapter's 'caf' and 'login' services at `origin` and trust `ca` (PEM).
+   */
+  cafForms(): Promise<{ origin: string; ca: string }>;
   close(): Promise<void>;
 }
 
@@ -37,6 +44,7 @@ export function createInProcessEmulator(
   const core = createEmulatorCore(opts);
   let server: Promise<FastifyInstance> | undefined;
   const app = () => (server ??= buildEmulatorServer(core).then(async (a) => (await a.ready(), a)));
+  let forms: ReturnType<typeof startCafFormsListener> | undefined;
 
   const viaInject: typeof fetch = async (input, init) => {
     const req = new Request(input, init);
@@ -72,8 +80,15 @@ export function createInProcessEmulator(
     siiProvider,
     stats: () => core.stats(),
     resetStats: () => core.resetStats(),
+    async cafForms() {
+      forms ??= startCafFormsListener(core);
+      forms.catch(() => (forms = undefined));
+      const { origin, ca } = await forms;
+      return { origin, ca };
+    },
     async close() {
       if (server) await (await server).close();
+      if (forms) await (await forms.catch(() => undefined))?.close();
     },
   };
 }

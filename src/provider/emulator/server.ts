@@ -1,10 +1,11 @@
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerFactory } from 'fastify';
 import multipart from '@fastify/multipart';
 import { hostOfPath, ROUTES, type Host } from '../simpleapi/protocol.ts';
 import type { CallInput, EmulatorCore, Upload } from './emulator.ts';
 import { emptyReply, jsonReply, Refusal, textReply, type Reply } from './reply.ts';
 import { registerSiiRoutes } from './sii/routes.ts';
 import { apiKeyBehaviour, type KeyBehaviour } from './sandbox.ts';
+import { registerSiiCafForms } from './sii/caf-forms.ts';
 import type { RouteName } from './stats.ts';
 import { API_TEXT, EXPIRED_KEY_ERROR, MENSAJE, UNAVAILABLE_TEXT } from './texts.ts';
 
@@ -89,9 +90,17 @@ const ROUTE_OF_URL: Record<string, RouteName> = {
   [ROUTES.acceptance]: 'acceptance',
 };
 
-export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildEmulatorServer(
+  core: EmulatorCore,
+  opts: { logger?: boolean; /** HTTPS (tls.ts httpsServerFactory); default plain HTTP. */ serverFactory?: FastifyServerFactory } = {},
+): Promise<FastifyInstance> {
   // ASP.NET routing is case-insensitive (the SDK writes `Folios/get/…`).
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: MAX_FILE_BYTES, routerOptions: { caseSensitive: false } });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: MAX_FILE_BYTES,
+    routerOptions: { caseSensitive: false },
+    ...(opts.serverFactory ? { serverFactory: opts.serverFactory } : {}),
+  });
   await app.register(multipart, { limits: { fileSize: MAX_FILE_BYTES, files: 4, fields: 4 } });
 
   app.addHook('onSend', async (req, reply, payload) => {
@@ -188,5 +197,7 @@ export async function buildEmulatorServer(core: EmulatorCore, opts: { logger?: b
     core.resetStats();
     return before;
   });
+  // The SII's CAF web forms and its web login (sii/caf-forms.ts; the login needs HTTPS, tls.ts).
+  await registerSiiCafForms(app, core);
   return app;
 }

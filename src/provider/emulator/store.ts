@@ -86,13 +86,56 @@ export const emulatorStore = {
   },
   async insertCaf(
     db: Sql,
-    c: { rut: string; tipoDte: number; desde: number; hasta: number; fechaAutorizacion: string; modulus: string; now: Date },
+    c: {
+      rut: string;
+      tipoDte: number;
+      desde: number;
+      hasta: number;
+      fechaAutorizacion: string;
+      modulus: string;
+      now: Date;
+      /** The file as issued (SII layout), for a later download of the same CAF. */
+      xml: Buffer;
+      /** Who asked for it (the certificate holder's name), as the SII's history shows. */
+      grantedBy: string | null;
+    },
   ) {
     await db.query(
-      `insert into emu_cafs (rut_emisor, tipo_dte, desde, hasta, fecha_autorizacion, modulus, issued_at)
-       values ($1, $2, $3, $4, $5, $6, $7)`,
-      [c.rut, c.tipoDte, c.desde, c.hasta, c.fechaAutorizacion, c.modulus, c.now],
+      `insert into emu_cafs (rut_emisor, tipo_dte, desde, hasta, fecha_autorizacion, modulus, issued_at, caf_xml, granted_by)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [c.rut, c.tipoDte, c.desde, c.hasta, c.fechaAutorizacion, c.modulus, c.now, c.xml, c.grantedBy],
     );
+  },
+  /** An issuer's CAFs of a type, newest first: the SII's history of granted ranges. */
+  async cafHistory(
+    db: Sql,
+    rut: string,
+    tipoDte: number,
+  ): Promise<{ desde: number; hasta: number; fecha_autorizacion: string; granted_by: string | null }[]> {
+    const r = await db.query<{ desde: string | number; hasta: string | number; fecha_autorizacion: string; granted_by: string | null }>(
+      `select desde, hasta, to_char(fecha_autorizacion, 'YYYY-MM-DD') as fecha_autorizacion, granted_by
+       from emu_cafs where rut_emisor = $1 and tipo_dte = $2 order by issued_at desc, id desc`,
+      [rut, tipoDte],
+    );
+    return r.rows.map((x) => ({ ...x, desde: Number(x.desde), hasta: Number(x.hasta) }));
+  },
+  /** The file of a granted CAF, found by its range and date; undefined when there is none (or it predates caf_xml). */
+  async cafFile(db: Sql, c: { rut: string; tipoDte: number; desde: number; hasta: number; fecha: string }): Promise<Buffer | undefined> {
+    const r = await db.query<{ caf_xml: Buffer | Uint8Array | null }>(
+      `select caf_xml from emu_cafs where rut_emisor = $1 and tipo_dte = $2 and desde = $3 and hasta = $4
+         and fecha_autorizacion = $5::date and caf_xml is not null limit 1`,
+      [c.rut, c.tipoDte, c.desde, c.hasta, c.fecha],
+    );
+    const x = r.rows[0]?.caf_xml;
+    return x ? Buffer.from(x) : undefined;
+  },
+  /** How many documents of a type the SII received from an issuer (its MAX_AUTOR grows with them). */
+  async documentsReceived(db: Sql, rut: string, tipoDte: number): Promise<number> {
+    const r = await db.query<{ n: string | number }>('select count(*) as n from emu_documents where rut_emisor = $1 and tipo_dte = $2', [
+      rut,
+      tipoDte,
+    ]);
+    return Number(r.rows[0]?.n ?? 0);
   },
   /**
    * Whether this issuer was granted a CAF with this key covering the folio. Takes a share lock on

@@ -18,7 +18,9 @@ export type SiiService =
   /** ws1 / ws2: WsRegistroReclamoDte (§1.7). */
   | 'claims'
   /** palena / maullin: the CAF forms (cvc_cgi, §1.6). */
-  | 'caf';
+  | 'caf'
+  /** herculesr (both environments): the SII's web login with the certificate over mTLS (cgi_AUT2000, §1.1, §1.6). */
+  | 'login';
 
 export interface SiiHosts {
   /** The origin (scheme://host[:port], no trailing slash) of `service` in `ambiente`. */
@@ -31,6 +33,7 @@ const ORIGINS: Record<SiiService, Record<Ambiente, string>> = {
   restUpload: { produccion: 'https://rahue.sii.cl', certificacion: 'https://pangal.sii.cl' },
   claims: { produccion: 'https://ws1.sii.cl', certificacion: 'https://ws2.sii.cl' },
   caf: { produccion: 'https://palena.sii.cl', certificacion: 'https://maullin.sii.cl' },
+  login: { produccion: 'https://herculesr.sii.cl', certificacion: 'https://herculesr.sii.cl' },
 };
 
 /**
