@@ -13,14 +13,14 @@ import { createDbPacer } from './simpleapi/pacing.ts';
 import { createSimpleApiProvider } from './simpleapi/simpleapi.ts';
 import type { ProviderCallObserver } from './simpleapi/client.ts';
 import { cafTrust } from './sii-keys.ts';
+import { createSiiProvider } from './sii/sii-provider.ts';
 
 /**
  * The provider the service calls (routed.ts): each call goes the way its tenant's `provider` says,
  * through the billing-provider adapter config.provider chooses (docs/design.md §1), or straight to
- * the SII — a slot left empty here until the SII adapter (src/provider/sii/) is wired in, with
- * config.sii.baseUrl (SII_BASE_URL); until then a direct tenant's calls fail as `unavailable`.
- * Also chooses the set of keys
- * CAFs must be signed with (the SII's, the emulator's when in use, and SII_CAF_KEYS). The emulator keeps its SII key in EMULATOR_DATA_DIR (default
+ * the SII through the SII adapter (src/provider/sii/, docs/sii-direct.md): at the SII's hosts, or
+ * at SII_BASE_URL, or — with PROVIDER=emulator — at the in-process emulator's SII face, so nothing
+ * leaves the machine. Also chooses the set of keys CAFs must be signed with (the SII's, the emulator's when in use, and SII_CAF_KEYS). The emulator keeps its SII key in EMULATOR_DATA_DIR (default
  * DATA_DIR/emulator) and its records in emu_* tables of the service's own database, so in-process
  * it survives restarts and is shared by every process of one PostgreSQL. Calls are paced to the
  * provider's rate limits per key (simpleapi/pacing.ts); the emulator enforces the same limits.
@@ -55,6 +55,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
           pacer,
           observer: deps.observer,
         }),
+        createSiiProvider({ baseUrl: config.sii.baseUrl, timeoutMs: config.simpleapi.timeoutMs }),
       ),
       cafKeys: cafTrust([...emulatorKey, ...operatorKeys]),
     };
@@ -72,5 +73,8 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
     pacer,
     observer: deps.observer,
   });
-  return { provider: routed(emulator), cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]) };
+  return {
+    provider: routed(emulator, emulator.siiProvider),
+    cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]),
+  };
 }

@@ -59,8 +59,11 @@ export async function readyTenant(t: TestApp, key: string, over: Record<string, 
   });
   if (created.statusCode !== 201) throw new Error(`tenant: ${created.statusCode} ${created.body}`);
   const tenantId = created.json().id as string;
-  const k = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey } });
-  if (k.statusCode !== 200) throw new Error(`api key: ${k.statusCode} ${k.body}`);
+  // A direct tenant (provider "sii") needs only its certificate.
+  if (over.provider !== 'sii') {
+    const k = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey } });
+    if (k.statusCode !== 200) throw new Error(`api key: ${k.statusCode} ${k.body}`);
+  }
   const { cert: c, pfx: file } = testCertificate();
   const form = certificateForm(
     {

@@ -72,7 +72,14 @@ export function createInProcessEmulator(
     pacer: opts.pacer,
     observer: opts.observer,
   });
-  const siiProvider = createSiiProvider({ baseUrl: BASE, fetch: viaInject, timeoutMs: opts.timeoutMs ?? 120_000 });
+  // Fastify's inject has no TLS: the CAF forms' certificate login goes to a local HTTPS listener.
+  const cafForms = async () => {
+    forms ??= startCafFormsListener(core);
+    forms.catch(() => (forms = undefined));
+    const { origin, ca } = await forms;
+    return { origin, ca };
+  };
+  const siiProvider = createSiiProvider({ baseUrl: BASE, fetch: viaInject, timeoutMs: opts.timeoutMs ?? 120_000, cafForms });
   return {
     ...adapter,
     name: 'emulator',
@@ -80,12 +87,7 @@ export function createInProcessEmulator(
     siiProvider,
     stats: () => core.stats(),
     resetStats: () => core.resetStats(),
-    async cafForms() {
-      forms ??= startCafFormsListener(core);
-      forms.catch(() => (forms = undefined));
-      const { origin, ca } = await forms;
-      return { origin, ca };
-    },
+    cafForms,
     async close() {
       if (server) await (await server).close();
       if (forms) await (await forms.catch(() => undefined))?.close();

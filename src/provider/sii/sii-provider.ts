@@ -3,6 +3,7 @@ import type { Provider } from '../port.ts';
 import { ProviderError } from '../port.ts';
 import { boletaUploadStatus, uploadBoletas } from './boleta-rest.ts';
 import { registerAcceptance } from './claims.ts';
+import { requestCafViaForms } from './caf-forms.ts';
 import { siiHosts, type SiiCallContext, type SiiCallObserver, type SiiTokens } from './context.ts';
 import { siiCredentials } from './credentials.ts';
 import { uploadDte } from './dte-upload.ts';
@@ -12,8 +13,9 @@ import { createSiiTokens } from './tokens.ts';
 /**
  * The provider port over the SII's own services (docs/sii-direct.md): no paid intermediary, the
  * tenant's certificate authenticates every call (seed.ts, tokens.ts). One small file per protocol
- * beside this one; this file only dispatches. What the SII offers no service for is refused with
- * what to do instead (CAFs are uploaded, not requested; there is no API key to verify).
+ * beside this one; this file only dispatches. CAFs are requested through the SII's web forms
+ * (caf-forms.ts, over mTLS with the tenant's certificate). What the SII offers no service for is
+ * refused with what to do instead (folio annulment; there is no API key to verify).
  */
 export interface SiiProviderOptions {
   /** SII_BASE_URL: every service on one origin (the emulator); absent: the SII's hosts. */
@@ -25,6 +27,13 @@ export interface SiiProviderOptions {
   observer?: SiiCallObserver | undefined;
   /** The token cache; default: a new one over this provider's transport. */
   tokens?: SiiTokens;
+  /**
+   * Where the CAF forms and the certificate login are served when not at the SII's hosts (the
+   * in-process emulator's local HTTPS listener) and the server certificate to trust there.
+   * Default: the same origins as the other services, trusted by the system's CAs (and
+   * NODE_EXTRA_CA_CERTS, for a standalone emulator started with --tls).
+   */
+  cafForms?: () => Promise<{ origin: string; ca: string }>;
 }
 
 export interface SiiProvider extends Provider {
@@ -59,12 +68,12 @@ export function createSiiProvider(opts: SiiProviderOptions): SiiProvider {
       );
     },
 
-    requestCaf() {
-      return Promise.reject(
-        new ProviderError(
-          'rejected',
-          'The SII has no service to request CAFs: download the CAF from the SII and upload it with POST /api/v1/tenants/{tenantId}/folios/caf.',
-        ),
+    async requestCaf(creds, req) {
+      const local = opts.cafForms ? await opts.cafForms() : undefined;
+      return requestCafViaForms(
+        { hosts: local ? siiHosts(local.origin) : http.hosts, timeoutMs: opts.timeoutMs, observer: opts.observer, ca: local?.ca },
+        siiCredentials(creds),
+        req,
       );
     },
 
