@@ -54,7 +54,7 @@ it('runs every curl example in docs/guides against a live server', async () => {
     .readdirSync(GUIDES)
     .filter((f) => f.endsWith('.md'))
     .sort();
-  expect(files.length).toBeGreaterThanOrEqual(6);
+  expect(files.length).toBeGreaterThanOrEqual(7);
   // A reader's terminal is in the project directory, where `npx dte` runs bin/dte.js; this script
   // runs in a scratch directory, so `npx dte` is pointed at the project's own command.
   let script = `set -euo pipefail\nnpx() { if [ "$1" = dte ]; then shift; "$NODE" "$DTE_BIN" "$@"; else command npx "$@"; fi; }\n`;
@@ -89,6 +89,9 @@ it('runs every curl example in docs/guides against a live server', async () => {
   expect(result.out).toContain('"active"');
   expect(fs.statSync(path.join(work, 'certificado.pfx')).mode & 0o777).toBe(0o600); // made by npx dte test-certificate
   expect(result.out).toContain('final status: accepted');
+  expect(result.out).toContain('{"provider":"sii","ready":true,"apiKey":false,"missing":[]}'); // a direct tenant
+  expect(result.out).toContain('{"tipoDte":33,"status":"completed","rango":{"desde":1,"hasta":10'); // folios through the SII's forms
+  expect(result.out).toContain('direct final status: accepted');
   expect(result.out).toMatch(/"code":"amount_mismatch"/);
   expect(result.out).toContain('%PDF-'); // the printed document
   expect(result.out).toContain('{"tipoDte":52,"desde":1,"hasta":100,'); // the uploaded CAF
@@ -130,6 +133,7 @@ it('runs every TypeScript (SDK) example in docs/guides against the same live ser
   expect(result.code, result.out.slice(-4000)).toBe(0);
   expect(result.out).toContain('400 invalid_rut rutEmpresa');
   expect(result.out).toContain('sdk final status: accepted');
+  expect(result.out).toContain('direct final status: accepted');
   expect(result.out).toMatch(/^52 1 100 null$/m); // the uploaded CAF
   expect(result.out).toMatch(/422 amount_mismatch montoTotal/);
   expect(result.out).toContain('verified webhook: dte.status.changed');

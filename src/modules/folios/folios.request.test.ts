@@ -114,13 +114,13 @@ describeEachDb('folio requests', (backend) => {
       await expect(h.folios.getRequest(tenant, id)).rejects.toMatchObject({ kind: 'not_found', code: 'folio_request_not_found' });
   });
 
-  it("tells the provider what a retry may resume: since the request's creation, the tenant's ranges of the type", async () => {
+  it("tells the provider what a retry may resume (since the request's creation, the tenant's ranges of the type), never a first run", async () => {
     const seen: unknown[] = [];
     h = await foliosHarness(backend, {
       provider: {
         requestCaf: async (_c, r) => {
           seen.push(r.resume);
-          throw new ProviderError('rejected', 'asked');
+          throw new ProviderError('unavailable', 'asked');
         },
       },
     });
@@ -147,8 +147,12 @@ describeEachDb('folio requests', (backend) => {
       });
     }
     const { request } = await h.folios.request(h.tenant, { tipoDte: 33, cantidad: 5 });
-    await h.runJobs();
+    const payload = { accountId: h.accountId, requestId: request.id };
+    // Transient: the queue would run it again (attempt 2), which may resume.
+    await expect(h.folios.runRequestJob(payload, { attempts: 1, max_attempts: 5 })).rejects.toThrow('asked');
+    await expect(h.folios.runRequestJob(payload, { attempts: 2, max_attempts: 5 })).rejects.toThrow('asked');
     expect(seen).toEqual([
+      undefined,
       {
         since: new Date(request.createdAt),
         held: [

@@ -180,9 +180,11 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
       }
       const { tenant, creds } = ready;
       let cafXml: Buffer;
-      // A provider that can look (the SII's forms) takes a range granted since the request and not
-      // held by the tenant as this request's grant whose answer was lost, instead of asking again.
-      const held = await requestStore.heldRanges(db, accountId, req.tenant_id, req.tipo_dte);
+      // On a retry (an earlier run may have been granted folios and lost the answer), a provider that
+      // can look (the SII's forms) takes a range granted since the request and not held by the
+      // tenant as that grant, instead of asking again. Never on the first run: a range granted to
+      // someone else the same day (the same company under another account) is not this request's.
+      const held = job.attempts > 1 ? await requestStore.heldRanges(db, accountId, req.tenant_id, req.tipo_dte) : undefined;
       job.signal?.throwIfAborted(); // another run holds the job now: no second CAF
       try {
         ({ cafXml } = await deps.provider.requestCaf(creds, {
@@ -190,7 +192,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
           tipoDte: req.tipo_dte,
           cantidad: req.cantidad,
           ambiente: tenant.ambiente,
-          resume: { since: req.created_at, held },
+          ...(held ? { resume: { since: req.created_at, held } } : {}),
         }));
       } catch (e) {
         if (!(e instanceof ProviderError)) throw e;
