@@ -13,7 +13,7 @@ import {
 } from './boleta-protocol.ts';
 import type { SiiCallContext, SiiCredentials } from './context.ts';
 import { excerpt, siiRequest, type SiiResponse } from './http.ts';
-import { multipartBody } from './multipart.ts';
+import { siiUploadForm } from './multipart.ts';
 import { withToken } from './with-token.ts';
 
 /**
@@ -87,18 +87,7 @@ export async function uploadBoletas(ctx: SiiCallContext, creds: SiiCredentials, 
       `An EnvioBOLETA may carry at most ${MAX_BOLETAS_PER_ENVIO} boletas and this one has ${n}: send them in envíos of ${MAX_BOLETAS_PER_ENVIO} or fewer (the SII recommends 50).`,
     );
   }
-  const sender = splitRut(creds.rutCertificado);
-  const company = splitRut(req.rutEmpresa);
-  // Fields in the SII's order (§1.3, §1.5), the file last.
-  const { body, contentType } = multipartBody(
-    [
-      ['rutSender', sender.rut],
-      ['dvSender', sender.dv],
-      ['rutCompany', company.rut],
-      ['dvCompany', company.dv],
-    ],
-    { name: 'archivo', filename: 'envio-boleta.xml', contentType: 'text/xml', data: req.envelope },
-  );
+  const { body, contentType } = siiUploadForm(creds.rutCertificado, req.rutEmpresa, { filename: 'envio-boleta.xml', data: req.envelope });
   const a = await withToken(ctx, 'rest', creds, req.ambiente, async (token) => {
     const r = await siiRequest(ctx, {
       service: 'restUpload',

@@ -376,6 +376,14 @@ export async function requestCafViaForms(ctx: CafFormsContext, creds: SiiCredent
   if (!Number.isSafeInteger(req.cantidad) || req.cantidad < 1) {
     throw new ProviderError('rejected', `The number of folios to request must be a positive integer, got ${req.cantidad}.`);
   }
+  if (!ctx.transport && ['login', 'caf'].some((svc) => ctx.hosts.origin(svc as 'login' | 'caf', req.ambiente).startsWith('http:'))) {
+    // The login presents the certificate in the TLS handshake: there is none over plain HTTP.
+    throw new ProviderError(
+      'unavailable',
+      "The SII's CAF forms need HTTPS (the certificate is presented in the TLS handshake), but SII_BASE_URL is http://: " +
+        'start the emulator with --tls and trust its certificate (NODE_EXTRA_CA_CERTS), or upload the CAF with POST /api/v1/tenants/{tenantId}/folios/caf.',
+    );
+  }
   const identity = tlsIdentity(creds);
   const ca = ctx.ca ? [...tls.rootCertificates, typeof ctx.ca === 'string' ? ctx.ca : ctx.ca.toString('utf8')] : undefined;
   const transport = (ctx.transport ?? httpsTransport)({ identity, ca, timeoutMs: ctx.timeoutMs });

@@ -1,9 +1,8 @@
-import { splitRut } from '../../dte/index.ts';
 import type { Ambiente, UploadResult } from '../port.ts';
 import { ProviderError } from '../port.ts';
 import type { SiiCallContext, SiiCredentials } from './context.ts';
 import { excerpt, siiRequest, tagText } from './http.ts';
-import { multipartBody } from './multipart.ts';
+import { siiUploadForm } from './multipart.ts';
 
 /**
  * DTEUpload: an EnvioDTE to the SII (SII-SERVICES.md §1.3; manual envio-automatico-dte-upload
@@ -63,17 +62,7 @@ async function attempt(
   req: { rutEmpresa: string; envelope: Buffer; ambiente: Ambiente },
   token: string,
 ) {
-  const sender = splitRut(creds.rutCertificado);
-  const company = splitRut(req.rutEmpresa);
-  const { body, contentType } = multipartBody(
-    [
-      ['rutSender', sender.rut],
-      ['dvSender', sender.dv],
-      ['rutCompany', company.rut],
-      ['dvCompany', company.dv],
-    ],
-    { name: 'archivo', filename: 'EnvioDTE.xml', contentType: 'text/xml', data: req.envelope },
-  );
+  const { body, contentType } = siiUploadForm(creds.rutCertificado, req.rutEmpresa, { filename: 'EnvioDTE.xml', data: req.envelope });
   return siiRequest(ctx, {
     service: 'dtews',
     ambiente: req.ambiente,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { splitRut } from '../../dte/index.ts';
 
 /**
  * A multipart/form-data body built in one buffer, so it goes with a Content-Length and never
@@ -29,4 +30,23 @@ export function multipartBody(fields: readonly (readonly [string, string])[], fi
     Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1'),
   );
   return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/**
+ * The form of both uploads (DTEUpload §1.3 and the boleta REST envío §1.5), fields in the SII's
+ * order: rutSender, dvSender (the certificate's holder), rutCompany, dvCompany (the issuer), then
+ * the file `archivo`.
+ */
+export function siiUploadForm(rutCertificado: string, rutEmpresa: string, file: { filename: string; data: Buffer }) {
+  const sender = splitRut(rutCertificado);
+  const company = splitRut(rutEmpresa);
+  return multipartBody(
+    [
+      ['rutSender', sender.rut],
+      ['dvSender', sender.dv],
+      ['rutCompany', company.rut],
+      ['dvCompany', company.dv],
+    ],
+    { name: 'archivo', filename: file.filename, contentType: 'text/xml', data: file.data },
+  );
 }

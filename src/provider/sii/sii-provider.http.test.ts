@@ -170,7 +170,7 @@ describeEachDb('the SII adapter against the emulator over HTTP', (backend) => {
     expect(st2).toMatchObject({ estado: '106', glosa: 'Usuario no tiene permiso en empresa', final: false });
   });
 
-  it('maps refusals to clear provider errors, and keeps the boleta and CAF calls for later', async () => {
+  it('maps refusals to clear provider errors, and says what to do where a call cannot be made', async () => {
     const notEnvelope = await sii
       .upload(creds, { rutEmpresa: RUT, envelope: Buffer.from('<?xml version="1.0"?>\n<Otro/>'), tipo: 'dte', ambiente: AMB })
       .catch((e: unknown) => e);
@@ -181,7 +181,11 @@ describeEachDb('the SII adapter against the emulator over HTTP', (backend) => {
       .upload({ apiKey: '' }, { rutEmpresa: RUT, envelope: Buffer.from('x'), tipo: 'dte', ambiente: AMB })
       .catch((e: unknown) => e);
     expect((noCert as ProviderError).kind).toBe('certificate_rejected');
-    await expect(sii.requestCaf(creds, { rutEmpresa: RUT, tipoDte: 33, cantidad: 1, ambiente: AMB })).rejects.toThrow(/folios\/caf/);
+    // The CAF forms log in with the certificate in the TLS handshake: over this plain-HTTP origin
+    // they cannot, and say what to do (caf-forms.http.test.ts runs them over HTTPS).
+    await expect(sii.requestCaf(creds, { rutEmpresa: RUT, tipoDte: 33, cantidad: 1, ambiente: AMB })).rejects.toThrow(
+      /need HTTPS.*--tls.*folios\/caf/,
+    );
     // Boletas go to the boleta REST API (boleta-rest.ts): its refusal of something that is not an EnvioBOLETA.
     await expect(sii.upload(creds, { rutEmpresa: RUT, envelope: Buffer.from('x'), tipo: 'boleta', ambiente: AMB })).rejects.toThrow(
       /El archivo no es un EnvioBOLETA/,
