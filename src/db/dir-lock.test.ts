@@ -46,6 +46,27 @@ it('is released by the operating system when its holder is killed with SIGKILL',
   (await lockDirectory(dir))();
 });
 
+it('stays held when its holder keeps no release function and the garbage collector runs', async () => {
+  // Seen in CI: a DatabaseSync nothing referenced was collected and closed, dropping the lock.
+  const dir = tmp();
+  const holder = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      '-e',
+      `import('${path.resolve('src/db/dir-lock.ts')}').then(async (m) => { await m.lockDirectory(${JSON.stringify(dir)}); for (let i = 0; i < 3; i++) { globalThis.gc(); await new Promise((r) => setTimeout(r, 20)); } console.log('locked'); setInterval(() => {}, 1000); })`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    await new Promise<void>((r) => holder.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && r()));
+    await expect(lockDirectory(dir)).rejects.toThrow(new RegExp(`pid ${holder.pid}`));
+  } finally {
+    holder.kill('SIGKILL');
+    await new Promise((r) => (holder.exitCode === null && holder.signalCode === null ? holder.on('exit', r) : r(null)));
+  }
+});
+
 it('a second server process on the same PGlite directory stops with a clear message', async () => {
   const dir = tmp();
   const node = path.resolve('node_modules/.bin/node');

@@ -45,6 +45,13 @@ export type ReleaseLock = () => void;
 
 const SQLITE_BUSY = 5;
 
+/**
+ * Every lock this process holds. A DatabaseSync that nothing references is closed by the garbage
+ * collector, which would drop the lock while the directory is still in use: a caller that kept
+ * no release function (a script, a test's child) lost its lock at the first collection.
+ */
+const held = new Set<DatabaseSync>();
+
 const readPid = (file: string): number | undefined => {
   try {
     const pid = Number(fs.readFileSync(file, 'utf8').trim());
@@ -86,6 +93,7 @@ export async function lockDirectory(dir: string): Promise<ReleaseLock> {
     throw e;
   }
   fs.writeFileSync(pidFile, String(process.pid), { mode: 0o600 });
+  held.add(db);
   let released = false;
   return () => {
     if (released) return;
@@ -95,6 +103,7 @@ export async function lockDirectory(dir: string): Promise<ReleaseLock> {
     } catch {
       /* already gone */
     }
+    held.delete(db);
     db.close(); // closes the descriptor: the kernel drops the lock
   };
 }
