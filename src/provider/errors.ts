@@ -7,6 +7,7 @@ import { ProviderError } from './port.ts';
  * slow provider is 502/504 (retry later). Messages never include the key or the certificate.
  */
 export function providerErrorToAppError(e: ProviderError): AppError {
+  if (e.origin === 'sii') return siiErrorToAppError(e);
   switch (e.kind) {
     case 'invalid_api_key':
       return new AppError(
@@ -52,6 +53,33 @@ export function providerErrorToAppError(e: ProviderError): AppError {
       });
     case 'rejected':
       return new AppError('unprocessable', 'provider_rejected', `The billing provider rejected the request: ${e.message}`);
+  }
+}
+
+/**
+ * A direct tenant's failure (docs/sii-direct.md, "Errors and what to do"): the same codes, worded as
+ * the SII's, with the adapter's own explanation (it never holds a token, password or key).
+ */
+function siiErrorToAppError(e: ProviderError): AppError {
+  switch (e.kind) {
+    case 'certificate_rejected':
+      return new AppError(
+        'unprocessable',
+        'provider_certificate_rejected',
+        `The SII refused the tenant's certificate: ${e.message} Check that its holder is authorised for the company at the SII (with the "Enviar documentos" permission), then upload it again with POST /api/v1/tenants/{tenantId}/credentials/certificate.`,
+        { param: 'certificate' },
+      );
+    case 'timeout':
+      return new AppError('gateway_timeout', 'provider_timeout', `The SII did not answer in time: ${e.message} Retry later.`, {
+        retryAfterSeconds: 30,
+      });
+    case 'unavailable':
+    case 'rate_limited':
+      return new AppError('bad_gateway', 'provider_unavailable', `The SII is unreachable or failing: ${e.message} Retry later.`, {
+        retryAfterSeconds: 30,
+      });
+    default:
+      return new AppError('unprocessable', 'provider_rejected', `The SII rejected the request: ${e.message}`);
   }
 }
 

@@ -176,12 +176,20 @@ export class ProviderError extends Error {
   readonly status: number | undefined;
   /** For `rate_limited`: how long to wait before asking again. */
   readonly retryAfterMs: number | undefined;
-  constructor(kind: ProviderErrorKind, message: string, status?: number, opts: { retryAfterMs?: number } = {}) {
+  /** Who failed: the billing provider, or the SII itself (a direct tenant's call; routed.ts sets it). */
+  readonly origin: 'provider' | 'sii';
+  constructor(
+    kind: ProviderErrorKind,
+    message: string,
+    status?: number,
+    opts: { retryAfterMs?: number | undefined; origin?: 'provider' | 'sii' } = {},
+  ) {
     super(message);
     this.name = 'ProviderError';
     this.kind = kind;
     this.status = status;
     this.retryAfterMs = opts.retryAfterMs;
+    this.origin = opts.origin ?? 'provider';
   }
   /** Transient failures are retried with backoff (rate limits after their wait); the others are final. */
   get transient(): boolean {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError, type Provider, type ProviderCredentials } from './port.ts';
+import { providerErrorToAppError } from './errors.ts';
 import { createRoutedProvider, SII_PATH_UNAVAILABLE } from './routed.ts';
 
 /** A provider that records which of its calls ran, answering each with its own name. */
@@ -85,5 +86,44 @@ describe('the routed provider', () => {
     // The other tenants are not affected.
     await p.upload({ apiKey: 'k', via: 'simpleapi', ...cert }, { rutEmpresa, envelope: Buffer.from('<x/>'), tipo: 'dte', ambiente });
     expect(simple.calls).toEqual(['upload']);
+  });
+
+  it("words the direct path's failures as the SII's, with the adapter's explanation; SimpleAPI's stay the billing provider's", async () => {
+    const failing = (kind: ProviderError['kind'], message: string): Provider => ({
+      ...recording('emulator').provider,
+      upload: async () => {
+        throw new ProviderError(kind, message);
+      },
+    });
+    const upload = (p: Provider, via: 'sii' | 'simpleapi') =>
+      p
+        .upload({ apiKey: 'k', via, ...cert }, { rutEmpresa, envelope: Buffer.from('<x/>'), tipo: 'dte', ambiente })
+        .catch((e: unknown) => e);
+    const cases = [
+      ['rejected', 'STATUS 7: the envelope does not follow the schema.', 'provider_rejected', /^The SII rejected the request: STATUS 7/],
+      [
+        'unavailable',
+        'STATUS 9: the SII system is blocked.',
+        'provider_unavailable',
+        /^The SII is unreachable or failing: STATUS 9.*Retry later\.$/,
+      ],
+      ['timeout', 'No answer within 30 s.', 'provider_timeout', /^The SII did not answer in time: No answer/],
+      [
+        'certificate_rejected',
+        'Token ESTADO 05.',
+        'provider_certificate_rejected',
+        /^The SII refused the tenant's certificate: Token ESTADO 05\. Check that its holder/,
+      ],
+    ] as const;
+    for (const [kind, message, code, text] of cases) {
+      const p = createRoutedProvider({ simpleapi: failing(kind, message), sii: failing(kind, message) });
+      const direct = (await upload(p, 'sii')) as ProviderError;
+      expect(direct.origin).toBe('sii');
+      expect(providerErrorToAppError(direct)).toMatchObject({ code, message: expect.stringMatching(text) });
+      const viaProvider = (await upload(p, 'simpleapi')) as ProviderError;
+      expect(viaProvider.origin).toBe('provider');
+      expect(providerErrorToAppError(viaProvider).code).toBe(code);
+      expect(providerErrorToAppError(viaProvider).message).toMatch(/billing provider/);
+    }
   });
 });

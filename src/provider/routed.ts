@@ -26,11 +26,32 @@ export const SII_PATH_UNAVAILABLE =
 /** The path a call takes: the credentials' `via`, SimpleAPI when absent. */
 export const routeOf = (creds: Pick<ProviderCredentials, 'via'>): ProviderRoute => creds.via ?? 'simpleapi';
 
+/** A failure on the direct path is the SII's: marked so, the API words it as the SII's (errors.ts). */
+const fromSii = (e: unknown): never => {
+  if (e instanceof ProviderError && e.origin !== 'sii')
+    throw new ProviderError(e.kind, e.message, e.status, { retryAfterMs: e.retryAfterMs, origin: 'sii' });
+  throw e;
+};
+
+function viaSii(sii: Provider): Provider {
+  return {
+    name: sii.name,
+    verifyApiKey: (apiKey) => sii.verifyApiKey(apiKey).catch(fromSii),
+    requestCaf: (creds, req) => sii.requestCaf(creds, req).catch(fromSii),
+    upload: (creds, req) => sii.upload(creds, req).catch(fromSii),
+    uploadStatus: (creds, req) => sii.uploadStatus(creds, req).catch(fromSii),
+    documentStatus: (creds, req) => sii.documentStatus(creds, req).catch(fromSii),
+    annulFolios: (creds, req) => sii.annulFolios(creds, req).catch(fromSii),
+    registerAcceptance: (creds, req) => sii.registerAcceptance(creds, req).catch(fromSii),
+  };
+}
+
 export function createRoutedProvider(slots: ProviderSlots): Provider {
+  const sii = slots.sii ? viaSii(slots.sii) : undefined;
   const pick = (creds: ProviderCredentials): Provider => {
     if (routeOf(creds) === 'simpleapi') return slots.simpleapi;
-    if (!slots.sii) throw new ProviderError('unavailable', SII_PATH_UNAVAILABLE);
-    return slots.sii;
+    if (!sii) throw new ProviderError('unavailable', SII_PATH_UNAVAILABLE);
+    return sii;
   };
   return {
     // The installation's billing provider names the whole: the SII path is per tenant.
