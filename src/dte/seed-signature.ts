@@ -3,18 +3,9 @@ import type { Element } from '@xmldom/xmldom';
 import { childElements, parseXml } from './c14n.ts';
 import { parseCertificate, rutFromCertificate } from './certificate.ts';
 import type { SignerInput } from './types.ts';
-import { checkSignature, dsigChild, readSignature } from './verify/signature.ts';
-import {
-  ALG_C14N,
-  ALG_ENVELOPED,
-  ALG_RSA_SHA1,
-  ALG_SHA1,
-  NS_DSIG,
-  prepareSigner,
-  sha1Base64,
-  wrapBase64,
-  type PreparedSigner,
-} from './xmldsig.ts';
+import { checkSignature, readSignature, sameKey } from './verify/signature.ts';
+import { escapeText } from './xml-escape.ts';
+import { ALG_C14N, ALG_ENVELOPED, ALG_RSA_SHA1, ALG_SHA1, NS_DSIG, prepareSigner, sha1Base64, type PreparedSigner } from './xmldsig.ts';
 
 /**
  * The SII's signed seed (autenticación automática, SII-SERVICES.md §1.2; manual
@@ -35,11 +26,9 @@ const SIGNED_INFO_INNER =
   `<Reference URI=""><Transforms><Transform Algorithm="${ALG_ENVELOPED}"></Transform></Transforms>` +
   `<DigestMethod Algorithm="${ALG_SHA1}"></DigestMethod>`;
 
-const escapeSeed = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
 export function signSeed(semilla: string, signerInput: SignerInput | PreparedSigner): string {
   const signer = prepareSigner(signerInput);
-  const body = `<item><Semilla>${escapeSeed(semilla)}</Semilla></item>`;
+  const body = `<item><Semilla>${escapeText(semilla)}</Semilla></item>`;
   const digest = sha1Base64(`<getToken>${body}</getToken>`);
   const inner = `${SIGNED_INFO_INNER}<DigestValue>${digest}</DigestValue></Reference>`;
   const signedInfo = `<SignedInfo xmlns="${NS_DSIG}">${inner}</SignedInfo>`;
@@ -47,7 +36,7 @@ export function signSeed(semilla: string, signerInput: SignerInput | PreparedSig
   const keyInfo = signer.keyInfoXml.replace(/\n/g, '');
   return (
     `<?xml version="1.0"?>\n<getToken>${body}<Signature xmlns="${NS_DSIG}"><SignedInfo>${inner}</SignedInfo>` +
-    `<SignatureValue>${wrapBase64(value).replace(/\n/g, '')}</SignatureValue>${keyInfo}</Signature></getToken>`
+    `<SignatureValue>${value}</SignatureValue>${keyInfo}</Signature></getToken>`
   );
 }
 
@@ -89,11 +78,7 @@ export function verifySignedSeed(xml: string): SeedVerification {
   const parts = readSignature(sig);
   if (typeof parts === 'string') return fail('05');
   if (!parts.certKey || !parts.certDer) return fail('11');
-  if (parts.keyValueKey) {
-    const a = parts.keyValueKey.export({ format: 'jwk' });
-    const b = parts.certKey.export({ format: 'jwk' });
-    if (a.n !== b.n || a.e !== b.e) return fail('21');
-  }
+  if (parts.keyValueKey && !sameKey(parts.keyValueKey, parts.certKey)) return fail('21');
   if (parts.referenceUri !== '') return fail('05');
   // The enveloped transform: the document without its Signature.
   const copy = root.cloneNode(true) as Element;
@@ -101,7 +86,6 @@ export function verifySignedSeed(xml: string): SeedVerification {
   if (copySig) copy.removeChild(copySig);
   const checked = checkSignature({ ...parts, keyValueKey: null }, copy, [undefined], [], 'SEED');
   if (!checked.ok) return fail('05');
-  if (!dsigChild(sig, 'KeyInfo')) return fail('11');
   let rutTitular: string | null = null;
   try {
     rutTitular = rutFromCertificate(parts.certDer);

@@ -105,6 +105,17 @@ export interface AcceptanceRegistration {
   raw?: Buffer;
 }
 
+/** What the SII's QueryEstDte needs to find one document (documentStatus). */
+export interface DocumentStatusRequest {
+  rutEmpresa: string;
+  tipoDte: number;
+  folio: number;
+  rutReceptor: string;
+  fechaEmision: string;
+  montoTotal: number;
+  ambiente: Ambiente;
+}
+
 export interface Provider {
   readonly name: 'simpleapi' | 'emulator' | 'sii';
   verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
@@ -132,18 +143,7 @@ export interface Provider {
     creds: ProviderCredentials,
     req: { rutEmpresa: string; trackId: string; tipo: 'dte' | 'boleta'; ambiente: Ambiente },
   ): Promise<UploadStatus>;
-  documentStatus(
-    creds: ProviderCredentials,
-    req: {
-      rutEmpresa: string;
-      tipoDte: number;
-      folio: number;
-      rutReceptor: string;
-      fechaEmision: string;
-      montoTotal: number;
-      ambiente: Ambiente;
-    },
-  ): Promise<DocumentState>;
+  documentStatus(creds: ProviderCredentials, req: DocumentStatusRequest): Promise<DocumentState>;
   annulFolios(
     creds: ProviderCredentials,
     req: { rutEmpresa: string; tipoDte: number; desde: number; hasta: number; ambiente: Ambiente },

@@ -33,35 +33,22 @@ const fromSii = (e: unknown): never => {
   throw e;
 };
 
-function viaSii(sii: Provider): Provider {
-  return {
-    name: sii.name,
-    verifyApiKey: (apiKey) => sii.verifyApiKey(apiKey).catch(fromSii),
-    requestCaf: (creds, req) => sii.requestCaf(creds, req).catch(fromSii),
-    upload: (creds, req) => sii.upload(creds, req).catch(fromSii),
-    uploadStatus: (creds, req) => sii.uploadStatus(creds, req).catch(fromSii),
-    documentStatus: (creds, req) => sii.documentStatus(creds, req).catch(fromSii),
-    annulFolios: (creds, req) => sii.annulFolios(creds, req).catch(fromSii),
-    registerAcceptance: (creds, req) => sii.registerAcceptance(creds, req).catch(fromSii),
-  };
-}
-
 export function createRoutedProvider(slots: ProviderSlots): Provider {
-  const sii = slots.sii ? viaSii(slots.sii) : undefined;
-  const pick = (creds: ProviderCredentials): Provider => {
-    if (routeOf(creds) === 'simpleapi') return slots.simpleapi;
-    if (!sii) throw new ProviderError('unavailable', SII_PATH_UNAVAILABLE);
-    return sii;
+  /** `call` on the provider the credentials name; a failure on the direct path marked as the SII's. */
+  const on = async <T>(creds: ProviderCredentials, call: (p: Provider) => Promise<T>): Promise<T> => {
+    if (routeOf(creds) === 'simpleapi') return call(slots.simpleapi);
+    if (!slots.sii) throw new ProviderError('unavailable', SII_PATH_UNAVAILABLE);
+    return call(slots.sii).catch(fromSii);
   };
   return {
     // The installation's billing provider names the whole: the SII path is per tenant.
     name: slots.simpleapi.name,
     verifyApiKey: (apiKey) => slots.simpleapi.verifyApiKey(apiKey),
-    requestCaf: async (creds, req) => pick(creds).requestCaf(creds, req),
-    upload: async (creds, req) => pick(creds).upload(creds, req),
-    uploadStatus: async (creds, req) => pick(creds).uploadStatus(creds, req),
-    documentStatus: async (creds, req) => pick(creds).documentStatus(creds, req),
-    annulFolios: async (creds, req) => pick(creds).annulFolios(creds, req),
-    registerAcceptance: async (creds, req) => pick(creds).registerAcceptance(creds, req),
+    requestCaf: (creds, req) => on(creds, (p) => p.requestCaf(creds, req)),
+    upload: (creds, req) => on(creds, (p) => p.upload(creds, req)),
+    uploadStatus: (creds, req) => on(creds, (p) => p.uploadStatus(creds, req)),
+    documentStatus: (creds, req) => on(creds, (p) => p.documentStatus(creds, req)),
+    annulFolios: (creds, req) => on(creds, (p) => p.annulFolios(creds, req)),
+    registerAcceptance: (creds, req) => on(creds, (p) => p.registerAcceptance(creds, req)),
   };
 }

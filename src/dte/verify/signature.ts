@@ -73,7 +73,8 @@ export function readSignature(sig: Element): SignatureParts | string {
   return { signedInfo: si, referenceUri: refs[0].getAttribute('URI') ?? '', digestValue, signatureValue, certKey, certDer, keyValueKey };
 }
 
-function sameKey(a: KeyObject, b: KeyObject): boolean {
+/** The same RSA public key (modulus and exponent). */
+export function sameKey(a: KeyObject, b: KeyObject): boolean {
   const x = a.export({ format: 'jwk' });
   const y = b.export({ format: 'jwk' });
   return x.n === y.n && x.e === y.e;

@@ -196,7 +196,7 @@ export function createSendService(deps: SendDeps) {
         if (!envelope) {
           const { signer } = await deps.signers.get(accountId, envio.tenant_id);
           const xmls = await dteStore.xmlsOf(db, accountId, envio.dte_ids);
-          envelope = buildEnvelope({
+          const xml = buildEnvelope({
             dtes: envio.dte_ids.map((id) => xmls.get(id)!),
             rutEmisor: tenant.rut_empresa,
             fechaResolucion: tenant.fecha_resolucion,
@@ -204,8 +204,8 @@ export function createSendService(deps: SendDeps) {
             signer,
             now: clock.now(),
           }).xml;
-          const built = envelope;
-          await fenced(db, job.fence, (sql) => dteStore.saveEnvelope(sql, accountId, envio.id, built, clock.now()));
+          await fenced(db, job.fence, (sql) => dteStore.saveEnvelope(sql, accountId, envio.id, xml, clock.now()));
+          envelope = xml;
         }
         job.signal?.throwIfAborted();
         const up = await deps.provider.upload(creds, {

@@ -1,7 +1,7 @@
 import https from 'node:https';
 import tls from 'node:tls';
 import forge from 'node-forge';
-import { siiDate } from '../../dte/index.ts';
+import { siiDate, splitRut } from '../../dte/index.ts';
 import { ProviderError, type Ambiente } from '../port.ts';
 import { SII_USER_AGENT, type SiiCallObserver, type SiiCredentials, type SiiHosts, type SiiService } from './context.ts';
 import { extractCaf, parseErrorPage, parseForm, parseHistory, type GrantedRange, type HtmlForm } from './caf-forms.html.ts';
@@ -142,11 +142,6 @@ export function tlsIdentity(creds: Pick<SiiCredentials, 'pfx' | 'pfxPassword'>):
     "The tenant's certificate (.pfx) could not be opened with its password for the SII's web login.",
   );
 }
-
-const splitRut = (rut: string): { rut: string; dv: string } => {
-  const [n = '', dv = ''] = rut.replace(/\./g, '').toUpperCase().split('-');
-  return { rut: n.replace(/^0+/, ''), dv };
-};
 
 /** The SII's pages are ISO-8859-1. */
 const text = (b: Buffer) => b.toString('latin1');

@@ -1,10 +1,11 @@
-import type { Ambiente, DocumentState, UploadStatus } from '../port.ts';
+import type { Ambiente, DocumentState, DocumentStatusRequest, UploadStatus } from '../port.ts';
 import { ProviderError } from '../port.ts';
 import { FINAL_ENVELOPE_STATES } from '../simpleapi/protocol.ts';
 import { splitRut } from '../../dte/index.ts';
 import type { SiiCallContext, SiiCredentials } from './context.ts';
 import { tagText } from './http.ts';
 import { soapCall } from './soap.ts';
+import { withToken } from './with-token.ts';
 
 /**
  * The DTEWS status queries (SII-SERVICES.md §1.4), answered as the SimpleAPI adapter answers the
@@ -24,26 +25,26 @@ export const QUERY_EST_UP_PATH = '/DTEWS/QueryEstUp.jws';
 export const QUERY_EST_DTE_PATH = '/DTEWS/QueryEstDte.jws';
 export const TOKEN_ESTADOS = new Set(['001', '002', '003']);
 
-async function withToken(
+/** A DTEWS query with the SOAP token, asked once more with a fresh one when the SII refuses it (with-token.ts). */
+async function withSoapToken(
   ctx: SiiCallContext,
   creds: SiiCredentials,
   ambiente: Ambiente,
   what: string,
   call: (token: string) => Promise<string>,
 ): Promise<string> {
-  for (let i = 0; ; i++) {
-    const token = await ctx.tokens.get('soap', creds, ambiente);
-    const xml = await call(token);
-    const estado = tagText(xml, 'ESTADO') ?? '';
-    if (!TOKEN_ESTADOS.has(estado)) return xml;
-    ctx.tokens.invalidate('soap', creds, ambiente, token);
-    if (i >= 1) {
-      throw new ProviderError(
-        'unavailable',
-        `The SII refused a fresh token for ${what} (ESTADO ${estado}: ${tagText(xml, 'GLOSA') ?? ''}).`,
-      );
-    }
-  }
+  let refused = '';
+  const xml = await withToken(ctx, 'soap', creds, ambiente, async (token) => {
+    const answer = await call(token);
+    if (!TOKEN_ESTADOS.has(tagText(answer, 'ESTADO') ?? '')) return answer;
+    refused = answer;
+    return undefined;
+  });
+  if (xml !== undefined) return xml;
+  throw new ProviderError(
+    'unavailable',
+    `The SII refused a fresh token for ${what} (ESTADO ${tagText(refused, 'ESTADO') ?? ''}: ${tagText(refused, 'GLOSA') ?? ''}).`,
+  );
 }
 
 export function parseEstUp(xml: string, trackId: string): UploadStatus {
@@ -82,7 +83,7 @@ export async function queryUploadStatus(
   req: { rutEmpresa: string; trackId: string; ambiente: Ambiente },
 ): Promise<UploadStatus> {
   const company = splitRut(req.rutEmpresa);
-  const xml = await withToken(ctx, creds, req.ambiente, 'QueryEstUp', (token) =>
+  const xml = await withSoapToken(ctx, creds, req.ambiente, 'QueryEstUp', (token) =>
     soapCall(ctx, {
       ambiente: req.ambiente,
       path: QUERY_EST_UP_PATH,
@@ -106,23 +107,11 @@ const ddMMyyyy = (d: string) => {
   return m ? `${m[3]}${m[2]}${m[1]}` : d;
 };
 
-export async function queryDocumentStatus(
-  ctx: SiiCallContext,
-  creds: SiiCredentials,
-  req: {
-    rutEmpresa: string;
-    tipoDte: number;
-    folio: number;
-    rutReceptor: string;
-    fechaEmision: string;
-    montoTotal: number;
-    ambiente: Ambiente;
-  },
-): Promise<DocumentState> {
+export async function queryDocumentStatus(ctx: SiiCallContext, creds: SiiCredentials, req: DocumentStatusRequest): Promise<DocumentState> {
   const consultante = splitRut(creds.rutCertificado);
   const company = splitRut(req.rutEmpresa);
   const receptor = splitRut(req.rutReceptor);
-  const xml = await withToken(ctx, creds, req.ambiente, 'QueryEstDte', (token) =>
+  const xml = await withSoapToken(ctx, creds, req.ambiente, 'QueryEstDte', (token) =>
     soapCall(ctx, {
       ambiente: req.ambiente,
       path: QUERY_EST_DTE_PATH,

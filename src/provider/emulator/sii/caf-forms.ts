@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { rutFromCertificate, tryParseRut, toSiiRut } from '../../../dte/index.ts';
 import { CAF_TYPES, type EmulatorCore } from '../emulator.ts';
 import { emulatorStore } from '../store.ts';
+import { escapeXml } from '../../sii/http.ts';
 import { DOCUMENT_NAMES } from '../texts.ts';
 import { createServerCertificate, httpsServerFactory, type ServerCertificate } from '../tls.ts';
 
@@ -57,9 +58,8 @@ interface WebSession {
 
 const HTML_TYPE = 'text/html; charset=ISO-8859-1';
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Spanish text as an ISO-8859-1 page writes it: accents as entities, so the bytes stay ASCII. */
-const html = (s: string) => esc(s).replace(/[^\x20-\x7e]/g, (c) => `&#${c.codePointAt(0)};`);
+const html = (s: string) => escapeXml(s).replace(/[^\x20-\x7e]/g, (c) => `&#${c.codePointAt(0)};`);
 
 function page(title: string, body: string): Buffer {
   return Buffer.from(

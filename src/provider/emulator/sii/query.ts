@@ -7,6 +7,7 @@ import { DOCUMENT_TRIGGERS_SII } from '../sandbox.ts';
 import { bodyText, handle, namespaceOf, siiRoute, type SiiFace } from './http.ts';
 import { parseSoapRequest, soapAnswer, soapFault } from './soap.ts';
 import { BAD_PARAMETERS, TOKEN_ERRORS } from './texts.ts';
+import { QUERY_EST_DTE_PATH, QUERY_EST_UP_PATH } from '../../sii/query-status.ts';
 
 /**
  * The DTEWS status queries (SII-SERVICES.md §1.4), SOAP like the authentication services
@@ -46,7 +47,7 @@ export function registerQueryRoutes(app: FastifyInstance, face: SiiFace) {
   };
 
   app.post(
-    '/DTEWS/QueryEstUp.jws',
+    QUERY_EST_UP_PATH,
     siiRoute('QueryEstUp'),
     handle(async (req) => {
       const call = parseSoapRequest(bodyText(req));
@@ -68,7 +69,7 @@ export function registerQueryRoutes(app: FastifyInstance, face: SiiFace) {
   );
 
   app.post(
-    '/DTEWS/QueryEstDte.jws',
+    QUERY_EST_DTE_PATH,
     siiRoute('QueryEstDte'),
     handle(async (req) => {
       const call = parseSoapRequest(bodyText(req));

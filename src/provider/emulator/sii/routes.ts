@@ -8,6 +8,7 @@ import { bodyText, handle, namespaceOf, siiRoute, type SiiFace } from './http.ts
 import { registerQueryRoutes } from './query.ts';
 import { parseSoapRequest, soapAnswer, soapFault } from './soap.ts';
 import { registerUploadRoute } from './upload.ts';
+import { REST_SEED_PATH, REST_TOKEN_PATH, SOAP_SEED_PATH, SOAP_TOKEN_PATH } from '../../sii/seed.ts';
 
 /**
  * The emulator's SII face: the SII's own services at the SII's own paths (SII-SERVICES.md §1.1),
@@ -20,7 +21,7 @@ export async function registerSiiAuthRoutes(app: FastifyInstance, face: SiiFace)
   const { auth } = face;
 
   app.post(
-    '/DTEWS/CrSeed.jws',
+    SOAP_SEED_PATH,
     siiRoute('CrSeed'),
     handle(async (req) => {
       const call = parseSoapRequest(bodyText(req));
@@ -30,7 +31,7 @@ export async function registerSiiAuthRoutes(app: FastifyInstance, face: SiiFace)
   );
 
   app.post(
-    '/DTEWS/GetTokenFromSeed.jws',
+    SOAP_TOKEN_PATH,
     siiRoute('GetTokenFromSeed'),
     handle(async (req) => {
       const call = parseSoapRequest(bodyText(req));
@@ -42,12 +43,12 @@ export async function registerSiiAuthRoutes(app: FastifyInstance, face: SiiFace)
   // The boleta REST API's seed and token: the same XML, unwrapped (§1.5; SII "API SII – V1").
   const xmlReply = (xml: string): Reply => ({ status: 200, contentType: 'application/xml; charset=utf-8', body: Buffer.from(xml, 'utf8') });
   app.get(
-    '/recursos/v1/boleta.electronica.semilla',
+    REST_SEED_PATH,
     siiRoute('boleta.electronica.semilla'),
     handle(async () => xmlReply(await auth.seed('rest'))),
   );
   app.post(
-    '/recursos/v1/boleta.electronica.token',
+    REST_TOKEN_PATH,
     siiRoute('boleta.electronica.token'),
     handle(async (req) => xmlReply(await auth.token('rest', bodyText(req)))),
   );

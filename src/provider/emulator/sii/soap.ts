@@ -1,5 +1,6 @@
 import { DOMParser } from '@xmldom/xmldom';
 import type { Element } from '@xmldom/xmldom';
+import { escapeXml } from '../../sii/http.ts';
 import { textReply, type Reply } from '../reply.ts';
 
 /**
@@ -44,8 +45,6 @@ function children(e: Element): Element[] {
   return out;
 }
 
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 export const SOAP_TYPE = 'text/xml; charset=utf-8';
 
 export function soapAnswer(namespace: string, operation: string, returned: string): Reply {
@@ -53,8 +52,8 @@ export function soapAnswer(namespace: string, operation: string, returned: strin
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" ' +
     'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body>' +
-    `<ns1:${operation}Response soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns1="${esc(namespace)}">` +
-    `<${operation}Return xsi:type="xsd:string">${esc(returned)}</${operation}Return>` +
+    `<ns1:${operation}Response soapenv:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/" xmlns:ns1="${escapeXml(namespace)}">` +
+    `<${operation}Return xsi:type="xsd:string">${escapeXml(returned)}</${operation}Return>` +
     `</ns1:${operation}Response></soapenv:Body></soapenv:Envelope>`;
   return { status: 200, contentType: SOAP_TYPE, body: Buffer.from(xml, 'utf8') };
 }
@@ -63,7 +62,7 @@ export function soapFault(message: string): Reply {
   const xml =
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
     '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><soapenv:Fault>' +
-    `<faultcode>soapenv:Server.userException</faultcode><faultstring>${esc(message)}</faultstring>` +
+    `<faultcode>soapenv:Server.userException</faultcode><faultstring>${escapeXml(message)}</faultstring>` +
     '</soapenv:Fault></soapenv:Body></soapenv:Envelope>';
   return { ...textReply(500, xml), contentType: SOAP_TYPE };
 }
@@ -73,7 +72,7 @@ export function soapFault(message: string): Reply {
  * declaration, RESP_HDR then RESP_BODY (fig. 1.8, 1.9). Values are escaped.
  */
 export function authRespuesta(hdr: readonly (readonly [string, string])[], body: readonly (readonly [string, string])[] = []): string {
-  const tags = (xs: readonly (readonly [string, string])[]) => xs.map(([k, v]) => `<${k}>${esc(v)}</${k}>`).join('');
+  const tags = (xs: readonly (readonly [string, string])[]) => xs.map(([k, v]) => `<${k}>${escapeXml(v)}</${k}>`).join('');
   return (
     '<?xml version="1.0" encoding="UTF-8"?>\n<SII:RESPUESTA xmlns:SII="http://www.sii.cl/XMLSchema">' +
     `<SII:RESP_HDR>${tags(hdr)}</SII:RESP_HDR>${body.length > 0 ? `<SII:RESP_BODY>${tags(body)}</SII:RESP_BODY>` : ''}</SII:RESPUESTA>`

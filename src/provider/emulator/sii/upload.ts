@@ -5,6 +5,7 @@ import { chileSpaced, recepcionDte } from '../sii-format.ts';
 import { cookieToken } from './auth.ts';
 import { handle, siiRoute, type SiiFace } from './http.ts';
 import { DUPLICATE_WINDOW_S, UPLOAD_ERROR, UPLOAD_STATUS } from './texts.ts';
+import { DTE_UPLOAD_PATH } from '../../sii/dte-upload.ts';
 
 /**
  * DTEUpload (`POST /cgi_dte/UPL/DTEUpload`; envio-automatico-dte-upload OI2003_UPDTE_MDE 1.5,
@@ -58,7 +59,7 @@ async function readForm(req: FastifyRequest): Promise<UploadForm> {
 export function registerUploadRoute(app: FastifyInstance, face: SiiFace) {
   const { core, auth } = face;
   app.post(
-    '/cgi_dte/UPL/DTEUpload',
+    DTE_UPLOAD_PATH,
     { ...siiRoute('DTEUpload'), bodyLimit: MAX_FILE + 64 * 1024 },
     handle(async (req) => {
       const now = core.clock.now();
