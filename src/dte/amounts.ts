@@ -2,6 +2,7 @@ import { decimalFromNumber, divideRoundHalfUp, multiply, pow10, roundHalfUp, typ
 import { DteEngineError } from './errors.ts';
 import { TAX_CODES } from './tax-codes.ts';
 import type { DescuentoGlobalInput, TipoDte } from './types.ts';
+import { amountFamily, isLiquidacion } from './catalogue.ts';
 
 /**
  * Amount rules (docs/dte.md, "Amounts"; the SII's format document, Totales fields 107–126), exact
@@ -22,24 +23,9 @@ import type { DescuentoGlobalInput, TipoDte } from './types.ts';
  */
 export const IVA_RATE_PERCENT = 19;
 
-export type AmountFamily = 'afecto' | 'exento' | 'boleta' | 'boleta_exenta' | 'exportacion';
-
-export function amountFamily(tipoDte: TipoDte): AmountFamily {
-  switch (tipoDte) {
-    case 34:
-      return 'exento';
-    case 41:
-      return 'boleta_exenta';
-    case 39:
-      return 'boleta';
-    case 110:
-    case 111:
-    case 112:
-      return 'exportacion';
-    default:
-      return 'afecto';
-  }
-}
+/** Each type's amount family is a fact of the catalogue (catalogue.ts). */
+export type { AmountFamily } from './catalogue.ts';
+export { amountFamily };
 
 export interface AmountLine {
   cantidad?: number | undefined;
@@ -334,7 +320,8 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
   }
 
   const total = neto + exempt + iva + adicional - retenido + deposit - comisionTotal;
-  if (total < 0n && tipoDte !== 43) {
+  // Only a liquidación-factura, whose commissions are subtracted, may total below zero.
+  if (total < 0n && !isLiquidacion(tipoDte)) {
     throw new DteEngineError('negative_total', 'The document total would be negative', 'montoTotal');
   }
 

@@ -11,6 +11,7 @@ import { toSiiRut } from './rut.ts';
 import { MAX_LENGTH } from './limits.ts';
 import { parseCertificate } from './certificate.ts';
 import type { SiiKeys } from './types.ts';
+import { cafExpires, typesWhere } from './catalogue.ts';
 
 /**
  * CAF (Código de Autorización de Folios): the SII's grant of a folio range with a 512-bit RSA
@@ -46,11 +47,12 @@ export interface Caf {
   daBytes: Buffer;
 }
 
-export const CAF_EXPIRING_TYPES: readonly number[] = [33, 43, 46, 56, 61];
+/** The types whose CAFs expire (docs/folios.md, "CAF expiry"): a fact of the catalogue. */
+export const CAF_EXPIRING_TYPES: readonly number[] = typesWhere((t) => t.cafExpires);
 export const CAF_VALIDITY_DAYS = 180;
 
 export function cafVencimiento(tipoDte: number, fechaAutorizacion: string): string | null {
-  return CAF_EXPIRING_TYPES.includes(tipoDte) ? addDays(fechaAutorizacion, CAF_VALIDITY_DAYS) : null;
+  return cafExpires(tipoDte) ? addDays(fechaAutorizacion, CAF_VALIDITY_DAYS) : null;
 }
 
 /** Whether the CAF is still usable on this local (Chile) date. */

@@ -102,7 +102,7 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
   const ted = stampDocument(d, opts.caf, timestamp);
   const id = documentIdFor(d.tipoDte, d.folio);
   // Documento, Liquidacion (43) or Exportaciones (110–112): DTE_v10.xsd's three roots.
-  const root = d.strategy.root;
+  const root = d.type.root;
   const body = buildDocumentBody(d);
   // One element per line (xml-lines.ts: the SII refuses lines over 4,090 characters), cut before
   // digesting so the breaks are part of the signed text. The TED is cut too; its FRMT stays over
@@ -130,7 +130,7 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
     rutReceptor: d.receptor.rut,
     fechaEmision: d.fechaEmision,
     timestamp,
-    envelope: d.strategy.envelope,
+    envelope: d.type.envelope,
   };
 }
 

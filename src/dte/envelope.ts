@@ -8,7 +8,7 @@ import { decodeXml } from './xml-decode.ts';
 import { isLatin1 } from './text-policy.ts';
 import { RUT_SII, toSiiRut } from './rut.ts';
 import { MAX_DTE_PER_ENVIO_BOLETA, MAX_DTE_PER_ENVIO_DTE } from './limits.ts';
-import { envelopeKindFor } from './strategies/index.ts';
+import { envelopeKindFor } from './catalogue.ts';
 import { assertSignerValidAt, buildSignature, prepareSigner } from './xmldsig.ts';
 import type { PreparedSigner } from './xmldsig.ts';
 import type { SignerInput } from './types.ts';

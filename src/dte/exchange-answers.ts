@@ -1,7 +1,8 @@
 import { XML_DECLARATION, NS_SII } from './dte-xml.ts';
 import { siiTimestamp, SII_TIME_ZONE } from './dates.ts';
 import { DteEngineError } from './errors.ts';
-import { asciiOnly, bounded, positive10, respuestaCaratula, RESPUESTA_TIPOS_DTE, type BuiltRespuesta } from './exchange.ts';
+import { isReceivable } from './catalogue.ts';
+import { asciiOnly, bounded, positive10, respuestaCaratula, type BuiltRespuesta } from './exchange.ts';
 import { toSiiRut } from './rut.ts';
 import { el } from './xml-escape.ts';
 import { breakLines } from './xml-lines.ts';
@@ -64,7 +65,7 @@ export interface ResultadoDteInput {
 }
 
 const documentFields = (d: AnsweredDocument, p: string): string => {
-  if (!RESPUESTA_TIPOS_DTE.includes(d.tipoDte))
+  if (!isReceivable(d.tipoDte))
     throw new DteEngineError('invalid_field', `${p}.tipoDte ${d.tipoDte} cannot be named in an answer`, `${p}.tipoDte`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(d.fechaEmision)) throw new DteEngineError('invalid_date', `${p}.fechaEmision must be YYYY-MM-DD`, p);
   if (!Number.isSafeInteger(d.montoTotal) || d.montoTotal < 0)

@@ -1,6 +1,7 @@
 import { XML_DECLARATION, NS_SII } from './dte-xml.ts';
 import { siiTimestamp, SII_TIME_ZONE } from './dates.ts';
 import { DteEngineError } from './errors.ts';
+import { isReceivable, typesWhere } from './catalogue.ts';
 import { toSiiRut } from './rut.ts';
 import { sourceText } from './verify/values.ts';
 import { detectEncoding } from './xml-decode.ts';
@@ -46,8 +47,8 @@ export const ESTADO_RECEP_DTE = {
 } as const;
 export type EstadoRecepDte = keyof typeof ESTADO_RECEP_DTE;
 
-/** The types a RecepcionDTE can name (SiiTypes DTEType): the Documento types, no boletas. */
-export const RESPUESTA_TIPOS_DTE: readonly number[] = [33, 34, 46, 52, 56, 61];
+/** The types a RecepcionDTE can name (SiiTypes DTEType): the catalogue's receivable types. */
+export const RESPUESTA_TIPOS_DTE: readonly number[] = typesWhere((t) => t.receivable);
 
 export interface EnvelopeParts {
   /** SetDTE/@ID (the answer's EnvioDTEID), or null. */
@@ -145,7 +146,7 @@ export const asciiOnly = (s: string): string =>
 
 function recepcionDte(d: RecepcionDteInput, i: number): string {
   const p = `documentos[${i}]`;
-  if (!RESPUESTA_TIPOS_DTE.includes(d.tipoDte))
+  if (!isReceivable(d.tipoDte))
     throw new DteEngineError('invalid_field', `${p}.tipoDte ${d.tipoDte} cannot be named in a RecepcionDTE`, `${p}.tipoDte`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(d.fechaEmision)) throw new DteEngineError('invalid_date', `${p}.fechaEmision must be YYYY-MM-DD`, p);
   if (!Number.isSafeInteger(d.montoTotal) || d.montoTotal < 0)

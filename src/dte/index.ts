@@ -5,6 +5,34 @@
 export { DteEngineError, isDteEngineError } from './errors.ts';
 export type { TipoDte, DteInput, EmisorInput, ReceptorInput, DetalleInput, ReferenciaInput, SignerInput, SiiKeys } from './types.ts';
 export { SUPPORTED_TIPOS_DTE, isSupportedTipoDte } from './types.ts';
+export type { DocumentType, DocumentFamily, Accion, TaxCodeGroup } from './catalogue.ts';
+export {
+  DOCUMENT_TYPES,
+  NOTA_DE_CREDITO,
+  documentType,
+  lookupType,
+  typesWhere,
+  listCodes,
+  familyCodes,
+  familyOf,
+  isBoleta,
+  isExport,
+  isGuia,
+  isLiquidacion,
+  envelopeKindFor,
+  isCedible,
+  cedibleMarkOf,
+  cafExpires,
+  isAfectoIva,
+  isExchanged,
+  isReceivable,
+  accionesFor,
+  creditNoteFor,
+  taxGroupsOf,
+  pricesGrossByDefault,
+  withholdsIva,
+  printedName,
+} from './catalogue.ts';
 
 export type { Rut } from './rut.ts';
 export {
@@ -59,7 +87,7 @@ export { prepareDte } from './prepare.ts';
 export type { DocumentInput, NormalizedDocument } from './normalize.ts';
 export type { IssueDteOptions, BuildDteOptions, BuiltDte } from './dte-xml.ts';
 export { issueDte, buildDte, documentIdFor, NS_SII } from './dte-xml.ts';
-export { strategyFor, envelopeKindFor, isBoleta } from './strategies/index.ts';
+export { strategyFor } from './strategies/index.ts';
 export type { DocumentStrategy } from './strategies/index.ts';
 
 export type { PreparedSigner } from './xmldsig.ts';

@@ -1,4 +1,5 @@
 import { DteEngineError } from './errors.ts';
+import { familyCodes } from './catalogue.ts';
 import { cleanText } from './text-policy.ts';
 import { MAX_COMISIONES, MAX_DESCUENTOS_GLOBALES, MAX_LENGTH, MAX_PAGOS } from './limits.ts';
 import { checkSiiDate } from './dates.ts';
@@ -200,7 +201,7 @@ function normalizeAduana(a: AduanaInput | undefined): NormalizedAduana | undefin
 
 export function normalizeExportacion(e: ExportacionInput | undefined, isExport: boolean): NormalizedExportacion | undefined {
   if (!isExport) {
-    if (e) throw new DteEngineError('invalid_field', 'exportacion is only for export documents (110, 111, 112)', 'exportacion');
+    if (e) throw new DteEngineError('invalid_field', `exportacion is only for export documents (${familyCodes('exportacion')})`, 'exportacion');
     return undefined;
   }
   if (!e) throw new DteEngineError('required_field', 'exportacion (with its moneda) is required on export documents', 'exportacion');
@@ -241,13 +242,13 @@ export interface NormalizedComision {
 export function normalizeComisiones(input: readonly ComisionInput[] | undefined, isLiquidacion: boolean): NormalizedComision[] {
   const list = input ?? [];
   if (!isLiquidacion) {
-    if (list.length > 0) throw new DteEngineError('invalid_field', 'comisiones are only for liquidaciones-factura (43)', 'comisiones');
+    if (list.length > 0) throw new DteEngineError('invalid_field', `comisiones are only for liquidaciones-factura (${familyCodes('liquidacion')})`, 'comisiones');
     return [];
   }
   if (list.length === 0)
     throw new DteEngineError(
       'required_field',
-      'A liquidación-factura (43) lists its commissions and other charges (comisiones)',
+      `A liquidación-factura (${familyCodes('liquidacion')}) lists its commissions and other charges (comisiones)`,
       'comisiones',
     );
   if (list.length > MAX_COMISIONES)

@@ -55,7 +55,7 @@ export function percentText(value: number | undefined, param: string, max = 100)
   return formatDecimal(dec);
 }
 
-function taxCodes(tipoDte: TipoDte, d: DetalleInput, p: string, strategy: DocumentStrategy): number[] {
+function taxCodes(tipoDte: TipoDte, d: DetalleInput, p: string): number[] {
   const codes = taxCodesOf(d);
   if (codes.length === 0) return codes;
   if (codes.length > 2) throw new DteEngineError('invalid_field', `${p}.impuestoAdicional takes at most 2 codes`, `${p}.impuestoAdicional`);
@@ -71,7 +71,8 @@ function taxCodes(tipoDte: TipoDte, d: DetalleInput, p: string, strategy: Docume
         `${p}.impuestoAdicional`,
       );
     }
-    if (!t.documentos.includes(tipoDte) || strategy.boleta) {
+    // `documentos` comes from the catalogue's tax groups, which no boleta has.
+    if (!t.documentos.includes(tipoDte)) {
       throw new DteEngineError(
         'additional_tax_not_allowed',
         `${p}.impuestoAdicional ${c} (${t.nombre}) does not apply to document type ${tipoDte}; the SII allows it on ${t.documentos.join(', ')}`,
@@ -108,9 +109,7 @@ export function normalizeLines(
     if (d.exento === true && d.indExe !== undefined && d.indExe !== 1) {
       throw new DteEngineError('invalid_field', `${p}: exento true is indExe 1; give one or the other`, `${p}.indExe`);
     }
-    if (strategy.boleta && d.indExe !== undefined && ![1, 2, 6].includes(d.indExe)) {
-      throw new DteEngineError('invalid_field', `${p}.indExe on a boleta is 1, 2 or 6 (EnvioBOLETA schema)`, `${p}.indExe`);
-    }
+    strategy.checkLineIndExe(d, p);
     const codigos = (d.codigos ?? []).map((c, j) => ({
       tipo: cleanText(c?.tipo, { param: `${p}.codigos[${j}].tipo`, maxLength: MAX_LENGTH.tipoCodigo, required: true }),
       valor: cleanText(c?.valor === undefined ? undefined : String(c.valor), {
@@ -121,7 +120,7 @@ export function normalizeLines(
     }));
     if (codigos.length > MAX_CODIGOS)
       throw new DteEngineError('invalid_field', `${p}.codigos takes at most ${MAX_CODIGOS} codes`, `${p}.codigos`);
-    const impuestos = taxCodes(tipoDte, d, p, strategy);
+    const impuestos = taxCodes(tipoDte, d, p);
     const la = totals.lineAmounts[i]!;
     if (d.montoItem !== undefined && d.montoItem !== la.montoItem) {
       throw new DteEngineError('amount_mismatch', `${p}.montoItem should be ${la.montoItem}, got ${d.montoItem}`, `${p}.montoItem`, {
@@ -129,20 +128,13 @@ export function normalizeLines(
         actual: d.montoItem,
       });
     }
-    if (d.retenedor === true && strategy.boleta) {
-      throw new DteEngineError('invalid_field', `${p}.retenedor does not exist on boletas`, `${p}.retenedor`);
-    }
-    const tipoDocLiquidado =
+    strategy.checkLineRetenedor(d, p);
+    const tipoDocLiquidado = strategy.tipoDocLiquidado(
       d.tipoDocLiquidado === undefined
         ? undefined
-        : cleanText(String(d.tipoDocLiquidado), { param: `${p}.tipoDocLiquidado`, maxLength: 3, required: true });
-    if (strategy.root === 'Liquidacion' && tipoDocLiquidado === undefined) {
-      throw new DteEngineError(
-        'required_field',
-        `${p}.tipoDocLiquidado (the type of the document liquidated, e.g. 33) is required on a 43`,
-        `${p}.tipoDocLiquidado`,
-      );
-    }
+        : cleanText(String(d.tipoDocLiquidado), { param: `${p}.tipoDocLiquidado`, maxLength: 3, required: true }),
+      p,
+    );
     const indExe = lineIndExe(tipoDte, d);
     return {
       nombre: cleanText(d.nombre, { param: `${p}.nombre`, maxLength: MAX_LENGTH.nombreItem, required: true }),
@@ -156,11 +148,11 @@ export function normalizeLines(
       codigos,
       descuentoPct: percentText(d.descuentoPct, `${p}.descuentoPct`),
       descuentoMonto: la.descuentoMonto,
-      recargoPct: percentText(d.recargoPct, `${p}.recargoPct`, strategy.boleta ? 100 : 999.99),
+      recargoPct: percentText(d.recargoPct, `${p}.recargoPct`, strategy.maxRecargoPct),
       recargoMonto: la.recargoMonto,
       impuestos,
       retenedor: d.retenedor === true,
-      tipoDocLiquidado: strategy.root === 'Liquidacion' ? tipoDocLiquidado : undefined,
+      tipoDocLiquidado,
     };
   });
 }

@@ -6,6 +6,7 @@ import { toSiiRut } from './rut.ts';
 import type { Totals } from './amounts.ts';
 import type { ReferenciaInput, TipoDte } from './types.ts';
 import type { DocumentStrategy } from './strategies/strategy.ts';
+import type { DocumentType } from './catalogue.ts';
 
 export interface NormalizedReference {
   tipoDocRef: string;
@@ -28,14 +29,15 @@ export interface NormalizedReference {
  */
 export function normalizeReferences(
   tipoDte: TipoDte,
-  strategy: DocumentStrategy,
+  type: Pick<DocumentType, 'requiresReferencias'>,
+  strategy: Pick<DocumentStrategy, 'checkReference'>,
   refsIn: readonly ReferenciaInput[],
   fechaEmision: string,
   totals: Totals,
 ): NormalizedReference[] {
   if (refsIn.length > MAX_REFERENCIAS)
     throw new DteEngineError('too_many_references', `referencias may have at most ${MAX_REFERENCIAS} entries`, 'referencias');
-  if (strategy.requiresReferencias && refsIn.length === 0) {
+  if (type.requiresReferencias && refsIn.length === 0) {
     throw new DteEngineError(
       'references_required',
       `Document type ${tipoDte} must reference the document it modifies (referencias)`,
@@ -62,12 +64,10 @@ export function normalizeReferences(
       throw new DteEngineError('invalid_field', `${p}.codRef must be 1 (anula), 2 (corrige texto) or 3 (corrige montos)`, `${p}.codRef`);
     }
     const razonRef = cleanText(ref.razonRef, { param: `${p}.razonRef`, maxLength: MAX_LENGTH.razonRef });
-    if (strategy.requiresReferencias && ref.codRef !== undefined && razonRef === undefined) {
+    if (type.requiresReferencias && ref.codRef !== undefined && razonRef === undefined) {
       throw new DteEngineError('required_field', `${p}.razonRef is required for credit and debit notes`, `${p}.razonRef`);
     }
-    if (strategy.boleta && (ref.indGlobal || ref.rutOtro)) {
-      throw new DteEngineError('invalid_field', `${p}: boleta references have no indGlobal or rutOtro`, p);
-    }
+    strategy.checkReference(ref, p);
     return {
       tipoDocRef,
       folioRef,
@@ -78,7 +78,7 @@ export function normalizeReferences(
       rutOtro: ref.rutOtro === undefined ? undefined : toSiiRut(ref.rutOtro, `${p}.rutOtro`),
     };
   });
-  if (strategy.requiresReferencias) {
+  if (type.requiresReferencias) {
     // A note names the document it modifies with a codRef (REF-3-758 without one); other
     // references it carries (an order, a passport 813) need none.
     if (!out.some((r) => r.codRef !== undefined)) {

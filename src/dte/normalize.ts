@@ -5,15 +5,14 @@ import { toSiiRut, RUT_ANONYMOUS } from './rut.ts';
 import { checkSiiDate } from './dates.ts';
 import { computeTotals } from './amounts.ts';
 import type { Totals } from './amounts.ts';
-import { isSupportedTipoDte, SUPPORTED_TIPOS_DTE } from './types.ts';
+import { documentType, isSupportedTipoDte, SUPPORTED_TIPOS_DTE, typesWhere } from './catalogue.ts';
+import type { DocumentType } from './catalogue.ts';
 import type { DteInput, EmisorInput, ReceptorInput, TipoDte } from './types.ts';
 import { strategyFor } from './strategies/index.ts';
 import type { DocumentStrategy } from './strategies/index.ts';
 import { normalizeLines, type NormalizedLine } from './normalize-lines.ts';
 import { normalizeReferences, type NormalizedReference } from './normalize-references.ts';
 import {
-  normalizeComisiones,
-  normalizeExportacion,
   normalizeGlobals,
   normalizePagos,
   normalizeTransporte,
@@ -33,6 +32,9 @@ import {
 export interface NormalizedDocument {
   tipoDte: TipoDte;
   fechaEmision: string;
+  /** The type's entry in the catalogue: its facts. */
+  type: DocumentType;
+  /** Its family's strategy: its rules' hooks and how it is written. */
   strategy: DocumentStrategy;
   /** Same fields as the input, cleaned and in SII form; activity codes as six-digit text. */
   emisor: Omit<EmisorInput, 'acteco'> & { acteco: string[] };
@@ -86,7 +88,7 @@ const oneOf = <T extends string | number>(v: T | undefined, allowed: readonly T[
   return v;
 };
 
-function normalizeEmisor(e: EmisorInput | undefined, strategy: DocumentStrategy): NormalizedDocument['emisor'] {
+function normalizeEmisor(e: EmisorInput | undefined, type: DocumentType, strategy: DocumentStrategy): NormalizedDocument['emisor'] {
   if (!e) throw new DteEngineError('required_field', 'emisor is required', 'emisor');
   const acteco = (e.acteco ?? []).map((a, i) => {
     const s = String(a);
@@ -94,7 +96,7 @@ function normalizeEmisor(e: EmisorInput | undefined, strategy: DocumentStrategy)
       throw new DteEngineError('invalid_acteco', `emisor.acteco[${i}] must be an activity code of up to 6 digits`, `emisor.acteco[${i}]`);
     return s;
   });
-  if (strategy.needsActeco && (acteco.length < 1 || acteco.length > 4)) {
+  if (type.needsActeco && (acteco.length < 1 || acteco.length > 4)) {
     throw new DteEngineError(
       'invalid_acteco',
       'emisor.acteco needs 1 to 4 economic activity codes for this document type',
@@ -112,9 +114,7 @@ function normalizeEmisor(e: EmisorInput | undefined, strategy: DocumentStrategy)
     );
   }
   const direccion = optional(e.direccion, 'emisor.direccion', MAX_LENGTH.direccion);
-  if (strategy.root === 'Liquidacion' && direccion === undefined) {
-    throw new DteEngineError('required_field', "A liquidación-factura (43) needs the issuer's address (DirOrigen)", 'emisor.direccion');
-  }
+  strategy.checkEmisor({ direccion });
   return {
     rut: toSiiRut(e.rut, 'emisor.rut'),
     razonSocial: cleanText(e.razonSocial, { param: 'emisor.razonSocial', maxLength: MAX_LENGTH.razonSocial, required: true }),
@@ -132,24 +132,23 @@ function normalizeEmisor(e: EmisorInput | undefined, strategy: DocumentStrategy)
   };
 }
 
-function normalizeReceptor(tipoDte: TipoDte, r: ReceptorInput | undefined, strategy: DocumentStrategy): NormalizedDocument['receptor'] {
-  if (!r && strategy.receptorRequired)
+function normalizeReceptor(
+  tipoDte: TipoDte,
+  r: ReceptorInput | undefined,
+  type: DocumentType,
+  strategy: DocumentStrategy,
+): NormalizedDocument['receptor'] {
+  if (!r && type.receptorRequired)
     throw new DteEngineError('required_field', 'receptor is required for this document type', 'receptor');
   if (!r) return { rut: RUT_ANONYMOUS };
   const rut = toSiiRut(r.rut, 'receptor.rut');
-  if (rut === RUT_ANONYMOUS && !strategy.boleta) {
-    throw new DteEngineError(
-      'anonymous_receptor_not_allowed',
-      `66.666.666-6 (consumidor final) is for boletas only; a type ${tipoDte} needs the receptor's own RUT`,
-      'receptor.rut',
-    );
-  }
+  strategy.checkReceptorRut(rut, tipoDte);
   const out: NormalizedDocument['receptor'] = {
     rut,
     razonSocial: cleanText(r.razonSocial, {
       param: 'receptor.razonSocial',
       maxLength: MAX_LENGTH.razonSocial,
-      required: strategy.receptorRequired,
+      required: type.receptorRequired,
     }),
     giro: optional(r.giro, 'receptor.giro', MAX_LENGTH.giroReceptor, true),
     direccion: optional(r.direccion, 'receptor.direccion', MAX_LENGTH.direccion),
@@ -158,7 +157,7 @@ function normalizeReceptor(tipoDte: TipoDte, r: ReceptorInput | undefined, strat
     contacto: optional(r.contacto, 'receptor.contacto', MAX_LENGTH.contacto),
     correo: optional(r.correo, 'receptor.correo', MAX_LENGTH.correo),
   };
-  if (strategy.receptorDetailsRequired) {
+  if (type.receptorDetailsRequired) {
     // Format document, Receptor: GiroRecep, DirRecep and CmnaRecep are mandatory (1) on these types.
     for (const k of ['giro', 'direccion', 'comuna'] as const) {
       if (out[k] === undefined)
@@ -169,60 +168,33 @@ function normalizeReceptor(tipoDte: TipoDte, r: ReceptorInput | undefined, strat
         );
     }
   }
-  if (r.extranjero) {
-    if (!strategy.exportacion)
-      throw new DteEngineError('invalid_field', 'receptor.extranjero is only for export documents (110, 111, 112)', 'receptor.extranjero');
-    const nacionalidad = optional(r.extranjero.nacionalidad, 'receptor.extranjero.nacionalidad', MAX_LENGTH.nacionalidad);
-    const numeroId = optional(r.extranjero.numeroId, 'receptor.extranjero.numeroId', MAX_LENGTH.numeroId);
-    if (nacionalidad !== undefined && !/^\d{1,3}$/.test(nacionalidad))
-      throw new DteEngineError(
-        'invalid_field',
-        'receptor.extranjero.nacionalidad is the country code of the Aduana table (up to 3 digits, e.g. 225 for the USA)',
-        'receptor.extranjero.nacionalidad',
-      );
-    out.extranjero = { ...(nacionalidad ? { nacionalidad } : {}), ...(numeroId ? { numeroId } : {}) };
-  }
+  if (r.extranjero) out.extranjero = strategy.normalizeExtranjero(r.extranjero);
   return out;
 }
 
-function checkIndicators(input: DocumentInput, strategy: DocumentStrategy): void {
-  if (input.formaPago !== undefined && (strategy.boleta || ![1, 2, 3].includes(input.formaPago)))
+/** The document-level indicators, in a fixed order: the family's hooks and the type's facts. */
+function checkIndicators(input: DocumentInput, type: DocumentType, strategy: DocumentStrategy): void {
+  strategy.checkFormaPago(input.formaPago);
+  if (input.indServicio !== undefined && !type.indServicio.includes(input.indServicio))
     throw new DteEngineError(
       'invalid_field',
-      strategy.boleta ? 'formaPago does not exist on boletas' : 'formaPago must be 1 (contado), 2 (crédito) or 3 (sin costo)',
-      'formaPago',
-    );
-  if (input.indServicio !== undefined && !strategy.indServicio.includes(input.indServicio))
-    throw new DteEngineError(
-      'invalid_field',
-      `indServicio on this document type is one of ${strategy.indServicio.join(', ') || '(none)'}`,
+      `indServicio on this document type is one of ${type.indServicio.join(', ') || '(none)'}`,
       'indServicio',
     );
-  if (
-    input.indTraslado !== undefined &&
-    (!strategy.guia || !(Number.isInteger(input.indTraslado) && input.indTraslado >= 1 && input.indTraslado <= 9))
-  )
+  strategy.checkTraslado(input);
+  strategy.checkTransporte(input);
+  if (input.montoBruto === true && !type.grossPrices)
     throw new DteEngineError(
       'invalid_field',
-      strategy.guia ? 'indTraslado must be an integer 1..9' : 'indTraslado is only for guías (52)',
-      'indTraslado',
-    );
-  if (input.tipoDespacho !== undefined && (!strategy.guia || ![1, 2, 3].includes(input.tipoDespacho)))
-    throw new DteEngineError(
-      'invalid_field',
-      strategy.guia ? 'tipoDespacho must be 1, 2 or 3' : 'tipoDespacho is only for guías (52)',
-      'tipoDespacho',
-    );
-  if (input.transporte !== undefined && !strategy.guia && !strategy.exportacion)
-    throw new DteEngineError('invalid_field', 'transporte is only for guías (52) and exports', 'transporte');
-  if (input.montoBruto === true && !strategy.grossPrices)
-    throw new DteEngineError(
-      'invalid_field',
-      'montoBruto (prices include IVA) is for 33, 34, 46, 52, 56 and 61; boletas include IVA unless indMontoNeto',
+      `montoBruto (prices include IVA) is for ${typesWhere((t) => t.grossPrices).join(', ').replace(/, (\d+)$/, ' and $1')}; boletas include IVA unless indMontoNeto`,
       'montoBruto',
     );
-  if (input.indMontoNeto === true && input.tipoDte !== 39)
-    throw new DteEngineError('invalid_field', 'indMontoNeto (prices are net) is only for boletas 39', 'indMontoNeto');
+  if (input.indMontoNeto === true && !type.grossByDefault)
+    throw new DteEngineError(
+      'invalid_field',
+      `indMontoNeto (prices are net) is only for boletas ${typesWhere((t) => t.grossByDefault).join(', ')}`,
+      'indMontoNeto',
+    );
   if (input.montoBruto === true && input.detalle?.some((d) => d.impuestoAdicional !== undefined))
     throw new DteEngineError(
       'gross_prices_with_additional_tax',
@@ -230,7 +202,7 @@ function checkIndicators(input: DocumentInput, strategy: DocumentStrategy): void
       'montoBruto',
     );
   if (
-    !strategy.adjustments &&
+    !type.adjustments &&
     (input.descuentosGlobales?.length ||
       input.detalle?.some(
         (l) => l.descuentoPct !== undefined || l.descuentoMonto !== undefined || l.recargoPct !== undefined || l.recargoMonto !== undefined,
@@ -238,21 +210,12 @@ function checkIndicators(input: DocumentInput, strategy: DocumentStrategy): void
   )
     throw new DteEngineError(
       'invalid_field',
-      `A type ${input.tipoDte} has no discounts or surcharges in its schema (Liquidacion)`,
+      `A type ${input.tipoDte} has no discounts or surcharges in its schema (${type.root})`,
       'descuentosGlobales',
     );
-  if (
-    strategy.exportacion &&
-    input.detalle?.some((l) => !Number.isInteger(l.descuentoMonto ?? 0) || !Number.isInteger(l.recargoMonto ?? 0))
-  )
-    throw new DteEngineError(
-      'invalid_number',
-      'On exports, line discount and surcharge amounts are whole numbers (DescuentoMonto is an integer in the schema); use descuentoPct',
-      'detalle',
-    );
+  strategy.checkLineAdjustments(input);
   oneOf(input.medioPago, ['CH', 'CF', 'LT', 'EF', 'PE', 'TC', 'OT'], 'medioPago', 'CH, CF, LT, EF, PE, TC or OT');
-  if (strategy.boleta && (input.medioPago || input.pagos?.length || input.terminosPago || input.terminosPagoDias))
-    throw new DteEngineError('invalid_field', 'Boletas carry no payment terms (EnvioBOLETA schema); only fechaVencimiento', 'medioPago');
+  strategy.checkPaymentTerms(input);
   if (
     input.terminosPagoDias !== undefined &&
     !(Number.isInteger(input.terminosPagoDias) && input.terminosPagoDias >= 1 && input.terminosPagoDias <= 999)
@@ -270,20 +233,21 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
     );
   }
   const tipoDte = input.tipoDte;
+  const type = documentType(tipoDte);
   const strategy = strategyFor(tipoDte);
   const fechaEmision = checkSiiDate(input.fechaEmision, 'fechaEmision');
-  const emisor = normalizeEmisor(input.emisor, strategy);
-  const receptor = normalizeReceptor(tipoDte, input.receptor, strategy);
-  checkIndicators(input, strategy);
-  const exportacion = normalizeExportacion(input.exportacion, strategy.exportacion);
+  const emisor = normalizeEmisor(input.emisor, type, strategy);
+  const receptor = normalizeReceptor(tipoDte, input.receptor, type, strategy);
+  checkIndicators(input, type, strategy);
+  const exportacion = strategy.normalizeExportacion(input.exportacion);
 
   if (!Array.isArray(input.detalle) || input.detalle.length < 1) {
     throw new DteEngineError('required_field', 'detalle needs at least one line', 'detalle');
   }
-  if (input.detalle.length > strategy.maxLines) {
-    throw new DteEngineError('too_many_lines', `detalle may have at most ${strategy.maxLines} lines for this document type`, 'detalle');
+  if (input.detalle.length > type.maxLines) {
+    throw new DteEngineError('too_many_lines', `detalle may have at most ${type.maxLines} lines for this document type`, 'detalle');
   }
-  const indTraslado = strategy.guia ? (input.indTraslado ?? 1) : undefined;
+  const indTraslado = strategy.indTraslado(input.indTraslado);
   const totals = computeTotals(tipoDte, input.detalle, {
     descuentosGlobales: input.descuentosGlobales,
     montoBruto: input.montoBruto,
@@ -294,22 +258,21 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
       : undefined,
     comisiones: input.comisiones,
   });
-  // A guía that moves goods without a sale (IndTraslado ≠ 1) may leave prices out (decisions §11).
-  const detalle = normalizeLines(tipoDte, strategy, input.detalle, totals, { pricesOptional: strategy.guia && indTraslado !== 1 });
+  const detalle = normalizeLines(tipoDte, strategy, input.detalle, totals, { pricesOptional: strategy.pricesOptional(indTraslado) });
   if (input.montoTotal !== undefined && input.montoTotal !== totals.montoTotal) {
     throw new DteEngineError('amount_mismatch', `montoTotal should be ${totals.montoTotal}, got ${input.montoTotal}`, 'montoTotal', {
       expected: totals.montoTotal,
       actual: input.montoTotal,
     });
   }
-  if (strategy.forbidAllExempt && detalle.every((d) => d.exento)) {
+  if (type.forbidAllExempt && detalle.every((d) => d.exento)) {
     throw new DteEngineError(
       'all_lines_exempt',
-      `Every line is exempt: the SII does not accept a type ${tipoDte} without taxed lines; issue an exempt document (34 or 41) instead`,
+      `Every line is exempt: the SII does not accept a type ${tipoDte} without taxed lines; issue an exempt document (${typesWhere((t) => t.amounts === 'exento' || t.amounts === 'boleta_exenta').join(' or ')}) instead`,
       'detalle',
     );
   }
-  const referencias = normalizeReferences(tipoDte, strategy, input.referencias ?? [], fechaEmision, totals);
+  const referencias = normalizeReferences(tipoDte, type, strategy, input.referencias ?? [], fechaEmision, totals);
   const fechaVencimiento = input.fechaVencimiento === undefined ? undefined : checkSiiDate(input.fechaVencimiento, 'fechaVencimiento');
   if (fechaVencimiento !== undefined && fechaVencimiento < fechaEmision)
     throw new DteEngineError(
@@ -321,6 +284,7 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
   const doc: NormalizedDocument = {
     tipoDte,
     fechaEmision,
+    type,
     strategy,
     emisor,
     receptor,
@@ -328,7 +292,7 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
     referencias,
     descuentosGlobales: normalizeGlobals(input.descuentosGlobales, totals),
     formaPago: input.formaPago,
-    indServicio: strategy.boleta ? (input.indServicio ?? 3) : input.indServicio,
+    indServicio: strategy.indServicio(input.indServicio),
     indTraslado,
     tipoDespacho: input.tipoDespacho,
     montoBruto: input.montoBruto === true,
@@ -340,7 +304,7 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
     pagos: normalizePagos(input.pagos),
     transporte: normalizeTransporte(input.transporte),
     exportacion,
-    comisiones: normalizeComisiones(input.comisiones, strategy.root === 'Liquidacion'),
+    comisiones: strategy.normalizeComisiones(input.comisiones),
     totals,
   };
   strategy.checkForm?.(doc);

@@ -1,3 +1,5 @@
+import { typesWhere } from './catalogue.ts';
+
 /**
  * Additional taxes and retentions the engine computes (CodImpAdic / ImptoReten/TipoImp), from the
  * SII's format document, "4.- Codificación tipos de impuestos y recargos"
@@ -21,8 +23,9 @@ export interface TaxCode {
   documentos: readonly number[];
 }
 
-const FACTURAS_Y_NOTAS = [33, 56, 61] as const;
-const COMPRAS_Y_NOTAS = [46, 56, 61] as const;
+// The column's two groups, per type in the catalogue (catalogue.ts, `tax`).
+const FACTURAS_Y_NOTAS = typesWhere((t) => t.tax.includes('venta'));
+const COMPRAS_Y_NOTAS = typesWhere((t) => t.tax.includes('compra'));
 
 const table: TaxCode[] = [
   { codigo: 15, nombre: 'IVA retenido total', tasa: 19, kind: 'retencion', documentos: COMPRAS_Y_NOTAS },

@@ -1,12 +1,10 @@
 import type { KeyObject } from 'node:crypto';
 
-/** Document types this engine builds. */
-export type TipoDte = 33 | 34 | 39 | 41 | 43 | 46 | 52 | 56 | 61 | 110 | 111 | 112;
-export const SUPPORTED_TIPOS_DTE: readonly TipoDte[] = [33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111, 112];
+import type { TipoDte } from './catalogue.ts';
 
-export function isSupportedTipoDte(n: unknown): n is TipoDte {
-  return typeof n === 'number' && (SUPPORTED_TIPOS_DTE as readonly number[]).includes(n);
-}
+/** Document types this engine builds: the catalogue's (catalogue.ts). */
+export type { TipoDte } from './catalogue.ts';
+export { SUPPORTED_TIPOS_DTE, isSupportedTipoDte } from './catalogue.ts';
 
 /** Issuer data: from the tenant record. */
 export interface EmisorInput {

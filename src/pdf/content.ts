@@ -1,4 +1,13 @@
-import { IVA_RATE_PERCENT, isBoleta, RUT_ANONYMOUS, type PrintableDte, type PrintableLine } from '../dte/index.ts';
+import {
+  cedibleMarkOf,
+  IVA_RATE_PERCENT,
+  isBoleta,
+  pricesGrossByDefault,
+  RUT_ANONYMOUS,
+  withholdsIva,
+  type PrintableDte,
+  type PrintableLine,
+} from '../dte/index.ts';
 import { formatAmount, formatDate, formatNumber, formatPercent, formatQuantity, formatRut, trimZeros, yearOf } from './format.ts';
 import {
   codRefName,
@@ -154,7 +163,7 @@ export function totalRows(d: PrintableDte): TotalRow[] {
     const retencion = isRetencion(x.tipo);
     const name = impuestoName(x.tipo);
     const title = retencion && !/retenido|retenci/i.test(name) ? `Retención ${name}` : name;
-    const value = retencion && d.tipoDte === 46 ? `-${m(x.monto)}` : m(x.monto);
+    const value = retencion && withholdsIva(d.tipoDte) ? `-${m(x.monto)}` : m(x.monto);
     rows.push({ label: `${title}${x.tasa ? ` ${formatPercent(x.tasa)}` : ''}`, value });
   }
   if (t.ivaNoRetenido !== null) rows.push({ label: 'IVA no retenido', value: m(t.ivaNoRetenido) });
@@ -216,11 +225,12 @@ export const ACUSE_FIELDS = ['Nombre', 'R.U.T.', 'Fecha', 'Recinto', 'Firma'] as
 export const ACUSE_LEGAL =
   'El acuse de recibo que se declara en este acto, de acuerdo a lo dispuesto en la letra b) del Art. 4°, y la letra c) del ' +
   'Art. 5° de la Ley 19.983, acredita que la entrega de mercaderías o servicio(s) prestado(s) ha(n) sido recibido(s).';
-export const cedibleMark = (d: PrintableDte) => (d.tipoDte === 52 ? 'CEDIBLE CON SU FACTURA' : 'CEDIBLE');
+/** The mark of the cedible copy: the guía's is "CEDIBLE CON SU FACTURA" (catalogue.ts). */
+export const cedibleMark = (d: PrintableDte) => cedibleMarkOf(d.tipoDte);
 
 /**
- * Prices that include IVA say so: a document with MntBruto = 1, and a boleta afecta (39) unless
+ * Prices that include IVA say so: a document with MntBruto = 1, and a boleta afecta unless
  * IndMntNeto = 2, since a boleta's line amounts include IVA by default (format document, IdDoc).
  */
 export const montoBrutoNote = (d: PrintableDte) =>
-  d.montoBruto || (d.tipoDte === 39 && d.indMontoNeto !== 2) ? 'Los precios incluyen IVA.' : '';
+  d.montoBruto || (pricesGrossByDefault(d.tipoDte) && d.indMontoNeto !== 2) ? 'Los precios incluyen IVA.' : '';

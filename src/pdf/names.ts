@@ -1,52 +1,30 @@
+import { DOCUMENT_TYPES, isCedible, printedName, typesWhere } from '../dte/index.ts';
+
 /**
  * The words a printed document uses instead of the XML's codes (column "P" of the SII's format
- * document: a code is printed as its name). Spanish, as the SII prints them.
+ * document: a code is printed as its name). Spanish, as the SII prints them. A document type's
+ * name and whether it has a cedible copy are the catalogue's (src/dte/catalogue.ts).
  */
-export const DOCUMENT_NAMES: Readonly<Record<number, string>> = {
-  33: 'FACTURA ELECTRÓNICA',
-  34: 'FACTURA NO AFECTA O EXENTA ELECTRÓNICA',
-  39: 'BOLETA ELECTRÓNICA',
-  41: 'BOLETA NO AFECTA O EXENTA ELECTRÓNICA',
-  43: 'LIQUIDACIÓN FACTURA ELECTRÓNICA',
-  46: 'FACTURA DE COMPRA ELECTRÓNICA',
-  52: 'GUÍA DE DESPACHO ELECTRÓNICA',
-  56: 'NOTA DE DÉBITO ELECTRÓNICA',
-  61: 'NOTA DE CRÉDITO ELECTRÓNICA',
-  110: 'FACTURA DE EXPORTACIÓN ELECTRÓNICA',
-  111: 'NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA',
-  112: 'NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA',
-};
-
-export const documentName = (tipo: number): string => DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`;
+export const documentName = (tipo: number): string => printedName(tipo);
 
 /** Types with a cedible copy (decisions §12): the ones a factoring company can be assigned. */
-export const CEDIBLE_TYPES: readonly number[] = [33, 34, 43, 46, 52];
-export const isCedibleType = (tipo: number): boolean => CEDIBLE_TYPES.includes(tipo);
+export const CEDIBLE_TYPES: readonly number[] = typesWhere((t) => t.cedible !== null);
+export const isCedibleType = (tipo: number): boolean => isCedible(tipo);
 
 /** TpoDocRef: the SII's document codes, paper ones and the non-tax references (SII-FORMATO §E). */
 const REFERENCE_NAMES: Readonly<Record<string, string>> = {
+  // The electronic types this service issues: their names are the catalogue's.
+  ...Object.fromEntries(DOCUMENT_TYPES.map((t) => [String(t.codigo), t.names.sentence])),
   '30': 'Factura',
   '32': 'Factura de venta no afecta o exenta',
-  '33': 'Factura electrónica',
-  '34': 'Factura no afecta o exenta electrónica',
   '35': 'Boleta',
   '38': 'Boleta exenta',
-  '39': 'Boleta electrónica',
   '40': 'Liquidación factura',
-  '41': 'Boleta exenta electrónica',
-  '43': 'Liquidación factura electrónica',
   '45': 'Factura de compra',
-  '46': 'Factura de compra electrónica',
   '50': 'Guía de despacho',
-  '52': 'Guía de despacho electrónica',
   '55': 'Nota de débito',
-  '56': 'Nota de débito electrónica',
   '60': 'Nota de crédito',
-  '61': 'Nota de crédito electrónica',
   '103': 'Liquidación',
-  '110': 'Factura de exportación electrónica',
-  '111': 'Nota de débito de exportación electrónica',
-  '112': 'Nota de crédito de exportación electrónica',
   '801': 'Orden de compra',
   '802': 'Nota de pedido',
   '803': 'Contrato',

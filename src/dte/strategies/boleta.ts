@@ -1,26 +1,12 @@
 import { el } from '../xml-escape.ts';
-import { MAX_DETALLE_LINES_BOLETA } from '../limits.ts';
 import { opt } from './strategy.ts';
 import type { DocumentStrategy } from './strategy.ts';
 import { detalle, globales, referencias } from './parts.ts';
+import { boletaRules } from './family-rules.ts';
 
 /** BOLETADefType: RznSocEmisor/GiroEmisor, IndServicio mandatory, no Acteco, no TasaIVA, light receptor. */
 const boletaBase: Omit<DocumentStrategy, 'totales'> = {
-  schema: 'BOLETA',
-  root: 'Documento',
-  boleta: true,
-  exportacion: false,
-  guia: false,
-  envelope: 'EnvioBOLETA',
-  needsActeco: false,
-  receptorRequired: false,
-  receptorDetailsRequired: false,
-  requiresReferencias: false,
-  forbidAllExempt: false,
-  grossPrices: false,
-  adjustments: true,
-  indServicio: [1, 2, 3, 4],
-  maxLines: MAX_DETALLE_LINES_BOLETA,
+  ...boletaRules,
   idDoc: (d) =>
     '<IdDoc>' +
     el('TipoDTE', d.tipoDte) +
@@ -63,7 +49,7 @@ const boletaBase: Omit<DocumentStrategy, 'totales'> = {
 
 const montoNF = (n: number) => (n !== 0 ? el('MontoNF', n) : '');
 
-/** 39. */
+/** The boleta afecta. */
 export const boleta: DocumentStrategy = {
   ...boletaBase,
   totales(d) {
@@ -81,7 +67,7 @@ export const boleta: DocumentStrategy = {
   },
 };
 
-/** 41. */
+/** The boleta exenta. */
 export const boletaExenta: DocumentStrategy = {
   ...boletaBase,
   totales: (d) =>

@@ -1,23 +1,12 @@
 import { el } from '../xml-escape.ts';
-import { MAX_DETALLE_LINES } from '../limits.ts';
 import type { NormalizedDte } from '../normalize.ts';
 import type { DocumentStrategy } from './strategy.ts';
+import { documentRules, guiaRules } from './family-rules.ts';
 import { comisiones, detalle, emisor, globales, idDoc, otraMoneda, receptor, referencias, taxTotals, transporte } from './parts.ts';
 
-/** DTE_v10 `Documento` (33, 34, 46, 52, 56, 61). */
-const dteV10: Omit<DocumentStrategy, 'totales' | 'forbidAllExempt' | 'requiresReferencias' | 'receptorDetailsRequired'> = {
-  schema: 'DTE',
-  root: 'Documento',
-  boleta: false,
-  exportacion: false,
-  guia: false,
-  envelope: 'EnvioDTE',
-  needsActeco: true,
-  receptorRequired: true,
-  grossPrices: true,
-  adjustments: true,
-  indServicio: [1, 2, 3],
-  maxLines: MAX_DETALLE_LINES,
+/** DTE_v10 `Documento`: facturas, notes, the guía. */
+const dteV10: Omit<DocumentStrategy, 'totales'> = {
+  ...documentRules,
   idDoc: (d) => idDoc(d, 'Documento'),
   emisor,
   receptor: (d) => receptor(d, 'Documento'),
@@ -27,12 +16,12 @@ const dteV10: Omit<DocumentStrategy, 'totales' | 'forbidAllExempt' | 'requiresRe
 
 /**
  * Taxed family: MntNeto, MntExe, TasaIVA, IVA, ImptoReten…, IVANoRet, GrntDep, MntTotal, MontoNF.
- * The IVA block is left out only for a purely exempt note, and for a guía that moves goods
- * without any amount (MntTotal 0 alone).
+ * The IVA block is left out only for a purely exempt note, and (`amountless`) for a guía that
+ * moves goods without any amount (MntTotal 0 alone).
  */
-function totalesAfecto(d: NormalizedDte): string {
+function totalesAfecto(d: NormalizedDte, amountless = false): string {
   const t = d.totals;
-  const nothing = t.montoNeto === 0 && t.montoExento === 0 && t.montoTotal === 0 && d.strategy.guia;
+  const nothing = t.montoNeto === 0 && t.montoExento === 0 && t.montoTotal === 0 && amountless;
   const withIva = !nothing && (t.montoNeto > 0 || t.montoExento === 0);
   const tax = taxTotals(d, 'Documento');
   return (
@@ -50,30 +39,21 @@ function totalesAfecto(d: NormalizedDte): string {
   );
 }
 
-/** 33. */
-export const factura: DocumentStrategy = {
-  ...dteV10,
-  requiresReferencias: false,
-  forbidAllExempt: true,
-  receptorDetailsRequired: true,
-  totales: totalesAfecto,
-};
+/** The factura afecta; what may be all exempt, needs references or details is in the catalogue. */
+export const factura: DocumentStrategy = { ...dteV10, totales: (d) => totalesAfecto(d) };
 
-/** 46: like a factura, and may be all exempt. */
-export const facturaCompra: DocumentStrategy = { ...factura, forbidAllExempt: false };
+/** The factura de compra: written as a factura. */
+export const facturaCompra: DocumentStrategy = factura;
 
-/** 56, 61: may modify an exempt document (all lines exempt); the receptor's details are optional. */
-export const nota: DocumentStrategy = { ...factura, forbidAllExempt: false, requiresReferencias: true, receptorDetailsRequired: false };
+/** Credit and debit notes: written as a factura. */
+export const nota: DocumentStrategy = factura;
 
-/** 52: IndTraslado (default 1, "operación constituye venta"), TipoDespacho, Transporte. */
-export const guia: DocumentStrategy = { ...facturaCompra, guia: true };
+/** The guía de despacho: IndTraslado (default 1, "operación constituye venta"), TipoDespacho, Transporte. */
+export const guia: DocumentStrategy = { ...factura, ...guiaRules, totales: (d) => totalesAfecto(d, true) };
 
-/** 34. */
+/** The factura exenta. */
 export const facturaExenta: DocumentStrategy = {
   ...dteV10,
-  requiresReferencias: false,
-  forbidAllExempt: false,
-  receptorDetailsRequired: true,
   totales: (d) =>
     transporte(d) +
     '<Totales>' +

@@ -8,8 +8,8 @@ import { RUT_FOREIGN } from '../rut.ts';
  * rejects the document nor answers it with a reparo (HED-3-314, HED-2-804 in the emulator's
  * rules/export-form.ts, which reads the same fields from the XML):
  *
- * - every export (110, 111, 112): RUTRecep is 55.555.555-5 (field 50, a (*) field);
- * - the factura 110: DirRecep and CiudadRecep (fields 60, 62), the issuer's CiudadOrigen (46);
+ * - every export (`checkExportForm`): RUTRecep is 55.555.555-5 (field 50, a (*) field);
+ * - the factura de exportación (`checkFacturaExportacionForm`, after it): DirRecep and CiudadRecep (fields 60, 62), the issuer's CiudadOrigen (46);
  *   customs data unless IndServicio exempts it: CodModVenta, CodClauVenta, TotClauVenta except
  *   on services (IndServicio 3, 4, 5; fields 74–76), CodViaTransp, CodPtoEmbarque, CodPtoDesemb
  *   except on hotel services (4; fields 77, 84, 86), CodPaisRecep whenever Aduana is written
@@ -22,7 +22,10 @@ export function checkExportForm(d: NormalizedDocument): void {
       `An export (${d.tipoDte}) is addressed to a foreign receptor: receptor.rut must be 55.555.555-5, with the receptor's own identity in receptor.extranjero`,
       'receptor.rut',
     );
-  if (d.tipoDte !== 110) return;
+}
+
+export function checkFacturaExportacionForm(d: NormalizedDocument): void {
+  checkExportForm(d);
   for (const k of ['direccion', 'ciudad'] as const)
     if (d.receptor[k] === undefined)
       throw new DteEngineError('receptor_incomplete', `receptor.${k} is required on a factura de exportación (110)`, `receptor.${k}`);

@@ -1,7 +1,7 @@
 import { el } from '../xml-escape.ts';
-import { MAX_DETALLE_LINES } from '../limits.ts';
-import { checkExportForm } from './export-form.ts';
+import { checkExportForm, checkFacturaExportacionForm } from './export-form.ts';
 import type { DocumentStrategy } from './strategy.ts';
+import { exportRules } from './family-rules.ts';
 import { detalle, emisor, globales, idDoc, otraMoneda, receptor, referencias, transporte } from './parts.ts';
 
 /**
@@ -11,21 +11,7 @@ import { detalle, emisor, globales, idDoc, otraMoneda, receptor, referencias, tr
  * foreign receptor in Receptor/Extranjero. No CodImpAdic, no Retenedor, no MntBruto.
  */
 const base: DocumentStrategy = {
-  schema: 'DTE',
-  root: 'Exportaciones',
-  boleta: false,
-  exportacion: true,
-  guia: false,
-  envelope: 'EnvioDTE',
-  needsActeco: true,
-  receptorRequired: true,
-  receptorDetailsRequired: false,
-  requiresReferencias: false,
-  forbidAllExempt: false,
-  grossPrices: false,
-  adjustments: true,
-  indServicio: [3, 4, 5],
-  maxLines: MAX_DETALLE_LINES,
+  ...exportRules,
   checkForm: checkExportForm,
   idDoc: (d) => idDoc(d, 'Exportaciones'),
   emisor,
@@ -42,8 +28,8 @@ const base: DocumentStrategy = {
   referencias: (d) => globales(d) + referencias(d, 'Exportaciones'),
 };
 
-/** 110. */
-export const facturaExportacion: DocumentStrategy = base;
+/** The factura de exportación: its receptor's address and the customs data, too. */
+export const facturaExportacion: DocumentStrategy = { ...base, checkForm: checkFacturaExportacionForm };
 
-/** 111, 112. */
-export const notaExportacion: DocumentStrategy = { ...base, requiresReferencias: true };
+/** The export notes: written as the factura (their references are a fact of the catalogue). */
+export const notaExportacion: DocumentStrategy = base;

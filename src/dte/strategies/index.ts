@@ -1,5 +1,5 @@
-import { isSupportedTipoDte } from '../types.ts';
-import type { TipoDte } from '../types.ts';
+import { DOCUMENT_TYPES } from '../catalogue.ts';
+import type { DocumentType, StrategyName, TipoDte } from '../catalogue.ts';
 import { boleta, boletaExenta } from './boleta.ts';
 import { factura, facturaCompra, facturaExenta, guia, nota } from './dte-v10.ts';
 import { facturaExportacion, notaExportacion } from './exportacion.ts';
@@ -9,35 +9,27 @@ import type { DocumentStrategy } from './strategy.ts';
 export type { DocumentStrategy } from './strategy.ts';
 
 /**
- * The one table of document types: every per-type rule (activity codes, line limit, envelope,
- * receptor, references, all-exempt, boleta or not, schema root) is read from here, by the engine
- * and by the issuing module alike.
+ * The strategies by the name the catalogue gives each type (catalogue.ts, `strategy`): the facts
+ * about a type are read from the catalogue, how it is checked and written from here.
  */
-const STRATEGIES: Record<TipoDte, DocumentStrategy> = {
-  33: factura,
-  34: facturaExenta,
-  39: boleta,
-  41: boletaExenta,
-  43: liquidacionFactura,
-  46: facturaCompra,
-  52: guia,
-  56: nota,
-  61: nota,
-  110: facturaExportacion,
-  111: notaExportacion,
-  112: notaExportacion,
+const STRATEGIES: Record<StrategyName, DocumentStrategy> = {
+  factura,
+  facturaExenta,
+  facturaCompra,
+  boleta,
+  boletaExenta,
+  liquidacionFactura,
+  guia,
+  nota,
+  facturaExportacion,
+  notaExportacion,
 };
 
-export function strategyFor(tipoDte: TipoDte): DocumentStrategy {
-  return STRATEGIES[tipoDte];
-}
+/** Each type's strategy, with the catalogue's schema root beside the hooks (callers ask it for both). */
+const BY_TYPE: ReadonlyMap<number, DocumentStrategy & { root: DocumentType['root'] }> = new Map(
+  DOCUMENT_TYPES.map((t) => [t.codigo, { ...STRATEGIES[t.strategy], root: t.root }]),
+);
 
-/** The envelope of a stored or foreign DTE; a type this engine does not build travels in an EnvioDTE. */
-export function envelopeKindFor(tipoDte: number): 'EnvioDTE' | 'EnvioBOLETA' {
-  return isSupportedTipoDte(tipoDte) ? STRATEGIES[tipoDte].envelope : 'EnvioDTE';
-}
-
-/** Whether a stored or foreign DTE's type is a boleta (39, 41). */
-export function isBoleta(tipoDte: number): boolean {
-  return isSupportedTipoDte(tipoDte) && STRATEGIES[tipoDte].boleta;
+export function strategyFor(tipoDte: TipoDte): DocumentStrategy & { root: DocumentType['root'] } {
+  return BY_TYPE.get(tipoDte)!;
 }

@@ -1,6 +1,6 @@
 import { el } from '../xml-escape.ts';
-import { MAX_DETALLE_LINES } from '../limits.ts';
 import type { DocumentStrategy } from './strategy.ts';
+import { liquidacionRules } from './family-rules.ts';
 import { comisiones, detalle, emisor, idDoc, receptor, referencias, taxTotals } from './parts.ts';
 
 /**
@@ -11,21 +11,7 @@ import { comisiones, detalle, emisor, idDoc, receptor, referencias, taxTotals } 
  * Its schema has no line or global discounts, no Transporte and no OtraMoneda.
  */
 export const liquidacionFactura: DocumentStrategy = {
-  schema: 'DTE',
-  root: 'Liquidacion',
-  boleta: false,
-  exportacion: false,
-  guia: false,
-  envelope: 'EnvioDTE',
-  needsActeco: true,
-  receptorRequired: true,
-  receptorDetailsRequired: true,
-  requiresReferencias: false,
-  forbidAllExempt: false,
-  grossPrices: false,
-  adjustments: false,
-  indServicio: [1, 2, 3],
-  maxLines: MAX_DETALLE_LINES,
+  ...liquidacionRules,
   idDoc: (d) => idDoc(d, 'Liquidacion'),
   emisor,
   receptor: (d) => receptor(d, 'Liquidacion'),

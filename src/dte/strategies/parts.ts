@@ -1,6 +1,7 @@
 import { el } from '../xml-escape.ts';
 import type { NormalizedDte } from '../normalize.ts';
-import { opt, type DocumentStrategy } from './strategy.ts';
+import { opt } from './strategy.ts';
+import type { DocumentType } from '../catalogue.ts';
 
 /**
  * The parts of DTE_v10.xsd's three document roots, written in their sequences' order. The roots
@@ -8,7 +9,7 @@ import { opt, type DocumentStrategy } from './strategy.ts';
  * CodImpAdic, Liquidacion no Transporte or DscRcgGlobal, …) the normaliser has already refused
  * the field, and the writers below skip it by root so the XML always follows its schema.
  */
-type Root = DocumentStrategy['root'];
+type Root = DocumentType['root'];
 
 export function idDoc(d: NormalizedDte, root: Root): string {
   return (

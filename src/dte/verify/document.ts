@@ -2,7 +2,7 @@ import type { Element } from '@xmldom/xmldom';
 import { childElements, childText, parseXml } from '../c14n.ts';
 import { decodeXml, detectEncoding } from '../xml-decode.ts';
 import { NS_SII } from '../dte-xml.ts';
-import { isBoleta } from '../strategies/index.ts';
+import { isBoleta } from '../catalogue.ts';
 import { NS_DSIG } from '../xmldsig.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
 import { verifyTed } from './ted.ts';

@@ -6,7 +6,9 @@ import {
   MAX_LENGTH,
   prepareDte,
   siiDate,
-  strategyFor,
+  documentType,
+  isBoleta,
+  isLiquidacion,
   tryParseRut,
   type DetalleInput,
   type DocumentInput,
@@ -57,7 +59,7 @@ function emisorFor(tenant: TenantRow): DocumentInput['emisor'] {
 
 export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): PreparedCreate {
   const tipoDte = parseTipoDte(body.tipoDte);
-  const strategy = strategyFor(tipoDte);
+  const type = documentType(tipoDte);
 
   const today = siiDate(now);
   const fechaEmision = requireDate(body.fechaEmision ?? today, 'fechaEmision');
@@ -67,7 +69,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
     });
 
   const r = body.receptor;
-  if (!r && strategy.receptorRequired)
+  if (!r && type.receptorRequired)
     throw errors.invalid('required_field', `receptor (with rut and razonSocial) is required for document type ${tipoDte}.`, {
       param: 'receptor',
     });
@@ -76,20 +78,20 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
       throw errors.invalid('invalid_rut', `receptor.rut '${r.rut}' is not a valid RUT: write it with its check digit, like 76.123.456-7.`, {
         param: 'receptor.rut',
       });
-    if (strategy.receptorRequired && !r.razonSocial?.trim())
+    if (type.receptorRequired && !r.razonSocial?.trim())
       throw errors.invalid('required_field', `receptor.razonSocial is required for document type ${tipoDte}.`, {
         param: 'receptor.razonSocial',
       });
   }
-  if (body.detalle.length > strategy.maxLines)
+  if (body.detalle.length > type.maxLines)
     throw errors.invalid(
       'too_many_lines',
-      `detalle has ${body.detalle.length} lines; a document of type ${tipoDte} may have at most ${strategy.maxLines} (boletas ${MAX_DETALLE_LINES_BOLETA}).`,
+      `detalle has ${body.detalle.length} lines; a document of type ${tipoDte} may have at most ${type.maxLines} (boletas ${MAX_DETALLE_LINES_BOLETA}).`,
       {
         param: 'detalle',
       },
     );
-  if (strategy.requiresReferencias && !body.referencias?.length)
+  if (type.requiresReferencias && !body.referencias?.length)
     throw errors.unprocessable(
       'references_required',
       `Document type ${tipoDte} must reference the document it modifies: add referencias.`,
@@ -105,7 +107,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
       indMontoNeto: body.indMontoNeto,
       moneda: body.exportacion?.moneda,
       otraMoneda: body.exportacion?.otraMoneda,
-      comisiones: tipoDte === 43 ? body.comisiones : undefined,
+      comisiones: isLiquidacion(tipoDte) ? body.comisiones : undefined,
     });
   } catch (e) {
     throw engineErrorToAppError(e);
@@ -125,7 +127,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
   // A tenant without activity codes is the tenant's problem, not the request's: it is reported
   // after readiness (see `tenantProblem`), with the rest of the request checked first.
   const tenantProblem =
-    strategy.needsActeco && tenant.acteco.length === 0
+    type.needsActeco && tenant.acteco.length === 0
       ? (engineErrorToAppError(new DteEngineError('invalid_acteco', 'no activity codes', 'emisor.acteco')) as AppError)
       : undefined;
   const emisor = emisorFor(tenant);
@@ -152,7 +154,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
     detalle: body.detalle.map((d) => ({ ...d, indExe: d.indExe as DetalleInput['indExe'] })),
     referencias: body.referencias?.map((x) => ({ ...x })),
     // Boletas have no FmaPago: a formaPago sent with one is left out, as before (docs/dte.md).
-    formaPago: strategy.boleta ? undefined : (body.formaPago as DocumentInput['formaPago']),
+    formaPago: isBoleta(tipoDte) ? undefined : (body.formaPago as DocumentInput['formaPago']),
     montoTotal: body.montoTotal,
     descuentosGlobales: body.descuentosGlobales,
     montoBruto: body.montoBruto,

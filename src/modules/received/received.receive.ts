@@ -7,7 +7,7 @@ import {
   ESTADO_RECEP_DTE,
   isDteEngineError,
   readPrintable,
-  RESPUESTA_TIPOS_DTE,
+  isReceivable,
   tryParseRut,
   formatRutSii,
   verifyEnvelope,
@@ -135,7 +135,7 @@ export function createReceive(deps: ReceiveDeps) {
     const problems: (DocumentProblem | null)[] = [];
     const candidates: Candidate[] = [];
     v.dtes.forEach((d, index) => {
-      let problem = documentProblem(d, { rutTenant, receivable: (t) => RESPUESTA_TIPOS_DTE.includes(t) });
+      let problem = documentProblem(d, { rutTenant, receivable: isReceivable });
       let printable: PrintableDte | undefined;
       if (!problem) {
         try {
@@ -229,7 +229,7 @@ export function createReceive(deps: ReceiveDeps) {
         // is counted in the glosa only.
         documentos: documents.flatMap((d) =>
           d.tipoDte !== null &&
-          RESPUESTA_TIPOS_DTE.includes(d.tipoDte) &&
+          isReceivable(d.tipoDte) &&
           d.folio !== null &&
           d.folio > 0 &&
           d.fechaEmision !== null &&

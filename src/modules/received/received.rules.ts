@@ -1,3 +1,4 @@
+import { accionesFor, typesWhere, type Accion } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { AccionSummary, ReceivedDteRow, ReceivedStatus } from './received.store.ts';
 
@@ -6,11 +7,10 @@ import type { AccionSummary, ReceivedDteRow, ReceivedStatus } from './received.s
  * "accionDoc") as this service applies them before asking the SII (docs/received.md, "Accepting or
  * claiming"). Only answers the SII did not refuse count.
  */
-export const ACCIONES = ['ACD', 'RCD', 'ERM', 'RFP', 'RFT'] as const;
-export type Accion = (typeof ACCIONES)[number];
+export const ACCIONES = ['ACD', 'RCD', 'ERM', 'RFP', 'RFT'] as const satisfies readonly Accion[];
+export type { Accion };
 
 const CLAIMS: readonly string[] = ['RCD', 'RFP', 'RFT'];
-const TIPOS_CON_ACEPTACION: readonly number[] = [33, 34];
 
 const live = <A extends Pick<AccionSummary, 'accion' | 'state'>>(acciones: readonly A[]): A[] =>
   acciones.filter((a) => a.state !== 'refused');
@@ -32,10 +32,10 @@ export function checkAcceptance<A extends Pick<AccionSummary, 'accion' | 'state'
   accion: Accion,
   now: Date,
 ): A | undefined {
-  if (!TIPOS_CON_ACEPTACION.includes(row.tipo_dte))
+  if (!accionesFor(row.tipo_dte).includes(accion))
     throw errors.unprocessable(
       'acceptance_not_applicable',
-      `Only facturas (33, 34) are accepted or claimed under Ley 19.983; this is a type ${row.tipo_dte} document.`,
+      `Only facturas (${typesWhere((t) => t.acciones.length > 0).join(', ')}) are accepted or claimed under Ley 19.983; this is a type ${row.tipo_dte} document.`,
     );
   const counted = live(row.acciones);
   const repeat = counted.find((a) => a.accion === accion);

@@ -1,4 +1,5 @@
 import type { DteVerification, EnvelopeVerification, EstadoRecepDte, VerificationIssue } from '../../dte/index.ts';
+import { listCodes, typesWhere } from '../../dte/index.ts';
 import { errors, type AppError } from '../../errors.ts';
 
 /**
@@ -150,7 +151,7 @@ export function documentProblem(
   if (d.tipoDte === null || !opts.receivable(d.tipoDte))
     return {
       code: 'document_type_unsupported',
-      message: `A type ${String(d.tipoDte)} document cannot be received: only 33, 34, 46, 52, 56 and 61 are exchanged between companies`,
+      message: `A type ${String(d.tipoDte)} document cannot be received: only ${listCodes(typesWhere((t) => t.receivable))} are exchanged between companies`,
       estado: 99,
       issues: [],
     };

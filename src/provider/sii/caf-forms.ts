@@ -1,7 +1,7 @@
 import https from 'node:https';
 import tls from 'node:tls';
 import forge from 'node-forge';
-import { siiDate, splitRut } from '../../dte/index.ts';
+import { isAfectoIva, siiDate, splitRut } from '../../dte/index.ts';
 import { ProviderError, type Ambiente } from '../port.ts';
 import { SII_USER_AGENT, type SiiCallObserver, type SiiCredentials, type SiiHosts, type SiiService } from './context.ts';
 import { extractCaf, parseErrorPage, parseForm, parseHistory, type GrantedRange, type HtmlForm } from './caf-forms.html.ts';
@@ -357,9 +357,10 @@ const TYPE_FIELDS = ['FACTOR', 'CON_CREDITO', 'CON_AJUSTE', 'MAX_AUTOR', 'FOLIOS
 
 /**
  * Whether the type is afecto a IVA, when the page leaves AFECTO_IVA to its script: ruraldte sets N
- * for 41 (boleta exenta) and S otherwise; 34 (factura exenta) as N is our reading of the same rule.
+ * for the boleta exenta and S otherwise; the factura exenta as N is our reading of the same rule
+ * (the catalogue's `afectoIva`, src/dte/catalogue.ts).
  */
-const afectoIva = (tipoDte: number) => (tipoDte === 41 || tipoDte === 34 ? 'N' : 'S');
+const afectoIva = (tipoDte: number) => (isAfectoIva(tipoDte) ? 'S' : 'N');
 
 function refusal(html: string, s: FormSession, what: string): ProviderError | undefined {
   const err = parseErrorPage(html);

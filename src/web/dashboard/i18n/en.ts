@@ -1,3 +1,4 @@
+import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import type { Messages } from './es.ts';
 import { actionsEn } from './actions.en.ts';
 
@@ -242,20 +243,8 @@ export const en: Messages = {
       rejected: 'Rejected',
       send_failed: 'Send failed',
     },
-    tipos: {
-      33: 'Electronic invoice',
-      34: 'Exempt invoice',
-      39: 'Electronic receipt (boleta)',
-      41: 'Exempt receipt',
-      46: 'Purchase invoice',
-      52: 'Dispatch guide',
-      56: 'Debit note',
-      61: 'Credit note',
-      43: 'Settlement invoice',
-      110: 'Export invoice',
-      111: 'Export debit note',
-      112: 'Export credit note',
-    },
+    // The catalogue's labels (src/dte/catalogue.ts, `names.en`).
+    tipos: Object.fromEntries(DOCUMENT_TYPES.map((d) => [d.codigo, d.names.en])) as Record<number, string>,
   },
   apiKeys: {
     title: 'API keys',

@@ -1,3 +1,4 @@
+import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import { actionsEs } from './actions.es.ts';
 
 /** Spanish (es-CL), the dashboard's first language. en.ts must have exactly the same keys. */
@@ -242,20 +243,8 @@ export const es = {
       rejected: 'Rechazado',
       send_failed: 'Envío fallido',
     } as Record<string, string>,
-    tipos: {
-      33: 'Factura electrónica',
-      34: 'Factura no afecta o exenta',
-      39: 'Boleta electrónica',
-      41: 'Boleta exenta',
-      46: 'Factura de compra',
-      52: 'Guía de despacho',
-      56: 'Nota de débito',
-      61: 'Nota de crédito',
-      43: 'Liquidación factura',
-      110: 'Factura de exportación',
-      111: 'Nota de débito de exportación',
-      112: 'Nota de crédito de exportación',
-    } as Record<number, string>,
+    // The catalogue's labels (src/dte/catalogue.ts, `names.es`).
+    tipos: Object.fromEntries(DOCUMENT_TYPES.map((d) => [d.codigo, d.names.es])) as Record<number, string>,
   },
   apiKeys: {
     title: 'Claves API',

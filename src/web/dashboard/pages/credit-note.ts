@@ -1,4 +1,12 @@
-import { computeTotals, RUT_ANONYMOUS } from '../../../dte/index.ts';
+import {
+  computeTotals,
+  creditNoteFor,
+  lookupType,
+  NOTA_DE_CREDITO,
+  pricesGrossByDefault,
+  RUT_ANONYMOUS,
+  typesWhere,
+} from '../../../dte/index.ts';
 import type { DteService } from '../../../modules/dte/index.ts';
 import type { DteRecord } from './issuing.ts';
 
@@ -13,11 +21,14 @@ import type { DteRecord } from './issuing.ts';
  */
 export type CreateDte = Parameters<DteService['create']>[1];
 
-/** Documents a 61 can reference from the dashboard: facturas, boletas and notas de débito (exports take a 112). */
-export const CREDITABLE_TYPES: readonly number[] = [33, 34, 39, 41, 56];
+/**
+ * Documents the dashboard's nota de crédito can reference: those the catalogue says it credits
+ * (facturas, boletas and notas de débito; exports take their own note).
+ */
+export const CREDITABLE_TYPES: readonly number[] = typesWhere((t) => t.creditedBy === NOTA_DE_CREDITO);
 
 export const canCredit = (d: Pick<DteRecord, 'tipoDte' | 'status'>): boolean =>
-  CREDITABLE_TYPES.includes(d.tipoDte) && (d.status === 'accepted' || d.status === 'accepted_with_objections');
+  creditNoteFor(d.tipoDte) === NOTA_DE_CREDITO && (d.status === 'accepted' || d.status === 'accepted_with_objections');
 
 export interface CreditNoteChoice {
   codRef: 1 | 3;
@@ -30,11 +41,17 @@ export interface CreditNoteChoice {
 
 type Line = CreateDte['detalle'][number];
 
+/** A factura or boleta exenta: every line exempt (the catalogue's amount family). */
+const isExemptType = (t: number): boolean => {
+  const amounts = lookupType(t)?.amounts;
+  return amounts === 'exento' || amounts === 'boleta_exenta';
+};
+
 const defined = <T extends Record<string, unknown>>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== undefined)) as T;
 
-/** A boleta 39's prices include IVA (unless indMontoNeto); the 61 keeps them so, with montoBruto. */
-const grossPrices = (d: DteRecord): boolean => (d.tipoDte === 39 ? !d.indMontoNeto : d.montoBruto);
+/** A boleta afecta's prices include IVA (unless indMontoNeto); the note keeps them so, with montoBruto. */
+const grossPrices = (d: DteRecord): boolean => (pricesGrossByDefault(d.tipoDte) ? !d.indMontoNeto : d.montoBruto);
 
 function receptorOf(d: DteRecord, given: CreditNoteChoice['receptor']): CreateDte['receptor'] {
   if (given) return { rut: given.rut, razonSocial: given.razonSocial };
@@ -58,8 +75,8 @@ function copyLine(l: DteRecord['detalle'][number], tipoSource: number): Line {
     cantidad: l.cantidad ?? undefined,
     precioUnitario: l.precioUnitario ?? undefined,
     montoItem: l.montoItem,
-    // Every line of a 34 or 41 is exempt; on the 61 that has to be said.
-    exento: l.exento || tipoSource === 34 || tipoSource === 41 ? true : undefined,
+    // Every line of an exempt type is exempt; on the note that has to be said.
+    exento: l.exento || isExemptType(tipoSource) ? true : undefined,
     unidad: l.unidad ?? undefined,
     descripcion: l.descripcion ?? undefined,
     codigos: l.codigos?.length ? l.codigos : undefined,
@@ -98,9 +115,9 @@ export function creditNoteBody(d: DteRecord, choice: CreditNoteChoice): CreateDt
       );
     });
   }
-  const totals = computeTotals(61, detalle, { montoBruto, descuentosGlobales });
+  const totals = computeTotals(NOTA_DE_CREDITO, detalle, { montoBruto, descuentosGlobales });
   return defined({
-    tipoDte: 61,
+    tipoDte: NOTA_DE_CREDITO,
     receptor: receptorOf(d, choice.receptor),
     referencias: [{ tipoDocRef: d.tipoDte, folioRef: d.folio, fechaRef: d.fechaEmision, codRef: choice.codRef, razonRef: choice.razonRef }],
     detalle: detalle.map((l, i) => ({ ...l, montoItem: totals.lineas[i]! })),

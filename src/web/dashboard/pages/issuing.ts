@@ -7,5 +7,5 @@ export type DteRecord = Dte;
 export type DteHistoryEntry = Awaited<ReturnType<DteService['history']>>['data'][number];
 
 export { DTE_STATUSES } from '../../../modules/dte/index.ts';
-export { SUPPORTED_TIPOS_DTE as TIPOS_DTE, RUT_ANONYMOUS } from '../../../dte/index.ts';
+export { SUPPORTED_TIPOS_DTE as TIPOS_DTE, RUT_ANONYMOUS, isExchanged, DOCUMENT_TYPES } from '../../../dte/index.ts';
 export { isCedibleType } from '../../../pdf/index.ts';

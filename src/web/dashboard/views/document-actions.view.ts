@@ -2,7 +2,7 @@ import type { Tenant } from '../../../modules/tenants/index.ts';
 import { field as sharedField } from '../../shared/forms.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import { canCredit, needsReceptor } from '../pages/credit-note.ts';
-import { RUT_ANONYMOUS, type DteRecord } from '../pages/issuing.ts';
+import { isExchanged, RUT_ANONYMOUS, type DteRecord } from '../pages/issuing.ts';
 import { confirmBox, type FormProblem } from '../ui/actions.ts';
 import { csrfInput, dl, field, formError, linkButton, section, submit, table } from '../ui/components.ts';
 import { formatAmount, formatDate, formatNumber, formatUnitPrice } from '../ui/format.ts';
@@ -12,7 +12,6 @@ import { layout, type PageContext } from '../ui/layout.ts';
 
 const SENDABLE = ['created', 'send_failed'];
 const ACCEPTED = ['accepted', 'accepted_with_objections'];
-const BOLETAS = [39, 41];
 
 /** The bar of buttons under the document's title, or nothing when no action applies. */
 export function documentActions(ctx: PageContext, tenantId: string, d: DteRecord): SafeHtml | '' {
@@ -26,7 +25,7 @@ export function documentActions(ctx: PageContext, tenantId: string, d: DteRecord
         d.status === 'send_failed' ? a.send.sendAgain : a.send.send,
       )}</form>`,
     );
-  if (ACCEPTED.includes(d.status) && !BOLETAS.includes(d.tipoDte)) buttons.push(linkButton(`${base}/resend`, a.send.resend, 'secondary'));
+  if (ACCEPTED.includes(d.status) && isExchanged(d.tipoDte)) buttons.push(linkButton(`${base}/resend`, a.send.resend, 'secondary'));
   if (canCredit(d)) buttons.push(linkButton(`${base}/credit-note`, a.creditNote.issue, 'secondary'));
   if (buttons.length === 0) return '';
   return html`<nav class="actions-bar" aria-label="${a.send.actions}">${buttons}</nav>`;

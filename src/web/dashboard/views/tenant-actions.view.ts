@@ -47,7 +47,8 @@ ${o.ready ? '' : notice(a.notReady, 'warn')}
 ${select({
   name: 'tipoDte',
   label: t.folios.tipoDte,
-  value: o.form.tipoDte ?? '33',
+  // The first type of the catalogue (the factura) is preselected.
+  value: o.form.tipoDte ?? String(TIPOS_DTE[0]),
   options: TIPOS_DTE.map((n) => ({ value: String(n), label: tipoLabel(n, t) })),
   error: errFor(o.error, 'tipoDte'),
 })}
