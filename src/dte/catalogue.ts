@@ -88,6 +88,8 @@ export interface DocumentType {
   indServicio: readonly number[];
   maxLines: number;
   names: {
+    /** As the API's descriptions name it (docs/dte.md, `tipoDte`). */
+    short: string;
     /** As printed on the document (column "P" of the format document), Spanish, capitals. */
     printed: string;
     /** As a reference names it (TpoDocRef, SII-FORMATO §E) and the e-mails say it. */
@@ -170,6 +172,7 @@ const TYPES: readonly DocumentType[] = [
     tax: ['venta'],
     forbidAllExempt: true,
     names: {
+      short: 'factura',
       printed: 'FACTURA ELECTRÓNICA',
       sentence: 'Factura electrónica',
       siiSet: 'FACTURA ELECTRONICA',
@@ -191,6 +194,7 @@ const TYPES: readonly DocumentType[] = [
     creditedBy: 61,
     tax: [],
     names: {
+      short: 'factura exenta',
       printed: 'FACTURA NO AFECTA O EXENTA ELECTRÓNICA',
       sentence: 'Factura no afecta o exenta electrónica',
       siiSet: 'FACTURA NO AFECTA O EXENTA ELECTRONICA',
@@ -210,6 +214,7 @@ const TYPES: readonly DocumentType[] = [
     tax: [],
     grossByDefault: true,
     names: {
+      short: 'boleta',
       printed: 'BOLETA ELECTRÓNICA',
       sentence: 'Boleta electrónica',
       siiSet: 'BOLETA ELECTRONICA',
@@ -229,6 +234,7 @@ const TYPES: readonly DocumentType[] = [
     creditedBy: 61,
     tax: [],
     names: {
+      short: 'boleta exenta',
       printed: 'BOLETA NO AFECTA O EXENTA ELECTRÓNICA',
       sentence: 'Boleta exenta electrónica',
       siiSet: 'BOLETA NO AFECTA O EXENTA ELECTRONICA',
@@ -251,6 +257,7 @@ const TYPES: readonly DocumentType[] = [
     grossPrices: false,
     adjustments: false,
     names: {
+      short: 'liquidación-factura',
       printed: 'LIQUIDACIÓN FACTURA ELECTRÓNICA',
       sentence: 'Liquidación factura electrónica',
       siiSet: 'LIQUIDACION FACTURA ELECTRONICA',
@@ -270,6 +277,7 @@ const TYPES: readonly DocumentType[] = [
     tax: ['compra'],
     withholdsIva: true,
     names: {
+      short: 'factura de compra',
       printed: 'FACTURA DE COMPRA ELECTRÓNICA',
       sentence: 'Factura de compra electrónica',
       siiSet: 'FACTURA DE COMPRA ELECTRONICA',
@@ -288,6 +296,7 @@ const TYPES: readonly DocumentType[] = [
     creditedBy: null,
     tax: [],
     names: {
+      short: 'guía de despacho',
       printed: 'GUÍA DE DESPACHO ELECTRÓNICA',
       sentence: 'Guía de despacho electrónica',
       siiSet: 'GUIA DE DESPACHO',
@@ -308,6 +317,7 @@ const TYPES: readonly DocumentType[] = [
     receptorDetailsRequired: false,
     requiresReferencias: true,
     names: {
+      short: 'nota de débito',
       printed: 'NOTA DE DÉBITO ELECTRÓNICA',
       sentence: 'Nota de débito electrónica',
       siiSet: 'NOTA DE DEBITO ELECTRONICA',
@@ -328,6 +338,7 @@ const TYPES: readonly DocumentType[] = [
     receptorDetailsRequired: false,
     requiresReferencias: true,
     names: {
+      short: 'nota de crédito',
       printed: 'NOTA DE CRÉDITO ELECTRÓNICA',
       sentence: 'Nota de crédito electrónica',
       siiSet: 'NOTA DE CREDITO ELECTRONICA',
@@ -346,6 +357,7 @@ const TYPES: readonly DocumentType[] = [
     creditedBy: 112,
     tax: [],
     names: {
+      short: 'factura de exportación',
       printed: 'FACTURA DE EXPORTACIÓN ELECTRÓNICA',
       sentence: 'Factura de exportación electrónica',
       siiSet: 'FACTURA DE EXPORTACION ELECTRONICA',
@@ -365,6 +377,7 @@ const TYPES: readonly DocumentType[] = [
     tax: [],
     requiresReferencias: true,
     names: {
+      short: 'nota de débito de exportación',
       printed: 'NOTA DE DÉBITO DE EXPORTACIÓN ELECTRÓNICA',
       sentence: 'Nota de débito de exportación electrónica',
       siiSet: 'NOTA DE DEBITO DE EXPORTACION ELECTRONICA',
@@ -384,6 +397,7 @@ const TYPES: readonly DocumentType[] = [
     tax: [],
     requiresReferencias: true,
     names: {
+      short: 'nota de crédito de exportación',
       printed: 'NOTA DE CRÉDITO DE EXPORTACIÓN ELECTRÓNICA',
       sentence: 'Nota de crédito de exportación electrónica',
       siiSet: 'NOTA DE CREDITO DE EXPORTACION ELECTRONICA',
@@ -446,3 +460,5 @@ export const withholdsIva = (t: number): boolean => lookupType(t)?.withholdsIva 
 export const printedName = (t: number): string => lookupType(t)?.names.printed ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${t}`;
 /** "110, 111, 112": the codes of a family, for messages. */
 export const familyCodes = (f: DocumentFamily): string => typesWhere((t) => t.family === f).join(', ');
+/** "33 factura, 34 factura exenta, …": every type with its short name, for the API's descriptions. */
+export const describeTypes = (): string => TYPES.map((t) => `${t.codigo} ${t.names.short}`).join(', ');

@@ -13,6 +13,7 @@ export {
   lookupType,
   typesWhere,
   listCodes,
+  describeTypes,
   familyCodes,
   familyOf,
   isBoleta,

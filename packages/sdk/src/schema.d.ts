@@ -4198,7 +4198,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
-            /** @description Document type code: 33, 34, 39, 41, 46, 52, 56 or 61. */
+            /** @description Document type code: 33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111 or 112. */
             tipoDte: number;
             /** @description How many folios to request, 1–1000. */
             cantidad: number;

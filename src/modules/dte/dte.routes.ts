@@ -4,6 +4,7 @@ import type { RouteModule } from '../../http/route-module.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { PageOf, withErrors } from '../../http/schemas.ts';
+import { familyCodes, typesWhere } from '../../dte/index.ts';
 import {
   CreateDteBody,
   DteParams,
@@ -83,7 +84,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         tags: ['DTE'],
         summary: 'Send DTEs to the tax authority',
         description:
-          'Boletas (39, 41) go in an EnvioBOLETA, the rest in an EnvioDTE. Uploaded by a background job; the answer waits briefly ' +
+          `Boletas (${familyCodes('boleta')}) go in an EnvioBOLETA, the rest in an EnvioDTE. Uploaded by a background job; the answer waits briefly ` +
           '(DTE_SEND_WAIT) so it usually carries the trackId. Progress: GET /api/v1/dte/{dteId}/status and dte.status.changed events.',
         params: TenantParams,
         body: SendBody,
@@ -147,7 +148,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         description:
           'The printed representation of the signed DTE, available from creation: issuer (with the tenant logo), the red box with ' +
           'RUT, document name, number and SII unit, receptor, lines, references, totals, and the timbre (PDF417, security level 5, ' +
-          'the TED bytes as signed). formato=carta (default) or 80mm; cedible=true adds the acuse de recibo (33, 34, 43, 46, 52; ' +
+          `the TED bytes as signed). formato=carta (default) or 80mm; cedible=true adds the acuse de recibo (${typesWhere((t) => t.cedible !== null).join(', ')}; ` +
           'others: 422 not_cedible).',
         params: TenantDteParams,
         querystring: PdfQuery,

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { describeTypes, familyCodes, listCodes, SUPPORTED_TIPOS_DTE, typesWhere } from '../../dte/index.ts';
 import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // Input bounds follow the SII schema fields the values end up in (limits.ts of the engine);
@@ -6,6 +7,10 @@ import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 // Every property of CreateDteBody carries a description (what it is, the SII element, unit, the
 // types it applies to) and every leaf an example (dte.schemas.test.ts checks both): the OpenAPI
 // document at /docs is generated from them. Element names are those of DTE_v10.xsd.
+// Lists of types in descriptions come from the engine's catalogue (src/dte/catalogue.ts).
+const DETAILS_REQUIRED = listCodes(typesWhere((t) => t.receptorDetailsRequired));
+const NOTES = listCodes(typesWhere((t) => t.requiresReferencias));
+
 export const DTE_STATUSES = ['created', 'sending', 'sent', 'accepted', 'accepted_with_objections', 'rejected', 'send_failed'] as const;
 export const MAX_AMOUNT = 999_999_999_999_999;
 
@@ -40,7 +45,7 @@ export const ReceptorBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: "Recipient's line of business (GiroRecep). Required on 33, 34, 43, 46 and 52. Written cut to 40 characters.",
+        description: `Recipient's line of business (GiroRecep). Required on ${DETAILS_REQUIRED}. Written cut to 40 characters.`,
         examples: ['Comercio al por menor'],
       }),
     ),
@@ -56,7 +61,7 @@ export const ReceptorBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 20,
-        description: "Recipient's comuna (CmnaRecep). Required on 33, 34, 43, 46 and 52.",
+        description: `Recipient's comuna (CmnaRecep). Required on ${DETAILS_REQUIRED}.`,
         examples: ['Las Condes'],
       }),
     ),
@@ -274,7 +279,7 @@ export const ReferenciaBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 90,
-        description: 'Reason for the reference (RazonRef). Required with codRef on notes 56, 61, 111 and 112.',
+        description: `Reason for the reference (RazonRef). Required with codRef on notes ${NOTES}.`,
         examples: ['Anula factura'],
       }),
     ),
@@ -531,7 +536,7 @@ const ExportacionBody = Type.Object(
     ),
     aduana: Type.Optional(AduanaBody),
   },
-  { additionalProperties: false, description: 'Required on exports 110, 111, 112; refused on other types.' },
+  { additionalProperties: false, description: `Required on exports ${familyCodes('exportacion')}; refused on other types.` },
 );
 
 const ComisionBody = Type.Object(
@@ -566,7 +571,7 @@ export const CreateDteBody = Type.Object(
       minimum: 1,
       maximum: 999,
       description:
-        'Document type (TipoDTE): 33 factura, 34 factura exenta, 39 boleta, 41 boleta exenta, 43 liquidación-factura, 46 factura de compra, 52 guía de despacho, 56 nota de débito, 61 nota de crédito, 110 factura de exportación, 111 nota de débito de exportación, 112 nota de crédito de exportación.',
+        `Document type (TipoDTE): ${describeTypes()}.`,
       examples: [33],
     }),
     fechaEmision: Type.Optional(
@@ -596,18 +601,18 @@ export const CreateDteBody = Type.Object(
     referencias: Type.Optional(
       Type.Array(ReferenciaBody, {
         maxItems: 40,
-        description: 'References to other documents (Referencia), up to 40. Required for 56, 61, 111 and 112.',
+        description: `References to other documents (Referencia), up to 40. Required for ${NOTES}.`,
       }),
     ),
     descuentosGlobales: Type.Optional(
       Type.Array(DescuentoGlobalBody, {
         maxItems: 20,
-        description: 'Global discounts and surcharges (DscRcgGlobal), up to 20. Not on 43.',
+        description: `Global discounts and surcharges (DscRcgGlobal), up to 20. Not on ${listCodes(typesWhere((t) => !t.adjustments))}.`,
       }),
     ),
     montoBruto: Type.Optional(
       Type.Boolean({
-        description: '33, 34, 46, 52, 56, 61: line prices include IVA (MntBruto 1); not with impuestoAdicional.',
+        description: `${typesWhere((t) => t.grossPrices).join(', ')}: line prices include IVA (MntBruto 1); not with impuestoAdicional.`,
         examples: [true],
       }),
     ),
@@ -764,7 +769,7 @@ export const DteSchema = Type.Object(
   {
     id: Uuid('DTE id.'),
     tenantId: Uuid('The issuing tenant.'),
-    tipoDte: I('Document type (TipoDTE): 33, 34, 39, 41, 43, 46, 52, 56, 61, 110, 111 or 112.'),
+    tipoDte: I(`Document type (TipoDTE): ${listCodes(SUPPORTED_TIPOS_DTE, 'or')}.`),
     folio: I("Folio the document took (Folio), from the tenant's CAF of its type."),
     status: StatusField,
     fechaEmision: S('Date of issue (FchEmis), YYYY-MM-DD.'),
@@ -1012,7 +1017,7 @@ export const PdfQuery = Type.Object(
     cedible: Type.Optional(
       Type.Boolean({
         default: false,
-        description: 'The cedible copy, with the acuse de recibo (Ley 19.983): only for 33, 34, 43, 46 and 52 (others: 422 not_cedible).',
+        description: `The cedible copy, with the acuse de recibo (Ley 19.983): only for ${listCodes(typesWhere((t) => t.cedible !== null))} (others: 422 not_cedible).`,
       }),
     ),
   },

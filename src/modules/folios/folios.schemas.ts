@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { listCodes, SUPPORTED_TIPOS_DTE } from '../../dte/index.ts';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 export const MAX_CANTIDAD = 1000;
@@ -8,7 +9,7 @@ const Date_ = (description?: string) => Type.String({ format: 'date', ...(descri
 export const TipoDteField = Type.Integer({
   minimum: 1,
   maximum: 999,
-  description: 'Document type code: 33, 34, 39, 41, 46, 52, 56 or 61.',
+  description: `Document type code: ${listCodes(SUPPORTED_TIPOS_DTE, 'or')}.`,
 });
 
 export const FolioRequestBody = Type.Object(

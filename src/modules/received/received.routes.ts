@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import type { RouteModule } from '../../http/route-module.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { PageOf, withErrors } from '../../http/schemas.ts';
+import { listCodes, typesWhere } from '../../dte/index.ts';
 import {
   AcceptanceBody,
   AcceptanceXmlParams,
@@ -179,7 +180,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         tags: ['Received'],
         summary: 'Accept or claim a received factura (Ley 19.983), within its eight days, and register it at the SII',
         description:
-          'ACD or ERM → accepted; RCD, RFP or RFT → claimed; facturas 33 and 34 only (422 acceptance_not_applicable). After ' +
+          `ACD or ERM → accepted; RCD, RFP or RFT → claimed; facturas ${listCodes(typesWhere((t) => t.acciones.length > 0))} only (422 acceptance_not_applicable). After ` +
           'acceptanceDeadline → 409 acceptance_window_closed. As the SII registers them: an action already recorded returns the ' +
           'record; ACD and ERM go together, so do different claims; a claim after an acceptance → 409 document_already_accepted, ' +
           'an acceptance after a claim → 409 document_already_claimed. The answer is recorded with its signed document for the ' +
