@@ -75,7 +75,7 @@ export function typeNumberFindings(file: string, source: string): TypeNumberFind
     for (const [rule, re] of RULES) if (re.test(text)) out.push({ file, line: i + 1, rule, text: text.trim() });
   });
   // An object keyed only by type codes (two or more consecutive keys, every one a type code).
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     if (!KEY.test(lines[i]!)) {
       i++;
       continue;

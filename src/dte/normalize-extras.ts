@@ -201,7 +201,8 @@ function normalizeAduana(a: AduanaInput | undefined): NormalizedAduana | undefin
 
 export function normalizeExportacion(e: ExportacionInput | undefined, isExport: boolean): NormalizedExportacion | undefined {
   if (!isExport) {
-    if (e) throw new DteEngineError('invalid_field', `exportacion is only for export documents (${familyCodes('exportacion')})`, 'exportacion');
+    if (e)
+      throw new DteEngineError('invalid_field', `exportacion is only for export documents (${familyCodes('exportacion')})`, 'exportacion');
     return undefined;
   }
   if (!e) throw new DteEngineError('required_field', 'exportacion (with its moneda) is required on export documents', 'exportacion');
@@ -242,7 +243,12 @@ export interface NormalizedComision {
 export function normalizeComisiones(input: readonly ComisionInput[] | undefined, isLiquidacion: boolean): NormalizedComision[] {
   const list = input ?? [];
   if (!isLiquidacion) {
-    if (list.length > 0) throw new DteEngineError('invalid_field', `comisiones are only for liquidaciones-factura (${familyCodes('liquidacion')})`, 'comisiones');
+    if (list.length > 0)
+      throw new DteEngineError(
+        'invalid_field',
+        `comisiones are only for liquidaciones-factura (${familyCodes('liquidacion')})`,
+        'comisiones',
+      );
     return [];
   }
   if (list.length === 0)

@@ -138,8 +138,7 @@ function normalizeReceptor(
   type: DocumentType,
   strategy: DocumentStrategy,
 ): NormalizedDocument['receptor'] {
-  if (!r && type.receptorRequired)
-    throw new DteEngineError('required_field', 'receptor is required for this document type', 'receptor');
+  if (!r && type.receptorRequired) throw new DteEngineError('required_field', 'receptor is required for this document type', 'receptor');
   if (!r) return { rut: RUT_ANONYMOUS };
   const rut = toSiiRut(r.rut, 'receptor.rut');
   strategy.checkReceptorRut(rut, tipoDte);
@@ -186,7 +185,9 @@ function checkIndicators(input: DocumentInput, type: DocumentType, strategy: Doc
   if (input.montoBruto === true && !type.grossPrices)
     throw new DteEngineError(
       'invalid_field',
-      `montoBruto (prices include IVA) is for ${typesWhere((t) => t.grossPrices).join(', ').replace(/, (\d+)$/, ' and $1')}; boletas include IVA unless indMontoNeto`,
+      `montoBruto (prices include IVA) is for ${typesWhere((t) => t.grossPrices)
+        .join(', ')
+        .replace(/, (\d+)$/, ' and $1')}; boletas include IVA unless indMontoNeto`,
       'montoBruto',
     );
   if (input.indMontoNeto === true && !type.grossByDefault)

@@ -31,13 +31,13 @@ describe('document type numbers live in the catalogue (src/dte/catalogue.ts)', (
 
   it('does not flag numbers that are not type decisions', () => {
     expect(rules('const TOKEN_RE = /^act_[A-Za-z0-9_-]{43}$/;')).toEqual([]);
-    expect(rules("if (s.length === 43) ok();")).toEqual([]);
+    expect(rules('if (s.length === 43) ok();')).toEqual([]);
     expect(rules('if (folio === 61) ok();')).toEqual([]);
     expect(rules("const r = '11.111.111-1'; const t = '+56 2 2345 6789';")).toEqual([]);
     expect(rules('export const UNSUPPORTED_TAX_CODES = [14, 16, 28, 35, 40, 49, 50, 51, 52, 53];')).toEqual([]);
     // Tax codes 33, 34, 39 beside codes that are no document type: a tax table, not a type table.
     expect(rules("const TAX = {\n  '30': 'legumbres',\n  '33': 'madera',\n  '34': 'trigo',\n};")).toEqual([]);
-    expect(rules('const ENTITIES = { "\'": \'&#39;\' };')).toEqual([]);
+    expect(rules("const ENTITIES = { \"'\": '&#39;' };")).toEqual([]);
   });
 
   it('skips comments but not strings that look like them', () => {

@@ -106,7 +106,11 @@ export const boletaRules: FamilyRules = {
     ),
   indServicio: (given) => given ?? 3,
   checkLineIndExe: (d, p) =>
-    refuseIf(d.indExe !== undefined && ![1, 2, 6].includes(d.indExe), `${p}.indExe on a boleta is 1, 2 or 6 (EnvioBOLETA schema)`, `${p}.indExe`),
+    refuseIf(
+      d.indExe !== undefined && ![1, 2, 6].includes(d.indExe),
+      `${p}.indExe on a boleta is 1, 2 or 6 (EnvioBOLETA schema)`,
+      `${p}.indExe`,
+    ),
   checkLineRetenedor: (d, p) => refuseIf(d.retenedor === true, `${p}.retenedor does not exist on boletas`, `${p}.retenedor`),
   maxRecargoPct: 100,
   checkReference: (ref, p) => refuseIf(ref.indGlobal || ref.rutOtro, `${p}: boleta references have no indGlobal or rutOtro`, p),

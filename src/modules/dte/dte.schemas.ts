@@ -570,8 +570,7 @@ export const CreateDteBody = Type.Object(
     tipoDte: Type.Integer({
       minimum: 1,
       maximum: 999,
-      description:
-        `Document type (TipoDTE): ${describeTypes()}.`,
+      description: `Document type (TipoDTE): ${describeTypes()}.`,
       examples: [33],
     }),
     fechaEmision: Type.Optional(
