@@ -94,7 +94,7 @@ export interface DocumentType {
     printed: string;
     /** As a reference names it (TpoDocRef, SII-FORMATO §E) and the e-mails say it. */
     sentence: string;
-    /** As the SII writes it in its test sets (shared sets of certification; no accents). */
+    /** As the SII writes it in the test sets of its certification (capitals, no accents). */
     siiSet: string;
     /** The dashboard's short labels. */
     es: string;
