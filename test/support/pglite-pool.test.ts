@@ -23,7 +23,10 @@ async function dirty(pg: PGlite): Promise<void> {
       )
     ).rows;
     const checks = (
-      await pg.query<{ def: string }>(`select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = $1::regclass and contype = 'c'`, [table])
+      await pg.query<{ def: string }>(
+        `select pg_get_constraintdef(oid) as def from pg_constraint where conrelid = $1::regclass and contype = 'c'`,
+        [table],
+      )
     ).rows.map((r) => r.def);
     const values = cols.map((c) => valueFor(c.name, c.type, checks));
     await pg.query(`insert into ${table} (${cols.map((c) => c.name).join(', ')}) values (${values.join(', ')})`);
