@@ -19,10 +19,12 @@ const unitFiles = ['src', 'packages']
  */
 export default defineConfig({
   test: {
-    // Generous: some tests make hundreds of requests or run whole flows; on a loaded 2-core CI
-    // machine 60 s was too close. A hung test still fails, just later.
-    testTimeout: 180_000,
-    hookTimeout: 120_000,
+    // Short enough that a hang fails within a minute instead of three; long enough for an ordinary
+    // test on a loaded 2-core machine (the slowest of a DB-heavy batch took 38 s with the machine
+    // ~10x oversubscribed, docs/performance.md "The test suite"). Whole flows (test/e2e, the
+    // browser tests) set their own, longer timeouts.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     pool: 'forks',
     // One migrated PGlite template per run, copied by every test database (test/support/db.ts).
     globalSetup: ['test/support/pglite-template.setup.ts'],

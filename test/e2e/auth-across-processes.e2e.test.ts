@@ -40,7 +40,7 @@ describe.skipIf(SKIP)(title, () => {
       AUTH_FAILURE_RATE_LIMIT_BURST: '100',
     };
     [a, b] = await Promise.all([startServer(env), startServer(env)]);
-  });
+  }, 120_000); // starts two servers: processes
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     await db?.drop();

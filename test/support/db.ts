@@ -6,11 +6,13 @@ import { MAIN_MIGRATIONS, openDatabase } from '../../src/db/open.ts';
 import { createPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import type { Db } from '../../src/db/types.ts';
+import { givePglite, takePglite, type Pooled } from './pglite-pool.ts';
 import './pglite-template.setup.ts';
 
 /**
  * Database suites run on PGlite always, and on PostgreSQL too when TEST_DATABASE_URL is set.
- * Each PostgreSQL test database is a fresh schema, dropped at close.
+ * Each PostgreSQL test database is a fresh schema, dropped at close; each in-memory PGlite one is
+ * in its migrated state, made new or kept by the process from an earlier test (pglite-pool.ts).
  */
 export type Backend = 'pglite' | 'postgres';
 
@@ -27,16 +29,19 @@ export interface TestDb {
 export async function openTestDb(backend: Backend, opts: { migrationsDir?: string; dir?: string } = {}): Promise<TestDb> {
   if (backend === 'pglite') {
     const migrations = opts.migrationsDir ?? MAIN_MIGRATIONS;
-    const template = opts.dir ? undefined : templateOf(migrations);
-    if (template) {
-      // A copy of the run's migrated template (pglite-template.setup.ts); migrate() then finds
-      // nothing to do, and would catch a template older than the files.
-      const { db } = await createPglite(undefined, { loadDataDir: template });
-      await migrate(db, migrations);
+    if (opts.dir) {
+      const db = await openDatabase({ dir: opts.dir, migrationsDir: migrations });
       return { db, backend, close: () => db.close() };
     }
-    const db = await openDatabase({ dir: opts.dir, migrationsDir: migrations });
-    return { db, backend, close: () => db.close() };
+    // In memory: one the process kept from an earlier test, reset to its migrated state
+    // (pglite-pool.ts), or a copy of the run's migrated template.
+    const pooled = await takePglite(migrations, () => newPglite(migrations));
+    return {
+      // Closing `db` itself closes the database (some tests do, on purpose); it is then not kept.
+      db: { ...pooled.db, close: () => pooled.pg.close() },
+      backend,
+      close: () => givePglite(migrations, pooled),
+    };
   }
   const url = process.env.TEST_DATABASE_URL!;
   const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
@@ -56,6 +61,16 @@ export async function openTestDb(backend: Backend, opts: { migrationsDir?: strin
       await a.close();
     },
   };
+}
+
+/** A new in-memory database migrated with `migrations`. */
+export async function newPglite(migrations: string): Promise<Pooled> {
+  const template = templateOf(migrations);
+  // A copy of the run's migrated template (pglite-template.setup.ts); migrate() then finds nothing
+  // to do, and would catch a template older than the files.
+  const opened = await createPglite(undefined, template ? { loadDataDir: template } : {});
+  await migrate(opened.db, migrations);
+  return opened;
 }
 
 const templates = new Map<string, Blob | undefined>();

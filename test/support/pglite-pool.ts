@@ -1,0 +1,133 @@
+import type { PGlite } from '@electric-sql/pglite';
+import type { Db } from '../../src/db/types.ts';
+
+/**
+ * Migrated in-memory PGlite databases kept by a test process between tests, by migrations folder.
+ * Opening one, even from the migrated template, costs a second or more (it unpacks the 42 MB data
+ * directory and boots a WebAssembly PostgreSQL) and every test app opens two; putting one back in
+ * its migrated state costs tens of milliseconds (docs/performance.md "The test suite").
+ *
+ * A database is put back only when that is proven complete: every table emptied and every
+ * sequence restarted, session state discarded, and the schema's fingerprint (everything a test
+ * could have created or altered) equal to the one it had when it was made. Otherwise, or when
+ * the test closed it itself, it is dropped and the next test gets a new one.
+ */
+export interface Pooled {
+  pg: PGlite;
+  db: Db;
+}
+
+/** Up to this many idle databases per migrations folder (each holds its WebAssembly heap). */
+const MAX_IDLE = 2;
+/** A reset that does not finish in this time (a transaction left waiting) drops the database. */
+const RESET_TIMEOUT_MS = 10_000;
+
+interface Shape {
+  tables: string[];
+  sequences: string[];
+  fingerprint: string;
+}
+
+const idle = new Map<string, Pooled[]>();
+const shapes = new WeakMap<PGlite, Shape>();
+
+/** An idle database migrated with `migrations`, or a new one from `create`. */
+export async function takePglite(migrations: string, create: () => Promise<Pooled>): Promise<Pooled> {
+  const ready = idle.get(migrations)?.pop();
+  if (ready) return ready;
+  const made = await create();
+  shapes.set(made.pg, await shapeOf(made.pg));
+  return made;
+}
+
+/** Puts a database back in its migrated state and keeps it for the next test, or closes it. */
+export async function givePglite(migrations: string, p: Pooled): Promise<void> {
+  if (p.pg.closed) return;
+  const shape = shapes.get(p.pg);
+  let clean = false;
+  if (shape) {
+    try {
+      clean = await withTimeout(resetToMigrated(p.pg, shape), RESET_TIMEOUT_MS);
+    } catch {
+      clean = false;
+    }
+  }
+  const list = idle.get(migrations) ?? [];
+  if (clean && list.length < MAX_IDLE) {
+    list.push(p);
+    idle.set(migrations, list);
+    return;
+  }
+  await p.pg.close().catch(() => {});
+}
+
+/**
+ * Empties the tables and restarts the sequences the database had when made, and discards session
+ * state (settings, prepared statements, LISTEN, advisory locks, temporary tables, cursors). True
+ * only if the schema is then the one it was made with; schema_migrations keeps its rows (they are
+ * part of the migrated state).
+ */
+export async function resetToMigrated(pg: PGlite, shape: Shape): Promise<boolean> {
+  // Outside any transaction block (DISCARD ALL refuses to run in one): a test that left one open
+  // is rolled back first.
+  await pg.exec('rollback');
+  await pg.exec('discard all');
+  const statements: string[] = [];
+  if (shape.tables.length > 0) statements.push(`truncate ${shape.tables.join(', ')} restart identity cascade`);
+  for (const s of shape.sequences) statements.push(`alter sequence ${s} restart`);
+  if (statements.length > 0) await pg.exec(statements.join(';\n'));
+  return (await fingerprintOf(pg)) === shape.fingerprint;
+}
+
+/** The tables (but schema_migrations) and sequences of the user's schemas, and the fingerprint. */
+export async function shapeOf(pg: PGlite): Promise<Shape> {
+  const rel = async (kinds: string) =>
+    (
+      await pg.query<{ name: string }>(
+        `select format('%I.%I', n.nspname, c.relname) as name from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         where c.relkind = any($1::"char"[]) and ${USER_SCHEMA} and not (n.nspname = 'public' and c.relname = 'schema_migrations')
+         order by 1`,
+        [kinds.split('')],
+      )
+    ).rows.map((r) => r.name);
+  return { tables: await rel('rp'), sequences: await rel('S'), fingerprint: await fingerprintOf(pg) };
+}
+
+const USER_SCHEMA = `n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg\\_temp\\_%' and n.nspname not like 'pg\\_toast\\_temp\\_%'`;
+
+/**
+ * One string for everything a test could change outside table rows and sequence positions: the
+ * user's schemas, relations, columns, constraints, indexes, functions, triggers, types, enum
+ * labels, extensions, roles, large objects and the migrations recorded.
+ */
+export async function fingerprintOf(pg: PGlite): Promise<string> {
+  const parts = [
+    `select nspname from pg_namespace n where ${USER_SCHEMA}`,
+    `select format('%s.%s:%s', n.nspname, c.relname, c.relkind) from pg_class c join pg_namespace n on n.oid = c.relnamespace where ${USER_SCHEMA}`,
+    `select format('%s.%s.%s:%s:%s:%s:%s', n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+       pg_get_expr(d.adbin, d.adrelid), a.attisdropped)
+     from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+     left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum where a.attnum > 0 and ${USER_SCHEMA}`,
+    `select format('%s:%s', co.conname, pg_get_constraintdef(co.oid)) from pg_constraint co join pg_namespace n on n.oid = co.connamespace where ${USER_SCHEMA}`,
+    `select pg_get_indexdef(i.indexrelid) from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace where ${USER_SCHEMA}`,
+    `select format('%s.%s:%s', n.nspname, p.proname, md5(p.prosrc)) from pg_proc p join pg_namespace n on n.oid = p.pronamespace where ${USER_SCHEMA}`,
+    `select format('%s:%s:%s', t.tgname, t.tgenabled, pg_get_triggerdef(t.oid)) from pg_trigger t where not t.tgisinternal`,
+    `select format('%s.%s', n.nspname, t.typname) from pg_type t join pg_namespace n on n.oid = t.typnamespace where ${USER_SCHEMA}`,
+    `select format('%s:%s', enumtypid::regtype, enumlabel) from pg_enum`,
+    `select extname from pg_extension`,
+    `select rolname from pg_roles`,
+    `select oid::text from pg_largeobject_metadata`,
+    `select name from public.schema_migrations`,
+  ];
+  // Each part sorted by its text, so that rewriting a table's files (TRUNCATE) does not reorder it.
+  const sql = `select concat_ws(' | ', ${parts.map((p) => `(select md5(coalesce(string_agg(x, ',' order by x), '')) from (${p}) as s(x))`).join(', ')}) as f`;
+  return (await pg.query<{ f: string }>(sql)).rows[0]!.f;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`database reset took over ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
