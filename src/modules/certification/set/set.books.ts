@@ -57,7 +57,7 @@ export function parsePurchaseBook(lines: readonly string[], first: number, end: 
     const afecto = startsWithValue ? values[1] : values[0];
     const montoAfecto = afecto === undefined ? null : parseNumber(afecto, amountsLine, 'MONTO AFECTO');
     i++;
-    entries.push({ line, document: { name, code }, folio, observation, montoExento, montoAfecto });
+    entries.push({ line, documentType: { name, code }, folio, observation, montoExento, montoAfecto });
   }
   for (; i < end; i++) {
     const t = lines[i]!.trim();

@@ -54,7 +54,7 @@ export function parseCaseSection(
   const close = () => {
     if (!open) return;
     const { c, reason } = open;
-    if (c.document.code === 0)
+    if (c.documentType.code === 0)
       throw new SetParseError('case_without_document', c.line, `a line 'DOCUMENTO<tab>type name' in CASO ${c.id}`);
     if (reason) {
       if (c.reference) c.reference.reason = reason.text;
@@ -100,7 +100,7 @@ export function parseCaseSection(
       const name = cells.slice(1).join(' ');
       const code = documentTypeCode(name);
       if (code === undefined) throw new SetParseError('unknown_document_type', line, 'a document type name the SII uses', name);
-      c.document = { name, code };
+      c.documentType = { name, code };
       continue;
     }
     if (head === 'REFERENCIA') {
@@ -195,7 +195,7 @@ function newCase(section: SectionKind, id: string, number: number, line: number)
     section,
     number,
     line,
-    document: { name: '', code: 0 },
+    documentType: { name: '', code: 0 },
     reference: null,
     traslado: null,
     items: [],

@@ -56,7 +56,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
 
   it('básico 1–4: invoices with their lines, AFECTO/EXENTO names, line and global discounts', () => {
     const c1 = caseOf(cases, '4244618-1');
-    expect([c1.document, c1.line, c1.reference]).toEqual([{ name: 'FACTURA ELECTRONICA', code: 33 }, 15, null]);
+    expect([c1.documentType, c1.line, c1.reference]).toEqual([{ name: 'FACTURA ELECTRONICA', code: 33 }, 15, null]);
     expect(c1.items).toEqual([
       item(20, 'Cajón AFECTO', { cantidad: 139, precioUnitario: 1812 }),
       item(21, 'Relleno AFECTO', { cantidad: 59, precioUnitario: 2976 }),
@@ -83,7 +83,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
 
   it('básico 5–8: notes referencing other cases, double space in the name collapsed, with their reasons', () => {
     const ref = (id: string) => caseOf(cases, id).reference;
-    expect(caseOf(cases, '4244618-5').document).toEqual({ name: 'NOTA DE CREDITO ELECTRONICA', code: 61 });
+    expect(caseOf(cases, '4244618-5').documentType).toEqual({ name: 'NOTA DE CREDITO ELECTRONICA', code: 61 });
     expect(ref('4244618-5')).toEqual({
       line: 58,
       documentName: 'FACTURA ELECTRONICA',
@@ -104,7 +104,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
     ]);
     expect(ref('4244618-7')).toMatchObject({ caseId: '4244618-3', tipoDte: 33, reason: 'ANULA FACTURA' });
     expect(caseOf(cases, '4244618-7').items).toEqual([]);
-    expect(caseOf(cases, '4244618-8').document).toEqual({ name: 'NOTA DE DEBITO ELECTRONICA', code: 56 });
+    expect(caseOf(cases, '4244618-8').documentType).toEqual({ name: 'NOTA DE DEBITO ELECTRONICA', code: 56 });
     expect(ref('4244618-8')).toEqual({
       line: 83,
       documentName: 'NOTA DE CREDITO ELECTRONICA',
@@ -116,7 +116,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
 
   it('the purchase book: seven entries, exempt and taxed amounts by column, the 0.60 factor', () => {
     const book = sections[2]!.purchaseBook!;
-    expect(book.entries.map((e) => [e.line, e.document.code, e.folio, e.observation, e.montoExento, e.montoAfecto])).toEqual([
+    expect(book.entries.map((e) => [e.line, e.documentType.code, e.folio, e.observation, e.montoExento, e.montoAfecto])).toEqual([
       [100, 30, 234, 'FACTURA DEL GIRO CON DERECHO A CREDITO', null, 21081],
       [104, 33, 32, 'FACTURA DEL GIRO CON DERECHO A CREDITO', 8832, 6494],
       [108, 30, 781, 'FACTURA CON IVA USO COMUN', null, 29783],
@@ -125,7 +125,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
       [120, 46, 9, 'COMPRA CON RETENCION TOTAL DEL IVA', null, 9567],
       [124, 60, 211, 'NOTA DE CREDITO POR DESCUENTO FACTURA ELECTRONICA 32', null, 4434],
     ]);
-    expect(book.entries[1]!.document.name).toBe('FACTURA ELECTRONICA');
+    expect(book.entries[1]!.documentType.name).toBe('FACTURA ELECTRONICA');
     expect(book.factorProporcionalidadIva).toBe(0.6);
     expect(book.observations).toEqual([
       'OBSERVACIONES GENERALES',
@@ -136,7 +136,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
 
   it('guías: the reason for the move and who carries, priceless lines in case 1', () => {
     const [g1, g2, g3] = ['4244621-1', '4244621-2', '4244621-3'].map((id) => caseOf(cases, id));
-    expect(g1!.document).toEqual({ name: 'GUIA DE DESPACHO', code: 52 });
+    expect(g1!.documentType).toEqual({ name: 'GUIA DE DESPACHO', code: 52 });
     expect(g1!.traslado).toEqual({ motivo: 'TRASLADO DE MATERIALES ENTRE BODEGAS DE LA EMPRESA', indTraslado: 5, por: null, tipoDespacho: null });
     expect(g1!.items).toEqual([item(144, 'ITEM 1', { cantidad: 54 }), item(145, 'ITEM 2', { cantidad: 52 }), item(146, 'ITEM 3', { cantidad: 20 })]);
     expect(g2!.traslado).toEqual({ motivo: 'VENTA', indTraslado: 1, por: 'EMISOR DEL DOCUMENTO AL LOCAL DEL CLIENTE', tipoDespacho: 2 });
@@ -163,7 +163,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
 
   it('factura exenta: units, VALOR UNITARIO, notes without quantity, the Ñ of CIGÜEÑALES', () => {
     const e = (id: string) => caseOf(cases, `4244623-${id}`);
-    expect(e('1').document).toEqual({ name: 'FACTURA NO AFECTA O EXENTA ELECTRONICA', code: 34 });
+    expect(e('1').documentType).toEqual({ name: 'FACTURA NO AFECTA O EXENTA ELECTRONICA', code: 34 });
     expect(e('1').items).toEqual([item(184, 'HORAS PROGRAMADOR', { cantidad: 9, unidad: 'Hora', precioUnitario: 5590 })]);
     expect(e('2').reference).toMatchObject({ caseId: '4244623-1', tipoDte: 34, reason: 'MODIFICA MONTO' });
     expect(e('2').items).toEqual([item(191, 'HORAS PROGRAMADOR', { precioUnitario: 699 })]);
@@ -178,7 +178,7 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
       item(213, "CAPACITACION USO PLC's CNC", { cantidad: 1, precioUnitario: 218101 }),
     ]);
     expect(e('7').items).toEqual([item(220, 'CAPACITACION USO CIGUEÑALES', { precioUnitario: 162961 })]);
-    expect(e('8').document.code).toBe(56);
+    expect(e('8').documentType.code).toBe(56);
     expect(e('8').reference).toMatchObject({ caseId: '4244623-6', tipoDte: 34, reason: 'MODIFICA MONTO' });
     expect(e('8').items).toEqual([item(227, "CAPACITACION USO PLC's CNC", { precioUnitario: 43620 })]);
     expect(sections[5]!.notes[0]).toMatch(/^INDICACIÓN: No se debe señalar el monto IVA 19%/);
@@ -207,7 +207,7 @@ describe('set 02 (CRLF and LF mixed): counts and a sample', () => {
 
   it('export 1: the customs data translated with the Aduana tables', () => {
     const c = caseOf(cases, '4267223-1');
-    expect(c.document).toEqual({ name: 'FACTURA DE EXPORTACION ELECTRONICA', code: 110 });
+    expect(c.documentType).toEqual({ name: 'FACTURA DE EXPORTACION ELECTRONICA', code: 110 });
     expect(c.items).toEqual([item(236, 'CHATARRA DE ALUMINIO', { cantidad: 162, unidad: 'U', precioUnitario: 106 })]);
     expect(c.exportacion).toEqual({
       references: [{ name: 'MIC (MANIFIESTO INTERNACIONAL)', tipoDocRef: '810' }],
@@ -231,7 +231,7 @@ describe('set 02 (CRLF and LF mixed): counts and a sample', () => {
       nacionalidad: null,
     });
     const nc = caseOf(cases, '4267223-2');
-    expect([nc.document.code, nc.reference?.caseId, nc.items[0]?.cantidad, nc.observations]).toEqual([
+    expect([nc.documentType.code, nc.reference?.caseId, nc.items[0]?.cantidad, nc.observations]).toEqual([
       112,
       '4267223-1',
       54,
@@ -265,7 +265,7 @@ describe('set 02 (CRLF and LF mixed): counts and a sample', () => {
 
   it('liquidaciones: NETO/EXENTO lines with negative amounts, and commissions', () => {
     const c2 = caseOf(cases, '4267225-2');
-    expect(c2.document).toEqual({ name: 'LIQUIDACION FACTURA ELECTRONICA', code: 43 });
+    expect(c2.documentType).toEqual({ name: 'LIQUIDACION FACTURA ELECTRONICA', code: 43 });
     expect(c2.items.map((i) => [i.name, i.exento, i.cantidad, i.montoLinea])).toEqual([
       ['NETO FACTURA ELECTRÓNICA 4254', false, 1, 56736],
       ['EXENTO FACTURA ELECTRÓNICA 4254', true, 1, 26718],

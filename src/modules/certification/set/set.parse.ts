@@ -99,7 +99,7 @@ export function parseSet(input: string | Uint8Array, opts: { charset?: string } 
     if (!c.reference) continue;
     const target = byId.get(c.reference.caseId);
     if (!target) throw new SetParseError('missing_case', c.reference.line, `a reference to a case of this set`, `CASO ${c.reference.caseId}`);
-    c.reference.tipoDte = target.document.code;
+    c.reference.tipoDte = target.documentType.code;
   }
   const guias = sections.find((s) => s.kind === 'guias');
   for (const { section, instructions } of guideBooks) {

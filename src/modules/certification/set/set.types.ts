@@ -92,7 +92,7 @@ export interface SetCase {
   section: SectionKind;
   number: number;
   line: number;
-  document: Coded;
+  documentType: Coded;
   reference: CaseReference | null;
   /** Guías: MOTIVO (IndTraslado) and TRASLADO POR (TipoDespacho), codes null when not recognised. */
   traslado: { motivo: string; indTraslado: number | null; por: string | null; tipoDespacho: number | null } | null;
@@ -107,7 +107,7 @@ export interface SetCase {
 
 export interface PurchaseEntry {
   line: number;
-  document: Coded;
+  documentType: Coded;
   folio: number;
   /** The entry's observation, verbatim ("FACTURA CON IVA USO COMUN"). */
   observation: string;
