@@ -64,8 +64,28 @@ export const GUIA_TYPE = 52;
 export const LIQUIDACION_TYPE = 43;
 /** Purchase invoice: the buyer issues it and withholds the IVA. */
 export const FACTURA_COMPRA_TYPE = 46;
-/** The types of the purchase-book list this module maps a liquidated line to (NETO/EXENTO ... FACTURA...). */
-export const LIQUIDATED_TYPES = { afecta: 33, exenta: 34, notaCredito: 61, liquidacion: 43, boleta: 39 } as const;
+/**
+ * The retention a purchase invoice of the set's general case carries on each line, and its notes
+ * with it: code 15, IVA retenido total (src/dte/tax-codes.ts).
+ */
+export const IVA_RETENIDO_TOTAL = 15;
+/**
+ * The type a liquidación line liquidates (TpoDocLiq), from its name: "NETO FACTURAS ELECTRONICAS"
+ * 33, "EXENTO FACTURAS ELECTRONICAS" 34, "NETO FACTURAS" (paper) 30, "EXENTO FACTURAS" 32,
+ * "NETO NOTA DE CREDITO 328" 60, "… LIQUIDACION FACTURA ELECTRONICA 4554" 43, "BOLETAS" 39;
+ * undefined for anything else ("NETO ANTICIPO FACTURACION").
+ */
+export function liquidatedTypeOf(name: string): number | undefined {
+  const p = plain(name);
+  const electronic = /ELECTRONICA/.test(p);
+  const exempt = /\bEXENTO\b/.test(p);
+  if (/LIQUIDACION FACTURA/.test(p)) return electronic ? 43 : 40;
+  if (/NOTA DE CREDITO/.test(p)) return electronic ? 61 : 60;
+  if (/NOTA DE DEBITO/.test(p)) return electronic ? 56 : 55;
+  if (/BOLETAS?\b/.test(p)) return 39;
+  if (/\bFACTURAS?\b/.test(p) && !/ANTICIPO/.test(p)) return electronic ? (exempt ? 34 : 33) : exempt ? 32 : 30;
+  return undefined;
+}
 
 /**
  * A customs reference of an export case (`REFERENCIA: MIC (MANIFIESTO INTERNACIONAL)`): its
