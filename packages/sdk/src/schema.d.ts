@@ -10140,6 +10140,1787 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/certification/sets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant's test sets, newest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          iterator?: string;
+        };
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "object": "certification_set",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "sha256": "<sha256>",
+             *           "sections": [
+             *             {
+             *               "kind": "basico",
+             *               "title": "<title>",
+             *               "attentionNumber": "<attentionNumber>",
+             *               "line": 1,
+             *               "notes": [
+             *                 "<notes>"
+             *               ],
+             *               "caseIds": [
+             *                 "<caseIds>"
+             *               ],
+             *               "purchaseBook": {
+             *                 "entries": [
+             *                   {
+             *                     "line": 1,
+             *                     "documentType": {
+             *                       "name": "facturación",
+             *                       "code": "smtp_rejected"
+             *                     },
+             *                     "folio": 1234,
+             *                     "observation": "<observation>",
+             *                     "montoExento": 90000,
+             *                     "montoAfecto": 1
+             *                   }
+             *                 ],
+             *                 "factorProporcionalidadIva": 1,
+             *                 "observations": [
+             *                   "<observations>"
+             *                 ]
+             *               },
+             *               "guideBook": {
+             *                 "instructions": [
+             *                   {
+             *                     "line": 1,
+             *                     "caseId": "<caseId>",
+             *                     "status": "facturada",
+             *                     "text": "<text>"
+             *                   }
+             *                 ]
+             *               }
+             *             }
+             *           ],
+             *           "cases": [
+             *             {
+             *               "id": "<id>",
+             *               "section": "basico",
+             *               "number": 1,
+             *               "line": 1,
+             *               "documentType": {
+             *                 "name": "facturación",
+             *                 "code": "smtp_rejected"
+             *               },
+             *               "reference": {
+             *                 "line": 1,
+             *                 "documentName": "<documentName>",
+             *                 "caseId": "<caseId>",
+             *                 "tipoDte": 33,
+             *                 "reason": "<reason>"
+             *               },
+             *               "traslado": {
+             *                 "motivo": "<motivo>",
+             *                 "indTraslado": 1,
+             *                 "por": "<por>",
+             *                 "tipoDespacho": 2
+             *               },
+             *               "items": [
+             *                 {
+             *                   "line": 1,
+             *                   "name": "facturación",
+             *                   "exento": false,
+             *                   "cantidad": 10,
+             *                   "unidad": "%",
+             *                   "precioUnitario": 35000,
+             *                   "montoLinea": 1,
+             *                   "descuentoPct": 10,
+             *                   "recargoPct": 5
+             *                 }
+             *               ],
+             *               "charges": [
+             *                 {
+             *                   "line": 1,
+             *                   "name": "facturación",
+             *                   "exento": false,
+             *                   "cantidad": 10,
+             *                   "unidad": "%",
+             *                   "precioUnitario": 35000,
+             *                   "montoLinea": 1,
+             *                   "descuentoPct": 10,
+             *                   "recargoPct": 5
+             *                 }
+             *               ],
+             *               "globalAdjustments": [
+             *                 {
+             *                   "line": 1,
+             *                   "tipo": "descuento",
+             *                   "valor": 10,
+             *                   "unidad": "%",
+             *                   "exento": false,
+             *                   "text": "<text>"
+             *                 }
+             *               ],
+             *               "exportacion": {
+             *                 "references": [
+             *                   {
+             *                     "name": "facturación",
+             *                     "tipoDocRef": "33"
+             *                   }
+             *                 ],
+             *                 "moneda": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "formaPago": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "modalidadVenta": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "clausulaVenta": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "totalClausulaVenta": 1,
+             *                 "viaTransporte": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "puertoEmbarque": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "puertoDesembarque": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "unidadTara": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "unidadPesoBruto": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "unidadPesoNeto": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "tipoBulto": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "totalBultos": 1,
+             *                 "flete": 1,
+             *                 "seguro": 1,
+             *                 "paisReceptor": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "paisDestino": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "nacionalidad": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 }
+             *               },
+             *               "observations": [
+             *                 "<observations>"
+             *               ],
+             *               "document": null
+             *             }
+             *           ],
+             *           "progress": {
+             *             "cases": 1,
+             *             "documents": 1
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
+            'application/json': {
+              data: components['schemas']['CertificationSet'][];
+              iterator: string | null;
+              done: boolean;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Upload the SII's test set: read every section and case
+     * @description The set as the SII gives it, as the body with Content-Type text/plain (ISO-8859-1 as served, or UTF-8; a charset parameter is honoured, otherwise detected), or application/json {"text": "…"}. 201 with what was read; the same set again is 200 with the existing one (by the SHA-256 of its decoded text); another set is a second set. A text that is not a test set, or a line it cannot read: 422 certification_set_unreadable, details.line naming the line.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'text/plain':
+            | string
+            | {
+                /** @description The set's text as the SII gives it. */
+                text: string;
+              };
+          'application/json':
+            | string
+            | {
+                /** @description The set's text as the SII gives it. */
+                text: string;
+              };
+        };
+      };
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "<sha256>",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "<title>",
+             *           "attentionNumber": "<attentionNumber>",
+             *           "line": 1,
+             *           "notes": [
+             *             "<notes>"
+             *           ],
+             *           "caseIds": [
+             *             "<caseIds>"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 1,
+             *                 "documentType": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "folio": 1234,
+             *                 "observation": "<observation>",
+             *                 "montoExento": 90000,
+             *                 "montoAfecto": 1
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 1,
+             *             "observations": [
+             *               "<observations>"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 1,
+             *                 "caseId": "<caseId>",
+             *                 "status": "facturada",
+             *                 "text": "<text>"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "<id>",
+             *           "section": "basico",
+             *           "number": 1,
+             *           "line": 1,
+             *           "documentType": {
+             *             "name": "facturación",
+             *             "code": "smtp_rejected"
+             *           },
+             *           "reference": {
+             *             "line": 1,
+             *             "documentName": "<documentName>",
+             *             "caseId": "<caseId>",
+             *             "tipoDte": 33,
+             *             "reason": "<reason>"
+             *           },
+             *           "traslado": {
+             *             "motivo": "<motivo>",
+             *             "indTraslado": 1,
+             *             "por": "<por>",
+             *             "tipoDespacho": 2
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 1,
+             *               "name": "facturación",
+             *               "exento": false,
+             *               "cantidad": 10,
+             *               "unidad": "%",
+             *               "precioUnitario": 35000,
+             *               "montoLinea": 1,
+             *               "descuentoPct": 10,
+             *               "recargoPct": 5
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 1,
+             *               "name": "facturación",
+             *               "exento": false,
+             *               "cantidad": 10,
+             *               "unidad": "%",
+             *               "precioUnitario": 35000,
+             *               "montoLinea": 1,
+             *               "descuentoPct": 10,
+             *               "recargoPct": 5
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 1,
+             *               "tipo": "descuento",
+             *               "valor": 10,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "<text>"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "facturación",
+             *                 "tipoDocRef": "33"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "formaPago": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "totalClausulaVenta": 1,
+             *             "viaTransporte": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadTara": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "tipoBulto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "totalBultos": 1,
+             *             "flete": 1,
+             *             "seguro": 1,
+             *             "paisReceptor": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "paisDestino": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "nacionalidad": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             }
+             *           },
+             *           "observations": [
+             *             "<observations>"
+             *           ],
+             *           "document": null
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 1,
+             *         "documents": 1
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                title: string;
+                /** @description NUMERO DE ATENCION. */
+                attentionNumber: string;
+                /** @description Line of the set's text (1-based). */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /** @description Line of the set's text (1-based). */
+                    line: number;
+                    documentType: {
+                      name: string;
+                      code: number;
+                    };
+                    folio: number;
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /** @description Line of the set's text (1-based). */
+                    line: number;
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                number: number;
+                /** @description Line of the set's text (1-based). */
+                line: number;
+                documentType: {
+                  name: string;
+                  /** @description The SII document type code. */
+                  code: number;
+                };
+                reference: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  documentName: string;
+                  caseId: string;
+                  /** @description The referenced case's type. */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case; null until the set’s documents are created. */
+                document: null;
+              }[];
+              progress: {
+                cases: number;
+                /** @description Cases with their document made (0 until the documents step exists). */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Created. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "<sha256>",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "<title>",
+             *           "attentionNumber": "<attentionNumber>",
+             *           "line": 1,
+             *           "notes": [
+             *             "<notes>"
+             *           ],
+             *           "caseIds": [
+             *             "<caseIds>"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 1,
+             *                 "documentType": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "folio": 1234,
+             *                 "observation": "<observation>",
+             *                 "montoExento": 90000,
+             *                 "montoAfecto": 1
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 1,
+             *             "observations": [
+             *               "<observations>"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 1,
+             *                 "caseId": "<caseId>",
+             *                 "status": "facturada",
+             *                 "text": "<text>"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "<id>",
+             *           "section": "basico",
+             *           "number": 1,
+             *           "line": 1,
+             *           "documentType": {
+             *             "name": "facturación",
+             *             "code": "smtp_rejected"
+             *           },
+             *           "reference": {
+             *             "line": 1,
+             *             "documentName": "<documentName>",
+             *             "caseId": "<caseId>",
+             *             "tipoDte": 33,
+             *             "reason": "<reason>"
+             *           },
+             *           "traslado": {
+             *             "motivo": "<motivo>",
+             *             "indTraslado": 1,
+             *             "por": "<por>",
+             *             "tipoDespacho": 2
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 1,
+             *               "name": "facturación",
+             *               "exento": false,
+             *               "cantidad": 10,
+             *               "unidad": "%",
+             *               "precioUnitario": 35000,
+             *               "montoLinea": 1,
+             *               "descuentoPct": 10,
+             *               "recargoPct": 5
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 1,
+             *               "name": "facturación",
+             *               "exento": false,
+             *               "cantidad": 10,
+             *               "unidad": "%",
+             *               "precioUnitario": 35000,
+             *               "montoLinea": 1,
+             *               "descuentoPct": 10,
+             *               "recargoPct": 5
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 1,
+             *               "tipo": "descuento",
+             *               "valor": 10,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "<text>"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "facturación",
+             *                 "tipoDocRef": "33"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "formaPago": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "totalClausulaVenta": 1,
+             *             "viaTransporte": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadTara": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "tipoBulto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "totalBultos": 1,
+             *             "flete": 1,
+             *             "seguro": 1,
+             *             "paisReceptor": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "paisDestino": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "nacionalidad": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             }
+             *           },
+             *           "observations": [
+             *             "<observations>"
+             *           ],
+             *           "document": null
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 1,
+             *         "documents": 1
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                title: string;
+                /** @description NUMERO DE ATENCION. */
+                attentionNumber: string;
+                /** @description Line of the set's text (1-based). */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /** @description Line of the set's text (1-based). */
+                    line: number;
+                    documentType: {
+                      name: string;
+                      code: number;
+                    };
+                    folio: number;
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /** @description Line of the set's text (1-based). */
+                    line: number;
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                number: number;
+                /** @description Line of the set's text (1-based). */
+                line: number;
+                documentType: {
+                  name: string;
+                  /** @description The SII document type code. */
+                  code: number;
+                };
+                reference: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  documentName: string;
+                  caseId: string;
+                  /** @description The referenced case's type. */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case; null until the set’s documents are created. */
+                document: null;
+              }[];
+              progress: {
+                cases: number;
+                /** @description Cases with their document made (0 until the documents step exists). */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). This route: `certification_set_unreadable`. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A test set: what was read, and each case’s progress */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "<sha256>",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "<title>",
+             *           "attentionNumber": "<attentionNumber>",
+             *           "line": 1,
+             *           "notes": [
+             *             "<notes>"
+             *           ],
+             *           "caseIds": [
+             *             "<caseIds>"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 1,
+             *                 "documentType": {
+             *                   "name": "facturación",
+             *                   "code": "smtp_rejected"
+             *                 },
+             *                 "folio": 1234,
+             *                 "observation": "<observation>",
+             *                 "montoExento": 90000,
+             *                 "montoAfecto": 1
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 1,
+             *             "observations": [
+             *               "<observations>"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 1,
+             *                 "caseId": "<caseId>",
+             *                 "status": "facturada",
+             *                 "text": "<text>"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "<id>",
+             *           "section": "basico",
+             *           "number": 1,
+             *           "line": 1,
+             *           "documentType": {
+             *             "name": "facturación",
+             *             "code": "smtp_rejected"
+             *           },
+             *           "reference": {
+             *             "line": 1,
+             *             "documentName": "<documentName>",
+             *             "caseId": "<caseId>",
+             *             "tipoDte": 33,
+             *             "reason": "<reason>"
+             *           },
+             *           "traslado": {
+             *             "motivo": "<motivo>",
+             *             "indTraslado": 1,
+             *             "por": "<por>",
+             *             "tipoDespacho": 2
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 1,
+             *               "name": "facturación",
+             *               "exento": false,
+             *               "cantidad": 10,
+             *               "unidad": "%",
+             *               "precioUnitario": 35000,
+             *               "montoLinea": 1,
+             *               "descuentoPct": 10,
+             *               "recargoPct": 5
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 1,
+             *               "name": "facturación",
+             *               "exento": false,
+             *               "cantidad": 10,
+             *               "unidad": "%",
+             *               "precioUnitario": 35000,
+             *               "montoLinea": 1,
+             *               "descuentoPct": 10,
+             *               "recargoPct": 5
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 1,
+             *               "tipo": "descuento",
+             *               "valor": 10,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "<text>"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "facturación",
+             *                 "tipoDocRef": "33"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "formaPago": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "totalClausulaVenta": 1,
+             *             "viaTransporte": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadTara": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "tipoBulto": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "totalBultos": 1,
+             *             "flete": 1,
+             *             "seguro": 1,
+             *             "paisReceptor": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "paisDestino": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             },
+             *             "nacionalidad": {
+             *               "name": "facturación",
+             *               "code": "smtp_rejected"
+             *             }
+             *           },
+             *           "observations": [
+             *             "<observations>"
+             *           ],
+             *           "document": null
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 1,
+             *         "documents": 1
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                title: string;
+                /** @description NUMERO DE ATENCION. */
+                attentionNumber: string;
+                /** @description Line of the set's text (1-based). */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /** @description Line of the set's text (1-based). */
+                    line: number;
+                    documentType: {
+                      name: string;
+                      code: number;
+                    };
+                    folio: number;
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /** @description Line of the set's text (1-based). */
+                    line: number;
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                number: number;
+                /** @description Line of the set's text (1-based). */
+                line: number;
+                documentType: {
+                  name: string;
+                  /** @description The SII document type code. */
+                  code: number;
+                };
+                reference: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  documentName: string;
+                  caseId: string;
+                  /** @description The referenced case's type. */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /** @description Line of the set's text (1-based). */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /** @description As the set writes it. */
+                    name: string;
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case; null until the set’s documents are created. */
+                document: null;
+              }[];
+              progress: {
+                cases: number;
+                /** @description Cases with their document made (0 until the documents step exists). */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10757,6 +12538,231 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /** CertificationSet */
+    CertificationSet: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      object: 'certification_set';
+      /** Format: uuid */
+      tenantId: string;
+      /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+      sha256: string;
+      sections: {
+        /** @description Which section of the set. */
+        kind:
+          | 'basico'
+          | 'libro_ventas'
+          | 'libro_compras'
+          | 'guias'
+          | 'libro_guias'
+          | 'exenta'
+          | 'exportacion_1'
+          | 'exportacion_2'
+          | 'liquidaciones'
+          | 'factura_compra';
+        title: string;
+        /** @description NUMERO DE ATENCION. */
+        attentionNumber: string;
+        /** @description Line of the set's text (1-based). */
+        line: number;
+        /** @description The section's free text, verbatim, a line each. */
+        notes: string[];
+        caseIds: string[];
+        purchaseBook: {
+          entries: {
+            /** @description Line of the set's text (1-based). */
+            line: number;
+            documentType: {
+              name: string;
+              code: number;
+            };
+            folio: number;
+            observation: string;
+            montoExento: number | null;
+            montoAfecto: number | null;
+          }[];
+          factorProporcionalidadIva: number | null;
+          observations: string[];
+        } | null;
+        guideBook: {
+          instructions: {
+            /** @description Line of the set's text (1-based). */
+            line: number;
+            caseId: string;
+            status: 'facturada' | 'anulada';
+            text: string;
+          }[];
+        } | null;
+      }[];
+      cases: {
+        /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+        id: string;
+        /** @description Which section of the set. */
+        section:
+          | 'basico'
+          | 'libro_ventas'
+          | 'libro_compras'
+          | 'guias'
+          | 'libro_guias'
+          | 'exenta'
+          | 'exportacion_1'
+          | 'exportacion_2'
+          | 'liquidaciones'
+          | 'factura_compra';
+        number: number;
+        /** @description Line of the set's text (1-based). */
+        line: number;
+        documentType: {
+          name: string;
+          /** @description The SII document type code. */
+          code: number;
+        };
+        reference: {
+          /** @description Line of the set's text (1-based). */
+          line: number;
+          documentName: string;
+          caseId: string;
+          /** @description The referenced case's type. */
+          tipoDte: number;
+          reason: string | null;
+        } | null;
+        traslado: {
+          motivo: string;
+          indTraslado: number | null;
+          por: string | null;
+          tipoDespacho: number | null;
+        } | null;
+        items: {
+          /** @description Line of the set's text (1-based). */
+          line: number;
+          /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+          name: string;
+          /** @description The name carries the word EXENTO. */
+          exento: boolean;
+          cantidad: number | null;
+          unidad: string | null;
+          precioUnitario: number | null;
+          montoLinea: number | null;
+          descuentoPct: number | null;
+          recargoPct: number | null;
+        }[];
+        /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+        charges: {
+          /** @description Line of the set's text (1-based). */
+          line: number;
+          /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+          name: string;
+          /** @description The name carries the word EXENTO. */
+          exento: boolean;
+          cantidad: number | null;
+          unidad: string | null;
+          precioUnitario: number | null;
+          montoLinea: number | null;
+          descuentoPct: number | null;
+          recargoPct: number | null;
+        }[];
+        globalAdjustments: {
+          /** @description Line of the set's text (1-based). */
+          line: number;
+          tipo: 'descuento' | 'recargo';
+          valor: number;
+          unidad: '%' | '$';
+          exento: boolean;
+          text: string;
+        }[];
+        exportacion: {
+          references: {
+            name: string;
+            tipoDocRef: string | null;
+          }[];
+          moneda: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          formaPago: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          modalidadVenta: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          clausulaVenta: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          totalClausulaVenta: number | null;
+          viaTransporte: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          puertoEmbarque: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          puertoDesembarque: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          unidadTara: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          unidadPesoBruto: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          unidadPesoNeto: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          tipoBulto: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          totalBultos: number | null;
+          flete: number | null;
+          seguro: number | null;
+          paisReceptor: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          paisDestino: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+          nacionalidad: {
+            /** @description As the set writes it. */
+            name: string;
+            code: number;
+          } | null;
+        } | null;
+        observations: string[];
+        /** @description The document made for this case; null until the set’s documents are created. */
+        document: null;
+      }[];
+      progress: {
+        cases: number;
+        /** @description Cases with their document made (0 until the documents step exists). */
+        documents: number;
+      };
+      /** Format: date-time */
+      createdAt: string;
     };
   };
   responses: never;
