@@ -6,7 +6,8 @@ import { receivedFacturas } from '../support/received.ts';
 import { zeroPng } from '../support/zero-png.ts';
 
 /** A test set small enough to read at a glance (docs/certification.md). */
-const CERTIFICATION_SET = 'SET BASICO - NUMERO DE ATENCION: 1\nCASO 1-1\n====\nDOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\tPRECIO UNITARIO\nUno\t\t1\t\t1000\n';
+const CERTIFICATION_SET =
+  'SET BASICO - NUMERO DE ATENCION: 1\nCASO 1-1\n====\nDOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\tPRECIO UNITARIO\nUno\t\t1\t\t1000\n';
 
 /**
  * Account isolation on every route with a path parameter, read from the OpenAPI document (a route

@@ -22,9 +22,14 @@ const setBodyValidation: FastifySchemaCompiler<unknown> = (route) =>
         Buffer.isBuffer(body) || isTextBody(body)
           ? { value: body }
           : {
-              error: new AppError('invalid_request', 'invalid_field', 'Send {"text": "…"} with the set\'s text, or the text itself as text/plain.', {
-                param: 'text',
-              }),
+              error: new AppError(
+                'invalid_request',
+                'invalid_field',
+                'Send {"text": "…"} with the set\'s text, or the text itself as text/plain.',
+                {
+                  param: 'text',
+                },
+              ),
             }
     : validatorCompiler(route);
 
@@ -55,10 +60,7 @@ const routes: RouteModule = async (app, { ctx }) => {
             'is not a test set, or a line it cannot read: 422 certification_set_unreadable, details.line naming the line.',
           consumes: ['text/plain', 'application/json'],
           body: {
-            oneOf: [
-              { type: 'string', description: "The set's text (text/plain)." },
-              SetTextBody,
-            ],
+            oneOf: [{ type: 'string', description: "The set's text (text/plain)." }, SetTextBody],
           },
           params: TenantParams,
           response: withErrors({ 200: CertificationSetSchema, 201: CertificationSetSchema }),

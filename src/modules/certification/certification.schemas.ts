@@ -41,7 +41,10 @@ const Item = Type.Object({
 const ExportData = Type.Object(
   {
     references: Type.Array(
-      Type.Object({ name: Text(200), tipoDocRef: Nullable(Text(3, 'TpoDocRef of the customs document (807 DUS, 809 AWB, 810 MIC/DTA…).')) }),
+      Type.Object({
+        name: Text(200),
+        tipoDocRef: Nullable(Text(3, 'TpoDocRef of the customs document (807 DUS, 809 AWB, 810 MIC/DTA…).')),
+      }),
     ),
     moneda: Coded('MONEDA DE LA OPERACION (Aduana currency table)'),
     formaPago: Coded('FORMA DE PAGO EXPORTACION (FmaPagExp)'),

@@ -87,7 +87,9 @@ describeEachDb('certification sets', (backend) => {
 
   it('a text it cannot read is a 422 naming the line; nothing is kept', async () => {
     const before = (await t.call(key, { method: 'GET', url: url() })).json().data.length;
-    const bad = await upload('SET BASICO - NUMERO DE ATENCION: 1\nCASO 1-1\n=====\nDOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\nUno\t\tdiez\n');
+    const bad = await upload(
+      'SET BASICO - NUMERO DE ATENCION: 1\nCASO 1-1\n=====\nDOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\nUno\t\tdiez\n',
+    );
     expect(bad.statusCode).toBe(422);
     expect(bad.json().error).toMatchObject({
       code: 'certification_set_unreadable',
@@ -96,7 +98,11 @@ describeEachDb('certification sets', (backend) => {
     });
     expect(bad.json().error.message).toMatch(/Line 6: expected CANTIDAD as a number, found 'diez'/);
     const xml = await upload('<?xml version="1.0"?><EnvioDTE/>');
-    expect([xml.statusCode, xml.json().error.code, xml.json().error.details.reason]).toEqual([422, 'certification_set_unreadable', 'not_a_test_set']);
+    expect([xml.statusCode, xml.json().error.code, xml.json().error.details.reason]).toEqual([
+      422,
+      'certification_set_unreadable',
+      'not_a_test_set',
+    ]);
     const empty = await t.call(key, { method: 'POST', url: url(), payload: { text: ' ' } });
     expect([empty.statusCode, empty.json().error.details.reason]).toEqual([422, 'empty']);
     expect((await t.call(key, { method: 'GET', url: url() })).json().data.length).toBe(before);

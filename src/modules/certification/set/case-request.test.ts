@@ -9,7 +9,8 @@ import { parseSet } from './set.parse.ts';
  * computed by hand below (IVA 19 %, rounded half up to whole pesos) and the engine's `prepareDte`
  * must agree with the body built for them.
  */
-const read = (n: string) => parseSet(readFileSync(new URL(`../../../../test/fixtures/certification/SIISetDePruebas-${n}.txt`, import.meta.url)));
+const read = (n: string) =>
+  parseSet(readFileSync(new URL(`../../../../test/fixtures/certification/SIISetDePruebas-${n}.txt`, import.meta.url)));
 const emisor = {
   rut: '76.192.083-9',
   razonSocial: 'Servicios Ejemplo SpA',
@@ -21,8 +22,22 @@ const emisor = {
 };
 const opts = {
   fecha: '2026-11-28',
-  receptor: { rut: '77.777.777-7', razonSocial: 'Cliente SpA', giro: 'Comercio', direccion: 'Calle 1', comuna: 'Santiago', ciudad: 'Santiago' },
-  emisor: { rut: emisor.rut, razonSocial: emisor.razonSocial, giro: emisor.giro, direccion: emisor.direccion, comuna: emisor.comuna, ciudad: emisor.ciudad },
+  receptor: {
+    rut: '77.777.777-7',
+    razonSocial: 'Cliente SpA',
+    giro: 'Comercio',
+    direccion: 'Calle 1',
+    comuna: 'Santiago',
+    ciudad: 'Santiago',
+  },
+  emisor: {
+    rut: emisor.rut,
+    razonSocial: emisor.razonSocial,
+    giro: emisor.giro,
+    direccion: emisor.direccion,
+    comuna: emisor.comuna,
+    ciudad: emisor.ciudad,
+  },
   receptorExtranjero: { rut: '55.555.555-5', razonSocial: 'Globex', giro: 'Import', direccion: '1 Main St', ciudad: 'Bremen' },
 };
 /** The engine's view of a body: pending references get a stand-in folio, as they will get a real one. */
@@ -130,7 +145,14 @@ describe('set 02: exports, liquidaciones, factura de compra', () => {
     expect(r.body.exportacion).toMatchObject({
       moneda: 'DOLAR USA',
       formaPago: 11,
-      aduana: { modalidadVenta: 1, clausulaVenta: 5, viaTransporte: 4, puertoEmbarque: 903, puertoDesembarque: 591, bultos: [{ tipo: 76, cantidad: 16 }] },
+      aduana: {
+        modalidadVenta: 1,
+        clausulaVenta: 5,
+        viaTransporte: 4,
+        puertoEmbarque: 903,
+        puertoDesembarque: 591,
+        bultos: [{ tipo: 76, cantidad: 16 }],
+      },
     });
     expect(r.body.descuentosGlobales).toEqual([
       { tipo: 'recargo', valor: 23.11, unidad: '$', glosa: 'FLETE' },

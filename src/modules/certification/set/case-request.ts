@@ -146,9 +146,11 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
       // applies to every unit of the item (the SII's instructions for the test set, I.4.e).
       detalle = c.items.map((it) => {
         const original = target?.items.find((o) => same(o.name, it.name));
-        if (!original) limits.push(`line '${it.name}' is not a line of CASO ${c.reference!.caseId}: its price and quantity are the note's own`);
+        if (!original)
+          limits.push(`line '${it.name}' is not a line of CASO ${c.reference!.caseId}: its price and quantity are the note's own`);
         // A note on an exempt document (a 34) or an exempt line corrects exempt amounts.
-        const exentoOriginal = (target !== undefined && EXEMPT_DOCUMENT_TYPES.includes(target.documentType.code)) || original?.exento === true;
+        const exentoOriginal =
+          (target !== undefined && EXEMPT_DOCUMENT_TYPES.includes(target.documentType.code)) || original?.exento === true;
         return lineOf(
           {
             ...it,
@@ -215,7 +217,12 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
       if (x.nacionalidad || x.paisReceptor)
         body.receptor = { ...body.receptor, extranjero: { nacionalidad: String((x.nacionalidad ?? x.paisReceptor)!.code) } };
       for (const ref of x.references) {
-        referencias.push({ tipoDocRef: ref.tipoDocRef ?? ref.name.slice(0, 3), folioRef: 1, fechaRef: opts.fecha, razonRef: ref.name.slice(0, 90) });
+        referencias.push({
+          tipoDocRef: ref.tipoDocRef ?? ref.name.slice(0, 3),
+          folioRef: 1,
+          fechaRef: opts.fecha,
+          razonRef: ref.name.slice(0, 90),
+        });
         limits.push(`customs reference '${ref.name}': the set gives no number; folioRef 1 is written`);
       }
       // Freight and insurance go in the customs fields and, says the set, as two global surcharges.
@@ -252,7 +259,11 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
   return { caseId: c.id, body, pending, limits };
 }
 
-function lineOf(it: Pick<SetItem, 'name' | 'exento' | 'cantidad' | 'unidad' | 'precioUnitario' | 'montoLinea' | 'descuentoPct' | 'recargoPct'>, tipoDte: number, exempt: boolean) {
+function lineOf(
+  it: Pick<SetItem, 'name' | 'exento' | 'cantidad' | 'unidad' | 'precioUnitario' | 'montoLinea' | 'descuentoPct' | 'recargoPct'>,
+  tipoDte: number,
+  exempt: boolean,
+) {
   const l: Omit<RequestLine, 'montoItem'> = { nombre: it.name };
   if (it.montoLinea !== null && it.precioUnitario === null) {
     // A line value without a price: the whole value over the quantity, or one unit of it.

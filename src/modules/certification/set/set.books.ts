@@ -23,7 +23,11 @@ export function parsePurchaseBook(lines: readonly string[], first: number, end: 
   const header: string[] = [];
   while (i < end && !RULE.test(lines[i]!.trim())) header.push(lines[i++]!.trim());
   if (i >= end || !/^TIPO DOCUMENTO/.test(header[0] ?? '') || !/EXENTO/.test(header.join(' ')))
-    throw new SetParseError('not_a_test_set', first + 1, 'the purchase list header TIPO DOCUMENTO … FOLIO / OBSERVACIONES / MONTO EXENTO … MONTO AFECTO');
+    throw new SetParseError(
+      'not_a_test_set',
+      first + 1,
+      'the purchase list header TIPO DOCUMENTO … FOLIO / OBSERVACIONES / MONTO EXENTO … MONTO AFECTO',
+    );
   i++;
   const entries: PurchaseEntry[] = [];
   for (;;) {
@@ -34,7 +38,9 @@ export function parsePurchaseBook(lines: readonly string[], first: number, end: 
       break;
     }
     const line = i + 1;
-    const cells = lines[i]!.split('\t').map((c) => c.trim()).filter((c) => c !== '');
+    const cells = lines[i]!.split('\t')
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
     const name = cells[0] ?? '';
     const code = documentTypeCode(name);
     if (cells.length !== 2 || code === undefined)

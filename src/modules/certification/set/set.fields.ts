@@ -85,8 +85,7 @@ export function applyExportField(data: ExportData, key: string, value: string, l
   }
   for (const { field, table } of EXPORT_CODED[key] ?? []) {
     const code = aduanaCode(table, value);
-    if (code === undefined)
-      throw new SetParseError('unknown_code', line, `a name of the Aduana's table ${table} for ${key}`, value);
+    if (code === undefined) throw new SetParseError('unknown_code', line, `a name of the Aduana's table ${table} for ${key}`, value);
     (data as unknown as Record<string, Coded>)[field] = { name: value, code };
   }
 }

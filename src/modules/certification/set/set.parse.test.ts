@@ -137,8 +137,17 @@ describe('set 01 (LF, ISO-8859-1): every case', () => {
   it('guías: the reason for the move and who carries, priceless lines in case 1', () => {
     const [g1, g2, g3] = ['4244621-1', '4244621-2', '4244621-3'].map((id) => caseOf(cases, id));
     expect(g1!.documentType).toEqual({ name: 'GUIA DE DESPACHO', code: 52 });
-    expect(g1!.traslado).toEqual({ motivo: 'TRASLADO DE MATERIALES ENTRE BODEGAS DE LA EMPRESA', indTraslado: 5, por: null, tipoDespacho: null });
-    expect(g1!.items).toEqual([item(144, 'ITEM 1', { cantidad: 54 }), item(145, 'ITEM 2', { cantidad: 52 }), item(146, 'ITEM 3', { cantidad: 20 })]);
+    expect(g1!.traslado).toEqual({
+      motivo: 'TRASLADO DE MATERIALES ENTRE BODEGAS DE LA EMPRESA',
+      indTraslado: 5,
+      por: null,
+      tipoDespacho: null,
+    });
+    expect(g1!.items).toEqual([
+      item(144, 'ITEM 1', { cantidad: 54 }),
+      item(145, 'ITEM 2', { cantidad: 52 }),
+      item(146, 'ITEM 3', { cantidad: 20 }),
+    ]);
     expect(g2!.traslado).toEqual({ motivo: 'VENTA', indTraslado: 1, por: 'EMISOR DEL DOCUMENTO AL LOCAL DEL CLIENTE', tipoDespacho: 2 });
     expect(g2!.items).toEqual([
       item(156, 'ITEM 1', { cantidad: 60, precioUnitario: 1797 }),
@@ -238,7 +247,11 @@ describe('set 02 (CRLF and LF mixed): counts and a sample', () => {
       ['EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA'],
     ]);
     // "NOTA DE CREDITO CORRESPONDIENTE A CASO …-2": the type is the referenced case's, 112.
-    expect(caseOf(cases, '4267223-3').reference).toMatchObject({ documentName: 'NOTA DE CREDITO', tipoDte: 112, reason: 'ANULA NOTA DE CREDITO' });
+    expect(caseOf(cases, '4267223-3').reference).toMatchObject({
+      documentName: 'NOTA DE CREDITO',
+      tipoDte: 112,
+      reason: 'ANULA NOTA DE CREDITO',
+    });
   });
 
   it('export 2: line value, line surcharge and discount, global surcharge over the clause, nationality', () => {
@@ -259,7 +272,12 @@ describe('set 02 (CRLF and LF mixed): counts and a sample', () => {
     ]);
     expect(c2.globalAdjustments).toMatchObject([{ tipo: 'recargo', valor: 11, unidad: '%' }]);
     expect(c2.exportacion?.references.map((r) => r.tipoDocRef)).toEqual(['807', '809']);
-    expect(c2.exportacion).toMatchObject({ modalidadVenta: { code: 3 }, unidadPesoBruto: { code: 17 }, unidadPesoNeto: { code: 9 }, tipoBulto: { code: 89 } });
+    expect(c2.exportacion).toMatchObject({
+      modalidadVenta: { code: 3 },
+      unidadPesoBruto: { code: 17 },
+      unidadPesoNeto: { code: 9 },
+      tipoBulto: { code: 89 },
+    });
     expect(caseOf(cases, '4267224-3').exportacion).toMatchObject({ moneda: { code: 13 }, nacionalidad: { name: 'ITALIA', code: 504 } });
   });
 
@@ -322,7 +340,10 @@ describe('what it cannot read: a typed error naming the line', () => {
     expect(e.message).toBe("Line 8: expected CANTIDAD as a number, found '1O'.");
   });
   it('a row with more values than columns', () => {
-    expect(fails(`${head}DOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\nUno\t\t1\t\t10\n`)).toMatchObject({ reason: 'bad_item_row', line: 7 });
+    expect(fails(`${head}DOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\nUno\t\t1\t\t10\n`)).toMatchObject({
+      reason: 'bad_item_row',
+      line: 7,
+    });
   });
   it('a reference to a case the set does not have', () => {
     const text = `${head}DOCUMENTO\tNOTA DE CREDITO ELECTRONICA\nREFERENCIA\t\tFACTURA ELECTRONICA CORRESPONDIENTE A CASO 100-9\nRAZON REFERENCIA\tANULA\n`;

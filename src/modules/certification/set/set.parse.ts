@@ -53,7 +53,12 @@ export function parseSet(input: string | Uint8Array, opts: { charset?: string } 
     headings.push({ index, kind, title: t, attentionNumber: m[2]! });
   });
   if (headings.length === 0)
-    throw new SetParseError('not_a_test_set', firstText + 1, "an SII test set, with headings 'SET <title> - NUMERO DE ATENCION: <number>'", lines[firstText]!.trim());
+    throw new SetParseError(
+      'not_a_test_set',
+      firstText + 1,
+      "an SII test set, with headings 'SET <title> - NUMERO DE ATENCION: <number>'",
+      lines[firstText]!.trim(),
+    );
 
   const sections: SetSection[] = [];
   const cases: SetCase[] = [];
@@ -98,7 +103,8 @@ export function parseSet(input: string | Uint8Array, opts: { charset?: string } 
   for (const c of cases) {
     if (!c.reference) continue;
     const target = byId.get(c.reference.caseId);
-    if (!target) throw new SetParseError('missing_case', c.reference.line, `a reference to a case of this set`, `CASO ${c.reference.caseId}`);
+    if (!target)
+      throw new SetParseError('missing_case', c.reference.line, `a reference to a case of this set`, `CASO ${c.reference.caseId}`);
     c.reference.tipoDte = target.documentType.code;
   }
   const guias = sections.find((s) => s.kind === 'guias');
@@ -106,8 +112,7 @@ export function parseSet(input: string | Uint8Array, opts: { charset?: string } 
     section.guideBook = {
       instructions: instructions.map((x) => {
         const caseId = guias ? `${guias.attentionNumber}-${x.number}` : '';
-        if (!byId.has(caseId))
-          throw new SetParseError('missing_case', x.line, 'a case of the SET GUIA DE DESPACHO section', x.text);
+        if (!byId.has(caseId)) throw new SetParseError('missing_case', x.line, 'a case of the SET GUIA DE DESPACHO section', x.text);
         return { line: x.line, caseId, status: x.status, text: x.text };
       }),
     };

@@ -47,7 +47,9 @@ function table(name: AduanaTable): Map<string, number> {
   let t = loaded.get(name);
   if (!t) {
     t = new Map();
-    const rows = readFileSync(path.join(DIR, `${name}.csv`), 'utf8').split(/\r?\n/).slice(1);
+    const rows = readFileSync(path.join(DIR, `${name}.csv`), 'utf8')
+      .split(/\r?\n/)
+      .slice(1);
     for (const row of rows) {
       if (!row.trim()) continue;
       const [code, label] = cells(row);
