@@ -10175,45 +10175,45 @@ export interface paths {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
              *           "object": "certification_set",
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
-             *           "sha256": "<sha256>",
+             *           "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
              *           "sections": [
              *             {
              *               "kind": "basico",
-             *               "title": "<title>",
-             *               "attentionNumber": "<attentionNumber>",
-             *               "line": 1,
+             *               "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *               "attentionNumber": "4244618",
+             *               "line": 29,
              *               "notes": [
-             *                 "<notes>"
+             *                 "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
              *               ],
              *               "caseIds": [
-             *                 "<caseIds>"
+             *                 "4244618-1"
              *               ],
              *               "purchaseBook": {
              *                 "entries": [
              *                   {
-             *                     "line": 1,
+             *                     "line": 29,
              *                     "documentType": {
-             *                       "name": "facturación",
-             *                       "code": "smtp_rejected"
+             *                       "name": "FACTURA",
+             *                       "code": 30
              *                     },
-             *                     "folio": 1234,
-             *                     "observation": "<observation>",
-             *                     "montoExento": 90000,
-             *                     "montoAfecto": 1
+             *                     "folio": 234,
+             *                     "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                     "montoExento": 8832,
+             *                     "montoAfecto": 21081
              *                   }
              *                 ],
-             *                 "factorProporcionalidadIva": 1,
+             *                 "factorProporcionalidadIva": 0.6,
              *                 "observations": [
-             *                   "<observations>"
+             *                   "DEL IVA ES DE 0.60"
              *                 ]
              *               },
              *               "guideBook": {
              *                 "instructions": [
              *                   {
-             *                     "line": 1,
-             *                     "caseId": "<caseId>",
+             *                     "line": 29,
+             *                     "caseId": "4244621-3",
              *                     "status": "facturada",
-             *                     "text": "<text>"
+             *                     "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
              *                   }
              *                 ]
              *               }
@@ -10221,140 +10221,140 @@ export interface paths {
              *           ],
              *           "cases": [
              *             {
-             *               "id": "<id>",
+             *               "id": "4244618-2",
              *               "section": "basico",
-             *               "number": 1,
-             *               "line": 1,
+             *               "number": 2,
+             *               "line": 29,
              *               "documentType": {
-             *                 "name": "facturación",
-             *                 "code": "smtp_rejected"
+             *                 "name": "FACTURA ELECTRONICA",
+             *                 "code": 33
              *               },
              *               "reference": {
-             *                 "line": 1,
-             *                 "documentName": "<documentName>",
-             *                 "caseId": "<caseId>",
+             *                 "line": 29,
+             *                 "documentName": "FACTURA ELECTRONICA",
+             *                 "caseId": "4244618-2",
              *                 "tipoDte": 33,
-             *                 "reason": "<reason>"
+             *                 "reason": "DEVOLUCION DE MERCADERIAS"
              *               },
              *               "traslado": {
-             *                 "motivo": "<motivo>",
+             *                 "motivo": "VENTA",
              *                 "indTraslado": 1,
-             *                 "por": "<por>",
-             *                 "tipoDespacho": 2
+             *                 "por": "CLIENTE",
+             *                 "tipoDespacho": 1
              *               },
              *               "items": [
              *                 {
-             *                   "line": 1,
-             *                   "name": "facturación",
+             *                   "line": 29,
+             *                   "name": "Pañuelo AFECTO",
              *                   "exento": false,
-             *                   "cantidad": 10,
-             *                   "unidad": "%",
-             *                   "precioUnitario": 35000,
-             *                   "montoLinea": 1,
-             *                   "descuentoPct": 10,
-             *                   "recargoPct": 5
+             *                   "cantidad": 416,
+             *                   "unidad": "Hora",
+             *                   "precioUnitario": 3293,
+             *                   "montoLinea": 807984,
+             *                   "descuentoPct": 6,
+             *                   "recargoPct": 10
              *                 }
              *               ],
              *               "charges": [
              *                 {
-             *                   "line": 1,
-             *                   "name": "facturación",
+             *                   "line": 29,
+             *                   "name": "Pañuelo AFECTO",
              *                   "exento": false,
-             *                   "cantidad": 10,
-             *                   "unidad": "%",
-             *                   "precioUnitario": 35000,
-             *                   "montoLinea": 1,
-             *                   "descuentoPct": 10,
-             *                   "recargoPct": 5
+             *                   "cantidad": 416,
+             *                   "unidad": "Hora",
+             *                   "precioUnitario": 3293,
+             *                   "montoLinea": 807984,
+             *                   "descuentoPct": 6,
+             *                   "recargoPct": 10
              *                 }
              *               ],
              *               "globalAdjustments": [
              *                 {
-             *                   "line": 1,
+             *                   "line": 29,
              *                   "tipo": "descuento",
-             *                   "valor": 10,
+             *                   "valor": 12,
              *                   "unidad": "%",
              *                   "exento": false,
-             *                   "text": "<text>"
+             *                   "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
              *                 }
              *               ],
              *               "exportacion": {
              *                 "references": [
              *                   {
-             *                     "name": "facturación",
-             *                     "tipoDocRef": "33"
+             *                     "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                     "tipoDocRef": "810"
              *                   }
              *                 ],
              *                 "moneda": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "DOLAR USA",
+             *                   "code": 13
              *                 },
              *                 "formaPago": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "ACRED",
+             *                   "code": 11
              *                 },
              *                 "modalidadVenta": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "A FIRME",
+             *                   "code": 1
              *                 },
              *                 "clausulaVenta": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "FOB",
+             *                   "code": 5
              *                 },
-             *                 "totalClausulaVenta": 1,
+             *                 "totalClausulaVenta": 372.38,
              *                 "viaTransporte": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "AEREO",
+             *                   "code": 4
              *                 },
              *                 "puertoEmbarque": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "ANTOFAGASTA",
+             *                   "code": 903
              *                 },
              *                 "puertoDesembarque": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "BREMEN",
+             *                   "code": 591
              *                 },
              *                 "unidadTara": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "U",
+             *                   "code": 10
              *                 },
              *                 "unidadPesoBruto": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "U",
+             *                   "code": 10
              *                 },
              *                 "unidadPesoNeto": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "U",
+             *                   "code": 10
              *                 },
              *                 "tipoBulto": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "CONTENEDOR REFRIGERADO",
+             *                   "code": 76
              *                 },
-             *                 "totalBultos": 1,
-             *                 "flete": 1,
-             *                 "seguro": 1,
+             *                 "totalBultos": 16,
+             *                 "flete": 23.11,
+             *                 "seguro": 1.43,
              *                 "paisReceptor": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "ALEMANIA",
+             *                   "code": 563
              *                 },
              *                 "paisDestino": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "ALEMANIA",
+             *                   "code": 563
              *                 },
              *                 "nacionalidad": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "ITALIA",
+             *                   "code": 504
              *                 }
              *               },
              *               "observations": [
-             *                 "<observations>"
+             *                 "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *               ],
              *               "document": null
              *             }
              *           ],
              *           "progress": {
-             *             "cases": 1,
-             *             "documents": 1
+             *             "cases": 19,
+             *             "documents": 0
              *           },
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
@@ -10486,45 +10486,45 @@ export interface paths {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
-             *       "sha256": "<sha256>",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
              *       "sections": [
              *         {
              *           "kind": "basico",
-             *           "title": "<title>",
-             *           "attentionNumber": "<attentionNumber>",
-             *           "line": 1,
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
              *           "notes": [
-             *             "<notes>"
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
              *           ],
              *           "caseIds": [
-             *             "<caseIds>"
+             *             "4244618-1"
              *           ],
              *           "purchaseBook": {
              *             "entries": [
              *               {
-             *                 "line": 1,
+             *                 "line": 29,
              *                 "documentType": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "FACTURA",
+             *                   "code": 30
              *                 },
-             *                 "folio": 1234,
-             *                 "observation": "<observation>",
-             *                 "montoExento": 90000,
-             *                 "montoAfecto": 1
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
              *               }
              *             ],
-             *             "factorProporcionalidadIva": 1,
+             *             "factorProporcionalidadIva": 0.6,
              *             "observations": [
-             *               "<observations>"
+             *               "DEL IVA ES DE 0.60"
              *             ]
              *           },
              *           "guideBook": {
              *             "instructions": [
              *               {
-             *                 "line": 1,
-             *                 "caseId": "<caseId>",
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
              *                 "status": "facturada",
-             *                 "text": "<text>"
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
              *               }
              *             ]
              *           }
@@ -10532,140 +10532,140 @@ export interface paths {
              *       ],
              *       "cases": [
              *         {
-             *           "id": "<id>",
+             *           "id": "4244618-2",
              *           "section": "basico",
-             *           "number": 1,
-             *           "line": 1,
+             *           "number": 2,
+             *           "line": 29,
              *           "documentType": {
-             *             "name": "facturación",
-             *             "code": "smtp_rejected"
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
              *           },
              *           "reference": {
-             *             "line": 1,
-             *             "documentName": "<documentName>",
-             *             "caseId": "<caseId>",
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
              *             "tipoDte": 33,
-             *             "reason": "<reason>"
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
              *           },
              *           "traslado": {
-             *             "motivo": "<motivo>",
+             *             "motivo": "VENTA",
              *             "indTraslado": 1,
-             *             "por": "<por>",
-             *             "tipoDespacho": 2
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
              *           },
              *           "items": [
              *             {
-             *               "line": 1,
-             *               "name": "facturación",
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
              *               "exento": false,
-             *               "cantidad": 10,
-             *               "unidad": "%",
-             *               "precioUnitario": 35000,
-             *               "montoLinea": 1,
-             *               "descuentoPct": 10,
-             *               "recargoPct": 5
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
              *             }
              *           ],
              *           "charges": [
              *             {
-             *               "line": 1,
-             *               "name": "facturación",
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
              *               "exento": false,
-             *               "cantidad": 10,
-             *               "unidad": "%",
-             *               "precioUnitario": 35000,
-             *               "montoLinea": 1,
-             *               "descuentoPct": 10,
-             *               "recargoPct": 5
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
              *             }
              *           ],
              *           "globalAdjustments": [
              *             {
-             *               "line": 1,
+             *               "line": 29,
              *               "tipo": "descuento",
-             *               "valor": 10,
+             *               "valor": 12,
              *               "unidad": "%",
              *               "exento": false,
-             *               "text": "<text>"
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
              *             }
              *           ],
              *           "exportacion": {
              *             "references": [
              *               {
-             *                 "name": "facturación",
-             *                 "tipoDocRef": "33"
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
              *               }
              *             ],
              *             "moneda": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "DOLAR USA",
+             *               "code": 13
              *             },
              *             "formaPago": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ACRED",
+             *               "code": 11
              *             },
              *             "modalidadVenta": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "A FIRME",
+             *               "code": 1
              *             },
              *             "clausulaVenta": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "FOB",
+             *               "code": 5
              *             },
-             *             "totalClausulaVenta": 1,
+             *             "totalClausulaVenta": 372.38,
              *             "viaTransporte": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "AEREO",
+             *               "code": 4
              *             },
              *             "puertoEmbarque": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
              *             },
              *             "puertoDesembarque": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "BREMEN",
+             *               "code": 591
              *             },
              *             "unidadTara": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "unidadPesoBruto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "unidadPesoNeto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "tipoBulto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
              *             },
-             *             "totalBultos": 1,
-             *             "flete": 1,
-             *             "seguro": 1,
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
              *             "paisReceptor": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ALEMANIA",
+             *               "code": 563
              *             },
              *             "paisDestino": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ALEMANIA",
+             *               "code": 563
              *             },
              *             "nacionalidad": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ITALIA",
+             *               "code": 504
              *             }
              *           },
              *           "observations": [
-             *             "<observations>"
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *           ],
              *           "document": null
              *         }
              *       ],
              *       "progress": {
-             *         "cases": 1,
-             *         "documents": 1
+             *         "cases": 19,
+             *         "documents": 0
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
@@ -10677,7 +10677,10 @@ export interface paths {
               object: 'certification_set';
               /** Format: uuid */
               tenantId: string;
-              /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
               sha256: string;
               sections: {
                 /** @description Which section of the set. */
@@ -10692,23 +10695,37 @@ export interface paths {
                   | 'exportacion_2'
                   | 'liquidaciones'
                   | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
                 title: string;
-                /** @description NUMERO DE ATENCION. */
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
                 attentionNumber: string;
-                /** @description Line of the set's text (1-based). */
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
                 line: number;
                 /** @description The section's free text, verbatim, a line each. */
                 notes: string[];
                 caseIds: string[];
                 purchaseBook: {
                   entries: {
-                    /** @description Line of the set's text (1-based). */
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
                     line: number;
                     documentType: {
+                      /** @example FACTURA */
                       name: string;
+                      /** @example 30 */
                       code: number;
                     };
+                    /** @example 234 */
                     folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
                     observation: string;
                     montoExento: number | null;
                     montoAfecto: number | null;
@@ -10718,16 +10735,24 @@ export interface paths {
                 } | null;
                 guideBook: {
                   instructions: {
-                    /** @description Line of the set's text (1-based). */
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
                     line: number;
+                    /** @example 4244621-3 */
                     caseId: string;
                     status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
                     text: string;
                   }[];
                 } | null;
               }[];
               cases: {
-                /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
                 id: string;
                 /** @description Which section of the set. */
                 section:
@@ -10741,33 +10766,56 @@ export interface paths {
                   | 'exportacion_2'
                   | 'liquidaciones'
                   | 'factura_compra';
+                /** @example 2 */
                 number: number;
-                /** @description Line of the set's text (1-based). */
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
                 line: number;
                 documentType: {
+                  /** @example FACTURA ELECTRONICA */
                   name: string;
-                  /** @description The SII document type code. */
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
                   code: number;
                 };
                 reference: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
+                  /** @example FACTURA ELECTRONICA */
                   documentName: string;
+                  /** @example 4244618-2 */
                   caseId: string;
-                  /** @description The referenced case's type. */
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
                   tipoDte: number;
                   reason: string | null;
                 } | null;
                 traslado: {
+                  /** @example VENTA */
                   motivo: string;
                   indTraslado: number | null;
                   por: string | null;
                   tipoDespacho: number | null;
                 } | null;
                 items: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
-                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
                   name: string;
                   /** @description The name carries the word EXENTO. */
                   exento: boolean;
@@ -10780,9 +10828,15 @@ export interface paths {
                 }[];
                 /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
                 charges: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
-                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
                   name: string;
                   /** @description The name carries the word EXENTO. */
                   exento: boolean;
@@ -10794,91 +10848,153 @@ export interface paths {
                   recargoPct: number | null;
                 }[];
                 globalAdjustments: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
                   tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
                   valor: number;
                   unidad: '%' | '$';
                   exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
                   text: string;
                 }[];
                 exportacion: {
                   references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
                     name: string;
                     tipoDocRef: string | null;
                   }[];
                   moneda: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
                     name: string;
+                    /** @example 13 */
                     code: number;
                   } | null;
                   formaPago: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
                     name: string;
+                    /** @example 11 */
                     code: number;
                   } | null;
                   modalidadVenta: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
                     name: string;
+                    /** @example 1 */
                     code: number;
                   } | null;
                   clausulaVenta: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
                     name: string;
+                    /** @example 5 */
                     code: number;
                   } | null;
                   totalClausulaVenta: number | null;
                   viaTransporte: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
                     name: string;
+                    /** @example 4 */
                     code: number;
                   } | null;
                   puertoEmbarque: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
                     name: string;
+                    /** @example 903 */
                     code: number;
                   } | null;
                   puertoDesembarque: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
                     name: string;
+                    /** @example 591 */
                     code: number;
                   } | null;
                   unidadTara: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   unidadPesoBruto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   unidadPesoNeto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   tipoBulto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
                     name: string;
+                    /** @example 76 */
                     code: number;
                   } | null;
                   totalBultos: number | null;
                   flete: number | null;
                   seguro: number | null;
                   paisReceptor: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
                     name: string;
+                    /** @example 563 */
                     code: number;
                   } | null;
                   paisDestino: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
                     name: string;
+                    /** @example 563 */
                     code: number;
                   } | null;
                   nacionalidad: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
                     name: string;
+                    /** @example 504 */
                     code: number;
                   } | null;
                 } | null;
@@ -10887,8 +11003,12 @@ export interface paths {
                 document: null;
               }[];
               progress: {
+                /** @example 19 */
                 cases: number;
-                /** @description Cases with their document made (0 until the documents step exists). */
+                /**
+                 * @description Cases with their document made (0 until the documents step exists).
+                 * @example 0
+                 */
                 documents: number;
               };
               /** Format: date-time */
@@ -10907,45 +11027,45 @@ export interface paths {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
-             *       "sha256": "<sha256>",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
              *       "sections": [
              *         {
              *           "kind": "basico",
-             *           "title": "<title>",
-             *           "attentionNumber": "<attentionNumber>",
-             *           "line": 1,
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
              *           "notes": [
-             *             "<notes>"
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
              *           ],
              *           "caseIds": [
-             *             "<caseIds>"
+             *             "4244618-1"
              *           ],
              *           "purchaseBook": {
              *             "entries": [
              *               {
-             *                 "line": 1,
+             *                 "line": 29,
              *                 "documentType": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "FACTURA",
+             *                   "code": 30
              *                 },
-             *                 "folio": 1234,
-             *                 "observation": "<observation>",
-             *                 "montoExento": 90000,
-             *                 "montoAfecto": 1
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
              *               }
              *             ],
-             *             "factorProporcionalidadIva": 1,
+             *             "factorProporcionalidadIva": 0.6,
              *             "observations": [
-             *               "<observations>"
+             *               "DEL IVA ES DE 0.60"
              *             ]
              *           },
              *           "guideBook": {
              *             "instructions": [
              *               {
-             *                 "line": 1,
-             *                 "caseId": "<caseId>",
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
              *                 "status": "facturada",
-             *                 "text": "<text>"
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
              *               }
              *             ]
              *           }
@@ -10953,140 +11073,140 @@ export interface paths {
              *       ],
              *       "cases": [
              *         {
-             *           "id": "<id>",
+             *           "id": "4244618-2",
              *           "section": "basico",
-             *           "number": 1,
-             *           "line": 1,
+             *           "number": 2,
+             *           "line": 29,
              *           "documentType": {
-             *             "name": "facturación",
-             *             "code": "smtp_rejected"
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
              *           },
              *           "reference": {
-             *             "line": 1,
-             *             "documentName": "<documentName>",
-             *             "caseId": "<caseId>",
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
              *             "tipoDte": 33,
-             *             "reason": "<reason>"
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
              *           },
              *           "traslado": {
-             *             "motivo": "<motivo>",
+             *             "motivo": "VENTA",
              *             "indTraslado": 1,
-             *             "por": "<por>",
-             *             "tipoDespacho": 2
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
              *           },
              *           "items": [
              *             {
-             *               "line": 1,
-             *               "name": "facturación",
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
              *               "exento": false,
-             *               "cantidad": 10,
-             *               "unidad": "%",
-             *               "precioUnitario": 35000,
-             *               "montoLinea": 1,
-             *               "descuentoPct": 10,
-             *               "recargoPct": 5
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
              *             }
              *           ],
              *           "charges": [
              *             {
-             *               "line": 1,
-             *               "name": "facturación",
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
              *               "exento": false,
-             *               "cantidad": 10,
-             *               "unidad": "%",
-             *               "precioUnitario": 35000,
-             *               "montoLinea": 1,
-             *               "descuentoPct": 10,
-             *               "recargoPct": 5
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
              *             }
              *           ],
              *           "globalAdjustments": [
              *             {
-             *               "line": 1,
+             *               "line": 29,
              *               "tipo": "descuento",
-             *               "valor": 10,
+             *               "valor": 12,
              *               "unidad": "%",
              *               "exento": false,
-             *               "text": "<text>"
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
              *             }
              *           ],
              *           "exportacion": {
              *             "references": [
              *               {
-             *                 "name": "facturación",
-             *                 "tipoDocRef": "33"
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
              *               }
              *             ],
              *             "moneda": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "DOLAR USA",
+             *               "code": 13
              *             },
              *             "formaPago": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ACRED",
+             *               "code": 11
              *             },
              *             "modalidadVenta": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "A FIRME",
+             *               "code": 1
              *             },
              *             "clausulaVenta": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "FOB",
+             *               "code": 5
              *             },
-             *             "totalClausulaVenta": 1,
+             *             "totalClausulaVenta": 372.38,
              *             "viaTransporte": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "AEREO",
+             *               "code": 4
              *             },
              *             "puertoEmbarque": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
              *             },
              *             "puertoDesembarque": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "BREMEN",
+             *               "code": 591
              *             },
              *             "unidadTara": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "unidadPesoBruto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "unidadPesoNeto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "tipoBulto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
              *             },
-             *             "totalBultos": 1,
-             *             "flete": 1,
-             *             "seguro": 1,
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
              *             "paisReceptor": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ALEMANIA",
+             *               "code": 563
              *             },
              *             "paisDestino": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ALEMANIA",
+             *               "code": 563
              *             },
              *             "nacionalidad": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ITALIA",
+             *               "code": 504
              *             }
              *           },
              *           "observations": [
-             *             "<observations>"
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *           ],
              *           "document": null
              *         }
              *       ],
              *       "progress": {
-             *         "cases": 1,
-             *         "documents": 1
+             *         "cases": 19,
+             *         "documents": 0
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
@@ -11098,7 +11218,10 @@ export interface paths {
               object: 'certification_set';
               /** Format: uuid */
               tenantId: string;
-              /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
               sha256: string;
               sections: {
                 /** @description Which section of the set. */
@@ -11113,23 +11236,37 @@ export interface paths {
                   | 'exportacion_2'
                   | 'liquidaciones'
                   | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
                 title: string;
-                /** @description NUMERO DE ATENCION. */
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
                 attentionNumber: string;
-                /** @description Line of the set's text (1-based). */
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
                 line: number;
                 /** @description The section's free text, verbatim, a line each. */
                 notes: string[];
                 caseIds: string[];
                 purchaseBook: {
                   entries: {
-                    /** @description Line of the set's text (1-based). */
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
                     line: number;
                     documentType: {
+                      /** @example FACTURA */
                       name: string;
+                      /** @example 30 */
                       code: number;
                     };
+                    /** @example 234 */
                     folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
                     observation: string;
                     montoExento: number | null;
                     montoAfecto: number | null;
@@ -11139,16 +11276,24 @@ export interface paths {
                 } | null;
                 guideBook: {
                   instructions: {
-                    /** @description Line of the set's text (1-based). */
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
                     line: number;
+                    /** @example 4244621-3 */
                     caseId: string;
                     status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
                     text: string;
                   }[];
                 } | null;
               }[];
               cases: {
-                /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
                 id: string;
                 /** @description Which section of the set. */
                 section:
@@ -11162,33 +11307,56 @@ export interface paths {
                   | 'exportacion_2'
                   | 'liquidaciones'
                   | 'factura_compra';
+                /** @example 2 */
                 number: number;
-                /** @description Line of the set's text (1-based). */
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
                 line: number;
                 documentType: {
+                  /** @example FACTURA ELECTRONICA */
                   name: string;
-                  /** @description The SII document type code. */
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
                   code: number;
                 };
                 reference: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
+                  /** @example FACTURA ELECTRONICA */
                   documentName: string;
+                  /** @example 4244618-2 */
                   caseId: string;
-                  /** @description The referenced case's type. */
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
                   tipoDte: number;
                   reason: string | null;
                 } | null;
                 traslado: {
+                  /** @example VENTA */
                   motivo: string;
                   indTraslado: number | null;
                   por: string | null;
                   tipoDespacho: number | null;
                 } | null;
                 items: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
-                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
                   name: string;
                   /** @description The name carries the word EXENTO. */
                   exento: boolean;
@@ -11201,9 +11369,15 @@ export interface paths {
                 }[];
                 /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
                 charges: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
-                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
                   name: string;
                   /** @description The name carries the word EXENTO. */
                   exento: boolean;
@@ -11215,91 +11389,153 @@ export interface paths {
                   recargoPct: number | null;
                 }[];
                 globalAdjustments: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
                   tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
                   valor: number;
                   unidad: '%' | '$';
                   exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
                   text: string;
                 }[];
                 exportacion: {
                   references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
                     name: string;
                     tipoDocRef: string | null;
                   }[];
                   moneda: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
                     name: string;
+                    /** @example 13 */
                     code: number;
                   } | null;
                   formaPago: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
                     name: string;
+                    /** @example 11 */
                     code: number;
                   } | null;
                   modalidadVenta: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
                     name: string;
+                    /** @example 1 */
                     code: number;
                   } | null;
                   clausulaVenta: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
                     name: string;
+                    /** @example 5 */
                     code: number;
                   } | null;
                   totalClausulaVenta: number | null;
                   viaTransporte: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
                     name: string;
+                    /** @example 4 */
                     code: number;
                   } | null;
                   puertoEmbarque: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
                     name: string;
+                    /** @example 903 */
                     code: number;
                   } | null;
                   puertoDesembarque: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
                     name: string;
+                    /** @example 591 */
                     code: number;
                   } | null;
                   unidadTara: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   unidadPesoBruto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   unidadPesoNeto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   tipoBulto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
                     name: string;
+                    /** @example 76 */
                     code: number;
                   } | null;
                   totalBultos: number | null;
                   flete: number | null;
                   seguro: number | null;
                   paisReceptor: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
                     name: string;
+                    /** @example 563 */
                     code: number;
                   } | null;
                   paisDestino: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
                     name: string;
+                    /** @example 563 */
                     code: number;
                   } | null;
                   nacionalidad: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
                     name: string;
+                    /** @example 504 */
                     code: number;
                   } | null;
                 } | null;
@@ -11308,8 +11544,12 @@ export interface paths {
                 document: null;
               }[];
               progress: {
+                /** @example 19 */
                 cases: number;
-                /** @description Cases with their document made (0 until the documents step exists). */
+                /**
+                 * @description Cases with their document made (0 until the documents step exists).
+                 * @example 0
+                 */
                 documents: number;
               };
               /** Format: date-time */
@@ -11429,45 +11669,45 @@ export interface paths {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
-             *       "sha256": "<sha256>",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
              *       "sections": [
              *         {
              *           "kind": "basico",
-             *           "title": "<title>",
-             *           "attentionNumber": "<attentionNumber>",
-             *           "line": 1,
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
              *           "notes": [
-             *             "<notes>"
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
              *           ],
              *           "caseIds": [
-             *             "<caseIds>"
+             *             "4244618-1"
              *           ],
              *           "purchaseBook": {
              *             "entries": [
              *               {
-             *                 "line": 1,
+             *                 "line": 29,
              *                 "documentType": {
-             *                   "name": "facturación",
-             *                   "code": "smtp_rejected"
+             *                   "name": "FACTURA",
+             *                   "code": 30
              *                 },
-             *                 "folio": 1234,
-             *                 "observation": "<observation>",
-             *                 "montoExento": 90000,
-             *                 "montoAfecto": 1
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
              *               }
              *             ],
-             *             "factorProporcionalidadIva": 1,
+             *             "factorProporcionalidadIva": 0.6,
              *             "observations": [
-             *               "<observations>"
+             *               "DEL IVA ES DE 0.60"
              *             ]
              *           },
              *           "guideBook": {
              *             "instructions": [
              *               {
-             *                 "line": 1,
-             *                 "caseId": "<caseId>",
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
              *                 "status": "facturada",
-             *                 "text": "<text>"
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
              *               }
              *             ]
              *           }
@@ -11475,140 +11715,140 @@ export interface paths {
              *       ],
              *       "cases": [
              *         {
-             *           "id": "<id>",
+             *           "id": "4244618-2",
              *           "section": "basico",
-             *           "number": 1,
-             *           "line": 1,
+             *           "number": 2,
+             *           "line": 29,
              *           "documentType": {
-             *             "name": "facturación",
-             *             "code": "smtp_rejected"
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
              *           },
              *           "reference": {
-             *             "line": 1,
-             *             "documentName": "<documentName>",
-             *             "caseId": "<caseId>",
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
              *             "tipoDte": 33,
-             *             "reason": "<reason>"
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
              *           },
              *           "traslado": {
-             *             "motivo": "<motivo>",
+             *             "motivo": "VENTA",
              *             "indTraslado": 1,
-             *             "por": "<por>",
-             *             "tipoDespacho": 2
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
              *           },
              *           "items": [
              *             {
-             *               "line": 1,
-             *               "name": "facturación",
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
              *               "exento": false,
-             *               "cantidad": 10,
-             *               "unidad": "%",
-             *               "precioUnitario": 35000,
-             *               "montoLinea": 1,
-             *               "descuentoPct": 10,
-             *               "recargoPct": 5
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
              *             }
              *           ],
              *           "charges": [
              *             {
-             *               "line": 1,
-             *               "name": "facturación",
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
              *               "exento": false,
-             *               "cantidad": 10,
-             *               "unidad": "%",
-             *               "precioUnitario": 35000,
-             *               "montoLinea": 1,
-             *               "descuentoPct": 10,
-             *               "recargoPct": 5
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
              *             }
              *           ],
              *           "globalAdjustments": [
              *             {
-             *               "line": 1,
+             *               "line": 29,
              *               "tipo": "descuento",
-             *               "valor": 10,
+             *               "valor": 12,
              *               "unidad": "%",
              *               "exento": false,
-             *               "text": "<text>"
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
              *             }
              *           ],
              *           "exportacion": {
              *             "references": [
              *               {
-             *                 "name": "facturación",
-             *                 "tipoDocRef": "33"
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
              *               }
              *             ],
              *             "moneda": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "DOLAR USA",
+             *               "code": 13
              *             },
              *             "formaPago": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ACRED",
+             *               "code": 11
              *             },
              *             "modalidadVenta": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "A FIRME",
+             *               "code": 1
              *             },
              *             "clausulaVenta": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "FOB",
+             *               "code": 5
              *             },
-             *             "totalClausulaVenta": 1,
+             *             "totalClausulaVenta": 372.38,
              *             "viaTransporte": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "AEREO",
+             *               "code": 4
              *             },
              *             "puertoEmbarque": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
              *             },
              *             "puertoDesembarque": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "BREMEN",
+             *               "code": 591
              *             },
              *             "unidadTara": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "unidadPesoBruto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "unidadPesoNeto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "U",
+             *               "code": 10
              *             },
              *             "tipoBulto": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
              *             },
-             *             "totalBultos": 1,
-             *             "flete": 1,
-             *             "seguro": 1,
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
              *             "paisReceptor": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ALEMANIA",
+             *               "code": 563
              *             },
              *             "paisDestino": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ALEMANIA",
+             *               "code": 563
              *             },
              *             "nacionalidad": {
-             *               "name": "facturación",
-             *               "code": "smtp_rejected"
+             *               "name": "ITALIA",
+             *               "code": 504
              *             }
              *           },
              *           "observations": [
-             *             "<observations>"
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *           ],
              *           "document": null
              *         }
              *       ],
              *       "progress": {
-             *         "cases": 1,
-             *         "documents": 1
+             *         "cases": 19,
+             *         "documents": 0
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
@@ -11620,7 +11860,10 @@ export interface paths {
               object: 'certification_set';
               /** Format: uuid */
               tenantId: string;
-              /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
               sha256: string;
               sections: {
                 /** @description Which section of the set. */
@@ -11635,23 +11878,37 @@ export interface paths {
                   | 'exportacion_2'
                   | 'liquidaciones'
                   | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
                 title: string;
-                /** @description NUMERO DE ATENCION. */
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
                 attentionNumber: string;
-                /** @description Line of the set's text (1-based). */
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
                 line: number;
                 /** @description The section's free text, verbatim, a line each. */
                 notes: string[];
                 caseIds: string[];
                 purchaseBook: {
                   entries: {
-                    /** @description Line of the set's text (1-based). */
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
                     line: number;
                     documentType: {
+                      /** @example FACTURA */
                       name: string;
+                      /** @example 30 */
                       code: number;
                     };
+                    /** @example 234 */
                     folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
                     observation: string;
                     montoExento: number | null;
                     montoAfecto: number | null;
@@ -11661,16 +11918,24 @@ export interface paths {
                 } | null;
                 guideBook: {
                   instructions: {
-                    /** @description Line of the set's text (1-based). */
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
                     line: number;
+                    /** @example 4244621-3 */
                     caseId: string;
                     status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
                     text: string;
                   }[];
                 } | null;
               }[];
               cases: {
-                /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
                 id: string;
                 /** @description Which section of the set. */
                 section:
@@ -11684,33 +11949,56 @@ export interface paths {
                   | 'exportacion_2'
                   | 'liquidaciones'
                   | 'factura_compra';
+                /** @example 2 */
                 number: number;
-                /** @description Line of the set's text (1-based). */
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
                 line: number;
                 documentType: {
+                  /** @example FACTURA ELECTRONICA */
                   name: string;
-                  /** @description The SII document type code. */
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
                   code: number;
                 };
                 reference: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
+                  /** @example FACTURA ELECTRONICA */
                   documentName: string;
+                  /** @example 4244618-2 */
                   caseId: string;
-                  /** @description The referenced case's type. */
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
                   tipoDte: number;
                   reason: string | null;
                 } | null;
                 traslado: {
+                  /** @example VENTA */
                   motivo: string;
                   indTraslado: number | null;
                   por: string | null;
                   tipoDespacho: number | null;
                 } | null;
                 items: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
-                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
                   name: string;
                   /** @description The name carries the word EXENTO. */
                   exento: boolean;
@@ -11723,9 +12011,15 @@ export interface paths {
                 }[];
                 /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
                 charges: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
-                  /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
                   name: string;
                   /** @description The name carries the word EXENTO. */
                   exento: boolean;
@@ -11737,91 +12031,153 @@ export interface paths {
                   recargoPct: number | null;
                 }[];
                 globalAdjustments: {
-                  /** @description Line of the set's text (1-based). */
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
                   line: number;
                   tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
                   valor: number;
                   unidad: '%' | '$';
                   exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
                   text: string;
                 }[];
                 exportacion: {
                   references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
                     name: string;
                     tipoDocRef: string | null;
                   }[];
                   moneda: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
                     name: string;
+                    /** @example 13 */
                     code: number;
                   } | null;
                   formaPago: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
                     name: string;
+                    /** @example 11 */
                     code: number;
                   } | null;
                   modalidadVenta: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
                     name: string;
+                    /** @example 1 */
                     code: number;
                   } | null;
                   clausulaVenta: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
                     name: string;
+                    /** @example 5 */
                     code: number;
                   } | null;
                   totalClausulaVenta: number | null;
                   viaTransporte: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
                     name: string;
+                    /** @example 4 */
                     code: number;
                   } | null;
                   puertoEmbarque: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
                     name: string;
+                    /** @example 903 */
                     code: number;
                   } | null;
                   puertoDesembarque: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
                     name: string;
+                    /** @example 591 */
                     code: number;
                   } | null;
                   unidadTara: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   unidadPesoBruto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   unidadPesoNeto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
                     name: string;
+                    /** @example 10 */
                     code: number;
                   } | null;
                   tipoBulto: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
                     name: string;
+                    /** @example 76 */
                     code: number;
                   } | null;
                   totalBultos: number | null;
                   flete: number | null;
                   seguro: number | null;
                   paisReceptor: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
                     name: string;
+                    /** @example 563 */
                     code: number;
                   } | null;
                   paisDestino: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
                     name: string;
+                    /** @example 563 */
                     code: number;
                   } | null;
                   nacionalidad: {
-                    /** @description As the set writes it. */
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
                     name: string;
+                    /** @example 504 */
                     code: number;
                   } | null;
                 } | null;
@@ -11830,8 +12186,12 @@ export interface paths {
                 document: null;
               }[];
               progress: {
+                /** @example 19 */
                 cases: number;
-                /** @description Cases with their document made (0 until the documents step exists). */
+                /**
+                 * @description Cases with their document made (0 until the documents step exists).
+                 * @example 0
+                 */
                 documents: number;
               };
               /** Format: date-time */
@@ -12547,7 +12907,10 @@ export interface components {
       object: 'certification_set';
       /** Format: uuid */
       tenantId: string;
-      /** @description SHA-256 of the set's decoded text: the same set uploaded again is this one. */
+      /**
+       * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+       * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+       */
       sha256: string;
       sections: {
         /** @description Which section of the set. */
@@ -12562,23 +12925,37 @@ export interface components {
           | 'exportacion_2'
           | 'liquidaciones'
           | 'factura_compra';
+        /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
         title: string;
-        /** @description NUMERO DE ATENCION. */
+        /**
+         * @description NUMERO DE ATENCION.
+         * @example 4244618
+         */
         attentionNumber: string;
-        /** @description Line of the set's text (1-based). */
+        /**
+         * @description Line of the set's text (1-based).
+         * @example 29
+         */
         line: number;
         /** @description The section's free text, verbatim, a line each. */
         notes: string[];
         caseIds: string[];
         purchaseBook: {
           entries: {
-            /** @description Line of the set's text (1-based). */
+            /**
+             * @description Line of the set's text (1-based).
+             * @example 29
+             */
             line: number;
             documentType: {
+              /** @example FACTURA */
               name: string;
+              /** @example 30 */
               code: number;
             };
+            /** @example 234 */
             folio: number;
+            /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
             observation: string;
             montoExento: number | null;
             montoAfecto: number | null;
@@ -12588,16 +12965,24 @@ export interface components {
         } | null;
         guideBook: {
           instructions: {
-            /** @description Line of the set's text (1-based). */
+            /**
+             * @description Line of the set's text (1-based).
+             * @example 29
+             */
             line: number;
+            /** @example 4244621-3 */
             caseId: string;
             status: 'facturada' | 'anulada';
+            /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
             text: string;
           }[];
         } | null;
       }[];
       cases: {
-        /** @description The case id as the SII writes it after CASO, e.g. 4244618-1. */
+        /**
+         * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+         * @example 4244618-2
+         */
         id: string;
         /** @description Which section of the set. */
         section:
@@ -12611,33 +12996,56 @@ export interface components {
           | 'exportacion_2'
           | 'liquidaciones'
           | 'factura_compra';
+        /** @example 2 */
         number: number;
-        /** @description Line of the set's text (1-based). */
+        /**
+         * @description Line of the set's text (1-based).
+         * @example 29
+         */
         line: number;
         documentType: {
+          /** @example FACTURA ELECTRONICA */
           name: string;
-          /** @description The SII document type code. */
+          /**
+           * @description The SII document type code.
+           * @example 33
+           */
           code: number;
         };
         reference: {
-          /** @description Line of the set's text (1-based). */
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
           line: number;
+          /** @example FACTURA ELECTRONICA */
           documentName: string;
+          /** @example 4244618-2 */
           caseId: string;
-          /** @description The referenced case's type. */
+          /**
+           * @description The referenced case's type.
+           * @example 33
+           */
           tipoDte: number;
           reason: string | null;
         } | null;
         traslado: {
+          /** @example VENTA */
           motivo: string;
           indTraslado: number | null;
           por: string | null;
           tipoDespacho: number | null;
         } | null;
         items: {
-          /** @description Line of the set's text (1-based). */
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
           line: number;
-          /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+          /**
+           * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+           * @example Pañuelo AFECTO
+           */
           name: string;
           /** @description The name carries the word EXENTO. */
           exento: boolean;
@@ -12650,9 +13058,15 @@ export interface components {
         }[];
         /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
         charges: {
-          /** @description Line of the set's text (1-based). */
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
           line: number;
-          /** @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO. */
+          /**
+           * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+           * @example Pañuelo AFECTO
+           */
           name: string;
           /** @description The name carries the word EXENTO. */
           exento: boolean;
@@ -12664,91 +13078,153 @@ export interface components {
           recargoPct: number | null;
         }[];
         globalAdjustments: {
-          /** @description Line of the set's text (1-based). */
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
           line: number;
           tipo: 'descuento' | 'recargo';
+          /** @example 12 */
           valor: number;
           unidad: '%' | '$';
           exento: boolean;
+          /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
           text: string;
         }[];
         exportacion: {
           references: {
+            /** @example MIC (MANIFIESTO INTERNACIONAL) */
             name: string;
             tipoDocRef: string | null;
           }[];
           moneda: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example DOLAR USA
+             */
             name: string;
+            /** @example 13 */
             code: number;
           } | null;
           formaPago: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example ACRED
+             */
             name: string;
+            /** @example 11 */
             code: number;
           } | null;
           modalidadVenta: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example A FIRME
+             */
             name: string;
+            /** @example 1 */
             code: number;
           } | null;
           clausulaVenta: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example FOB
+             */
             name: string;
+            /** @example 5 */
             code: number;
           } | null;
           totalClausulaVenta: number | null;
           viaTransporte: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example AEREO
+             */
             name: string;
+            /** @example 4 */
             code: number;
           } | null;
           puertoEmbarque: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example ANTOFAGASTA
+             */
             name: string;
+            /** @example 903 */
             code: number;
           } | null;
           puertoDesembarque: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example BREMEN
+             */
             name: string;
+            /** @example 591 */
             code: number;
           } | null;
           unidadTara: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example U
+             */
             name: string;
+            /** @example 10 */
             code: number;
           } | null;
           unidadPesoBruto: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example U
+             */
             name: string;
+            /** @example 10 */
             code: number;
           } | null;
           unidadPesoNeto: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example U
+             */
             name: string;
+            /** @example 10 */
             code: number;
           } | null;
           tipoBulto: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example CONTENEDOR REFRIGERADO
+             */
             name: string;
+            /** @example 76 */
             code: number;
           } | null;
           totalBultos: number | null;
           flete: number | null;
           seguro: number | null;
           paisReceptor: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example ALEMANIA
+             */
             name: string;
+            /** @example 563 */
             code: number;
           } | null;
           paisDestino: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example ALEMANIA
+             */
             name: string;
+            /** @example 563 */
             code: number;
           } | null;
           nacionalidad: {
-            /** @description As the set writes it. */
+            /**
+             * @description As the set writes it.
+             * @example ITALIA
+             */
             name: string;
+            /** @example 504 */
             code: number;
           } | null;
         } | null;
@@ -12757,8 +13233,12 @@ export interface components {
         document: null;
       }[];
       progress: {
+        /** @example 19 */
         cases: number;
-        /** @description Cases with their document made (0 until the documents step exists). */
+        /**
+         * @description Cases with their document made (0 until the documents step exists).
+         * @example 0
+         */
         documents: number;
       };
       /** Format: date-time */
