@@ -1,6 +1,7 @@
 import { computeTotals, isDteEngineError, type TipoDte } from '../../../dte/index.ts';
 import {
   EXEMPT_DOCUMENT_TYPES,
+  EXPORT_TYPES,
   FACTURA_COMPRA_TYPE,
   GUIA_TYPE,
   IVA_RETENIDO_TOTAL,
@@ -123,12 +124,13 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
   const limits: string[] = [];
   const exempt = EXEMPT_DOCUMENT_TYPES.includes(tipoDte);
   const isNote = NOTE_TYPES.includes(tipoDte);
+  const isExport = EXPORT_TYPES.includes(tipoDte);
   const referencias: RequestReference[] = [{ tipoDocRef: 'SET', folioRef: 0, fechaRef: opts.fecha, razonRef: `CASO ${c.id}` }];
   const pending: CaseRequest['pending'] = [];
   let detalle: Omit<RequestLine, 'montoItem'>[];
   let descuentosGlobales: CaseDocumentRequest['descuentosGlobales'];
   let exportacion = referenced?.body.exportacion;
-  let receptor = tipoDte >= 110 || c.exportacion ? opts.receptorExtranjero : opts.receptor;
+  let receptor = isExport || c.exportacion ? opts.receptorExtranjero : opts.receptor;
   if (referenced) receptor = referenced.body.receptor;
 
   if (isNote && c.reference) {
@@ -170,7 +172,7 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
       tipo: g.tipo,
       valor: g.valor,
       unidad: g.unidad,
-      ...(tipoDte >= 110 ? { glosa: g.text.slice(0, 45) } : {}),
+      ...(isExport ? { glosa: g.text.slice(0, 45) } : {}),
       ...(g.exento && !exempt ? { exento: true } : {}),
     }));
   }
@@ -205,7 +207,7 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
     if (c.charges.some((ch) => (ch.montoLinea ?? 0) < 0)) limits.push('negative commissions: the route takes montoNeto ≥ 0');
   }
 
-  if (c.exportacion || (exportacion && tipoDte >= 110)) {
+  if (c.exportacion || (exportacion && isExport)) {
     const x = c.exportacion;
     if (x) {
       const aduana = aduanaOf(x);

@@ -56,6 +56,8 @@ export function documentTypeCode(name: string): number | undefined {
 
 /** Types whose documents carry no IVA on any line (every line exempt). */
 export const EXEMPT_DOCUMENT_TYPES: readonly number[] = [34, 41, 110, 111, 112];
+/** Export documents (the factura and its notes): foreign receptor, customs data, a currency. */
+export const EXPORT_TYPES: readonly number[] = [110, 111, 112];
 /** Credit and debit notes: their references to other cases are their `codRef` references. */
 export const NOTE_TYPES: readonly number[] = [56, 61, 111, 112];
 /** Dispatch guides: the one type whose lines may be priceless (decisions §11). */
