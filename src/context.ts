@@ -42,6 +42,7 @@ import { siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
+import { createCertificationService } from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
@@ -197,6 +198,8 @@ export function createContext(deps: ContextDeps) {
     respuestas: exchange,
     log: backgroundLog,
   });
+  // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
+  const certification = createCertificationService({ db, clock });
   return {
     ...deps,
     provider,
@@ -228,6 +231,7 @@ export function createContext(deps: ContextDeps) {
       dteSend,
       received,
       exchange,
+      certification,
     },
   };
 }

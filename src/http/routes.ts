@@ -8,6 +8,7 @@ import { foliosRoutes } from '../modules/folios/index.ts';
 import { dteRoutes } from '../modules/dte/index.ts';
 import { receivedRoutes } from '../modules/received/index.ts';
 import { exchangeRoutes } from '../modules/exchange/index.ts';
+import { certificationRoutes } from '../modules/certification/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -20,4 +21,5 @@ export const routeModules: RouteModule[] = [
   dteRoutes,
   receivedRoutes,
   exchangeRoutes,
+  certificationRoutes,
 ];

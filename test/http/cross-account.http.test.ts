@@ -5,6 +5,10 @@ import { dteBody, readyTenant, requestFolios, startIssuingApp, testCertificate, 
 import { receivedFacturas } from '../support/received.ts';
 import { zeroPng } from '../support/zero-png.ts';
 
+/** A test set small enough to read at a glance (docs/certification.md). */
+const CERTIFICATION_SET =
+  'SET BASICO - NUMERO DE ATENCION: 1\nCASO 1-1\n====\nDOCUMENTO\tFACTURA ELECTRONICA\nITEM\t\tCANTIDAD\tPRECIO UNITARIO\nUno\t\t1\t\t1000\n';
+
 /**
  * Account isolation on every route with a path parameter, read from the OpenAPI document (a route
  * added later is covered, or this test fails until it is given a body): account A owns a real
@@ -54,6 +58,7 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
       payload: { accion: 'ACD' },
     });
     ids.n = '1';
+    ids.setId = (await call('POST', `/api/v1/tenants/${tenantId}/certification/sets`, { text: CERTIFICATION_SET })).id;
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
       paths: Record<string, Record<string, { security?: unknown[] }>>;
     };
@@ -115,6 +120,8 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
         return { payload: { accion: 'ACD' } };
       case 'POST /api/v1/tenants/{tenantId}/dte/{dteId}/deliveries':
         return { payload: { to: 'buyer@example.com' } };
+      case 'POST /api/v1/tenants/{tenantId}/certification/sets':
+        return { payload: Buffer.from(CERTIFICATION_SET, 'latin1'), headers: { 'content-type': 'text/plain; charset=ISO-8859-1' } };
       default:
         return method === 'POST' || method === 'PATCH' || method === 'PUT' ? undefined : {};
     }

@@ -10140,6 +10140,2147 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/certification/sets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant's test sets, newest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          iterator?: string;
+        };
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "object": "certification_set",
+             *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *           "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
+             *           "sections": [
+             *             {
+             *               "kind": "basico",
+             *               "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *               "attentionNumber": "4244618",
+             *               "line": 29,
+             *               "notes": [
+             *                 "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
+             *               ],
+             *               "caseIds": [
+             *                 "4244618-1"
+             *               ],
+             *               "purchaseBook": {
+             *                 "entries": [
+             *                   {
+             *                     "line": 29,
+             *                     "documentType": {
+             *                       "name": "FACTURA",
+             *                       "code": 30
+             *                     },
+             *                     "folio": 234,
+             *                     "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                     "montoExento": 8832,
+             *                     "montoAfecto": 21081
+             *                   }
+             *                 ],
+             *                 "factorProporcionalidadIva": 0.6,
+             *                 "observations": [
+             *                   "DEL IVA ES DE 0.60"
+             *                 ]
+             *               },
+             *               "guideBook": {
+             *                 "instructions": [
+             *                   {
+             *                     "line": 29,
+             *                     "caseId": "4244621-3",
+             *                     "status": "facturada",
+             *                     "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
+             *                   }
+             *                 ]
+             *               }
+             *             }
+             *           ],
+             *           "cases": [
+             *             {
+             *               "id": "4244618-2",
+             *               "section": "basico",
+             *               "number": 2,
+             *               "line": 29,
+             *               "documentType": {
+             *                 "name": "FACTURA ELECTRONICA",
+             *                 "code": 33
+             *               },
+             *               "reference": {
+             *                 "line": 29,
+             *                 "documentName": "FACTURA ELECTRONICA",
+             *                 "caseId": "4244618-2",
+             *                 "tipoDte": 33,
+             *                 "reason": "DEVOLUCION DE MERCADERIAS"
+             *               },
+             *               "traslado": {
+             *                 "motivo": "VENTA",
+             *                 "indTraslado": 1,
+             *                 "por": "CLIENTE",
+             *                 "tipoDespacho": 1
+             *               },
+             *               "items": [
+             *                 {
+             *                   "line": 29,
+             *                   "name": "Pañuelo AFECTO",
+             *                   "exento": false,
+             *                   "cantidad": 416,
+             *                   "unidad": "Hora",
+             *                   "precioUnitario": 3293,
+             *                   "montoLinea": 807984,
+             *                   "descuentoPct": 6,
+             *                   "recargoPct": 10
+             *                 }
+             *               ],
+             *               "charges": [
+             *                 {
+             *                   "line": 29,
+             *                   "name": "Pañuelo AFECTO",
+             *                   "exento": false,
+             *                   "cantidad": 416,
+             *                   "unidad": "Hora",
+             *                   "precioUnitario": 3293,
+             *                   "montoLinea": 807984,
+             *                   "descuentoPct": 6,
+             *                   "recargoPct": 10
+             *                 }
+             *               ],
+             *               "globalAdjustments": [
+             *                 {
+             *                   "line": 29,
+             *                   "tipo": "descuento",
+             *                   "valor": 12,
+             *                   "unidad": "%",
+             *                   "exento": false,
+             *                   "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
+             *                 }
+             *               ],
+             *               "exportacion": {
+             *                 "references": [
+             *                   {
+             *                     "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                     "tipoDocRef": "810"
+             *                   }
+             *                 ],
+             *                 "moneda": {
+             *                   "name": "DOLAR USA",
+             *                   "code": 13
+             *                 },
+             *                 "formaPago": {
+             *                   "name": "ACRED",
+             *                   "code": 11
+             *                 },
+             *                 "modalidadVenta": {
+             *                   "name": "A FIRME",
+             *                   "code": 1
+             *                 },
+             *                 "clausulaVenta": {
+             *                   "name": "FOB",
+             *                   "code": 5
+             *                 },
+             *                 "totalClausulaVenta": 372.38,
+             *                 "viaTransporte": {
+             *                   "name": "AEREO",
+             *                   "code": 4
+             *                 },
+             *                 "puertoEmbarque": {
+             *                   "name": "ANTOFAGASTA",
+             *                   "code": 903
+             *                 },
+             *                 "puertoDesembarque": {
+             *                   "name": "BREMEN",
+             *                   "code": 591
+             *                 },
+             *                 "unidadTara": {
+             *                   "name": "U",
+             *                   "code": 10
+             *                 },
+             *                 "unidadPesoBruto": {
+             *                   "name": "U",
+             *                   "code": 10
+             *                 },
+             *                 "unidadPesoNeto": {
+             *                   "name": "U",
+             *                   "code": 10
+             *                 },
+             *                 "tipoBulto": {
+             *                   "name": "CONTENEDOR REFRIGERADO",
+             *                   "code": 76
+             *                 },
+             *                 "totalBultos": 16,
+             *                 "flete": 23.11,
+             *                 "seguro": 1.43,
+             *                 "paisReceptor": {
+             *                   "name": "ALEMANIA",
+             *                   "code": 563
+             *                 },
+             *                 "paisDestino": {
+             *                   "name": "ALEMANIA",
+             *                   "code": 563
+             *                 },
+             *                 "nacionalidad": {
+             *                   "name": "ITALIA",
+             *                   "code": 504
+             *                 }
+             *               },
+             *               "observations": [
+             *                 "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
+             *               ],
+             *               "document": null
+             *             }
+             *           ],
+             *           "progress": {
+             *             "cases": 19,
+             *             "documents": 0
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
+            'application/json': {
+              data: components['schemas']['CertificationSet'][];
+              iterator: string | null;
+              done: boolean;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Upload the SII's test set: read every section and case
+     * @description The set as the SII gives it, as the body with Content-Type text/plain (ISO-8859-1 as served, or UTF-8; a charset parameter is honoured, otherwise detected), or application/json {"text": "…"}. 201 with what was read; the same set again is 200 with the existing one (by the SHA-256 of its decoded text); another set is a second set. A text that is not a test set, or a line it cannot read: 422 certification_set_unreadable, details.line naming the line.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'text/plain':
+            | string
+            | {
+                /** @description The set's text as the SII gives it. */
+                text: string;
+              };
+          'application/json':
+            | string
+            | {
+                /** @description The set's text as the SII gives it. */
+                text: string;
+              };
+        };
+      };
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
+             *           "notes": [
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
+             *           ],
+             *           "caseIds": [
+             *             "4244618-1"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 29,
+             *                 "documentType": {
+             *                   "name": "FACTURA",
+             *                   "code": 30
+             *                 },
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 0.6,
+             *             "observations": [
+             *               "DEL IVA ES DE 0.60"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
+             *                 "status": "facturada",
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "4244618-2",
+             *           "section": "basico",
+             *           "number": 2,
+             *           "line": 29,
+             *           "documentType": {
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
+             *           },
+             *           "reference": {
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
+             *             "tipoDte": 33,
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
+             *           },
+             *           "traslado": {
+             *             "motivo": "VENTA",
+             *             "indTraslado": 1,
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 29,
+             *               "tipo": "descuento",
+             *               "valor": 12,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "DOLAR USA",
+             *               "code": 13
+             *             },
+             *             "formaPago": {
+             *               "name": "ACRED",
+             *               "code": 11
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "A FIRME",
+             *               "code": 1
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "FOB",
+             *               "code": 5
+             *             },
+             *             "totalClausulaVenta": 372.38,
+             *             "viaTransporte": {
+             *               "name": "AEREO",
+             *               "code": 4
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "BREMEN",
+             *               "code": 591
+             *             },
+             *             "unidadTara": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "tipoBulto": {
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
+             *             },
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
+             *             "paisReceptor": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "paisDestino": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "nacionalidad": {
+             *               "name": "ITALIA",
+             *               "code": 504
+             *             }
+             *           },
+             *           "observations": [
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
+             *           ],
+             *           "document": null
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 19,
+             *         "documents": 0
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
+                title: string;
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
+                attentionNumber: string;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    documentType: {
+                      /** @example FACTURA */
+                      name: string;
+                      /** @example 30 */
+                      code: number;
+                    };
+                    /** @example 234 */
+                    folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    /** @example 4244621-3 */
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example 2 */
+                number: number;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                documentType: {
+                  /** @example FACTURA ELECTRONICA */
+                  name: string;
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
+                  code: number;
+                };
+                reference: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /** @example FACTURA ELECTRONICA */
+                  documentName: string;
+                  /** @example 4244618-2 */
+                  caseId: string;
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  /** @example VENTA */
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
+                    name: string;
+                    /** @example 13 */
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
+                    name: string;
+                    /** @example 11 */
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
+                    name: string;
+                    /** @example 1 */
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
+                    name: string;
+                    /** @example 5 */
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
+                    name: string;
+                    /** @example 4 */
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
+                    name: string;
+                    /** @example 903 */
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
+                    name: string;
+                    /** @example 591 */
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
+                    name: string;
+                    /** @example 76 */
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
+                    name: string;
+                    /** @example 504 */
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case; null until the set’s documents are created. */
+                document: null;
+              }[];
+              progress: {
+                /** @example 19 */
+                cases: number;
+                /**
+                 * @description Cases with their document made (0 until the documents step exists).
+                 * @example 0
+                 */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Created. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
+             *           "notes": [
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
+             *           ],
+             *           "caseIds": [
+             *             "4244618-1"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 29,
+             *                 "documentType": {
+             *                   "name": "FACTURA",
+             *                   "code": 30
+             *                 },
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 0.6,
+             *             "observations": [
+             *               "DEL IVA ES DE 0.60"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
+             *                 "status": "facturada",
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "4244618-2",
+             *           "section": "basico",
+             *           "number": 2,
+             *           "line": 29,
+             *           "documentType": {
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
+             *           },
+             *           "reference": {
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
+             *             "tipoDte": 33,
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
+             *           },
+             *           "traslado": {
+             *             "motivo": "VENTA",
+             *             "indTraslado": 1,
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 29,
+             *               "tipo": "descuento",
+             *               "valor": 12,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "DOLAR USA",
+             *               "code": 13
+             *             },
+             *             "formaPago": {
+             *               "name": "ACRED",
+             *               "code": 11
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "A FIRME",
+             *               "code": 1
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "FOB",
+             *               "code": 5
+             *             },
+             *             "totalClausulaVenta": 372.38,
+             *             "viaTransporte": {
+             *               "name": "AEREO",
+             *               "code": 4
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "BREMEN",
+             *               "code": 591
+             *             },
+             *             "unidadTara": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "tipoBulto": {
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
+             *             },
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
+             *             "paisReceptor": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "paisDestino": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "nacionalidad": {
+             *               "name": "ITALIA",
+             *               "code": 504
+             *             }
+             *           },
+             *           "observations": [
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
+             *           ],
+             *           "document": null
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 19,
+             *         "documents": 0
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
+                title: string;
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
+                attentionNumber: string;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    documentType: {
+                      /** @example FACTURA */
+                      name: string;
+                      /** @example 30 */
+                      code: number;
+                    };
+                    /** @example 234 */
+                    folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    /** @example 4244621-3 */
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example 2 */
+                number: number;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                documentType: {
+                  /** @example FACTURA ELECTRONICA */
+                  name: string;
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
+                  code: number;
+                };
+                reference: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /** @example FACTURA ELECTRONICA */
+                  documentName: string;
+                  /** @example 4244618-2 */
+                  caseId: string;
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  /** @example VENTA */
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
+                    name: string;
+                    /** @example 13 */
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
+                    name: string;
+                    /** @example 11 */
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
+                    name: string;
+                    /** @example 1 */
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
+                    name: string;
+                    /** @example 5 */
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
+                    name: string;
+                    /** @example 4 */
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
+                    name: string;
+                    /** @example 903 */
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
+                    name: string;
+                    /** @example 591 */
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
+                    name: string;
+                    /** @example 76 */
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
+                    name: string;
+                    /** @example 504 */
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case; null until the set’s documents are created. */
+                document: null;
+              }[];
+              progress: {
+                /** @example 19 */
+                cases: number;
+                /**
+                 * @description Cases with their document made (0 until the documents step exists).
+                 * @example 0
+                 */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). This route: `certification_set_unreadable`. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A test set: what was read, and each case’s progress */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
+             *           "notes": [
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
+             *           ],
+             *           "caseIds": [
+             *             "4244618-1"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 29,
+             *                 "documentType": {
+             *                   "name": "FACTURA",
+             *                   "code": 30
+             *                 },
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 0.6,
+             *             "observations": [
+             *               "DEL IVA ES DE 0.60"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
+             *                 "status": "facturada",
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "4244618-2",
+             *           "section": "basico",
+             *           "number": 2,
+             *           "line": 29,
+             *           "documentType": {
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
+             *           },
+             *           "reference": {
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
+             *             "tipoDte": 33,
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
+             *           },
+             *           "traslado": {
+             *             "motivo": "VENTA",
+             *             "indTraslado": 1,
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 29,
+             *               "tipo": "descuento",
+             *               "valor": 12,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "DOLAR USA",
+             *               "code": 13
+             *             },
+             *             "formaPago": {
+             *               "name": "ACRED",
+             *               "code": 11
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "A FIRME",
+             *               "code": 1
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "FOB",
+             *               "code": 5
+             *             },
+             *             "totalClausulaVenta": 372.38,
+             *             "viaTransporte": {
+             *               "name": "AEREO",
+             *               "code": 4
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "BREMEN",
+             *               "code": 591
+             *             },
+             *             "unidadTara": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "tipoBulto": {
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
+             *             },
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
+             *             "paisReceptor": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "paisDestino": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "nacionalidad": {
+             *               "name": "ITALIA",
+             *               "code": 504
+             *             }
+             *           },
+             *           "observations": [
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
+             *           ],
+             *           "document": null
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 19,
+             *         "documents": 0
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
+                title: string;
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
+                attentionNumber: string;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    documentType: {
+                      /** @example FACTURA */
+                      name: string;
+                      /** @example 30 */
+                      code: number;
+                    };
+                    /** @example 234 */
+                    folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    /** @example 4244621-3 */
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example 2 */
+                number: number;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                documentType: {
+                  /** @example FACTURA ELECTRONICA */
+                  name: string;
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
+                  code: number;
+                };
+                reference: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /** @example FACTURA ELECTRONICA */
+                  documentName: string;
+                  /** @example 4244618-2 */
+                  caseId: string;
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  /** @example VENTA */
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
+                    name: string;
+                    /** @example 13 */
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
+                    name: string;
+                    /** @example 11 */
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
+                    name: string;
+                    /** @example 1 */
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
+                    name: string;
+                    /** @example 5 */
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
+                    name: string;
+                    /** @example 4 */
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
+                    name: string;
+                    /** @example 903 */
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
+                    name: string;
+                    /** @example 591 */
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
+                    name: string;
+                    /** @example 76 */
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
+                    name: string;
+                    /** @example 504 */
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case; null until the set’s documents are created. */
+                document: null;
+              }[];
+              progress: {
+                /** @example 19 */
+                cases: number;
+                /**
+                 * @description Cases with their document made (0 until the documents step exists).
+                 * @example 0
+                 */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -10757,6 +12898,351 @@ export interface components {
       createdAt: string;
       /** Format: date-time */
       updatedAt: string;
+    };
+    /** CertificationSet */
+    CertificationSet: {
+      /** Format: uuid */
+      id: string;
+      /** @enum {string} */
+      object: 'certification_set';
+      /** Format: uuid */
+      tenantId: string;
+      /**
+       * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+       * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+       */
+      sha256: string;
+      sections: {
+        /** @description Which section of the set. */
+        kind:
+          | 'basico'
+          | 'libro_ventas'
+          | 'libro_compras'
+          | 'guias'
+          | 'libro_guias'
+          | 'exenta'
+          | 'exportacion_1'
+          | 'exportacion_2'
+          | 'liquidaciones'
+          | 'factura_compra';
+        /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
+        title: string;
+        /**
+         * @description NUMERO DE ATENCION.
+         * @example 4244618
+         */
+        attentionNumber: string;
+        /**
+         * @description Line of the set's text (1-based).
+         * @example 29
+         */
+        line: number;
+        /** @description The section's free text, verbatim, a line each. */
+        notes: string[];
+        caseIds: string[];
+        purchaseBook: {
+          entries: {
+            /**
+             * @description Line of the set's text (1-based).
+             * @example 29
+             */
+            line: number;
+            documentType: {
+              /** @example FACTURA */
+              name: string;
+              /** @example 30 */
+              code: number;
+            };
+            /** @example 234 */
+            folio: number;
+            /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
+            observation: string;
+            montoExento: number | null;
+            montoAfecto: number | null;
+          }[];
+          factorProporcionalidadIva: number | null;
+          observations: string[];
+        } | null;
+        guideBook: {
+          instructions: {
+            /**
+             * @description Line of the set's text (1-based).
+             * @example 29
+             */
+            line: number;
+            /** @example 4244621-3 */
+            caseId: string;
+            status: 'facturada' | 'anulada';
+            /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
+            text: string;
+          }[];
+        } | null;
+      }[];
+      cases: {
+        /**
+         * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+         * @example 4244618-2
+         */
+        id: string;
+        /** @description Which section of the set. */
+        section:
+          | 'basico'
+          | 'libro_ventas'
+          | 'libro_compras'
+          | 'guias'
+          | 'libro_guias'
+          | 'exenta'
+          | 'exportacion_1'
+          | 'exportacion_2'
+          | 'liquidaciones'
+          | 'factura_compra';
+        /** @example 2 */
+        number: number;
+        /**
+         * @description Line of the set's text (1-based).
+         * @example 29
+         */
+        line: number;
+        documentType: {
+          /** @example FACTURA ELECTRONICA */
+          name: string;
+          /**
+           * @description The SII document type code.
+           * @example 33
+           */
+          code: number;
+        };
+        reference: {
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
+          line: number;
+          /** @example FACTURA ELECTRONICA */
+          documentName: string;
+          /** @example 4244618-2 */
+          caseId: string;
+          /**
+           * @description The referenced case's type.
+           * @example 33
+           */
+          tipoDte: number;
+          reason: string | null;
+        } | null;
+        traslado: {
+          /** @example VENTA */
+          motivo: string;
+          indTraslado: number | null;
+          por: string | null;
+          tipoDespacho: number | null;
+        } | null;
+        items: {
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
+          line: number;
+          /**
+           * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+           * @example Pañuelo AFECTO
+           */
+          name: string;
+          /** @description The name carries the word EXENTO. */
+          exento: boolean;
+          cantidad: number | null;
+          unidad: string | null;
+          precioUnitario: number | null;
+          montoLinea: number | null;
+          descuentoPct: number | null;
+          recargoPct: number | null;
+        }[];
+        /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+        charges: {
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
+          line: number;
+          /**
+           * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+           * @example Pañuelo AFECTO
+           */
+          name: string;
+          /** @description The name carries the word EXENTO. */
+          exento: boolean;
+          cantidad: number | null;
+          unidad: string | null;
+          precioUnitario: number | null;
+          montoLinea: number | null;
+          descuentoPct: number | null;
+          recargoPct: number | null;
+        }[];
+        globalAdjustments: {
+          /**
+           * @description Line of the set's text (1-based).
+           * @example 29
+           */
+          line: number;
+          tipo: 'descuento' | 'recargo';
+          /** @example 12 */
+          valor: number;
+          unidad: '%' | '$';
+          exento: boolean;
+          /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
+          text: string;
+        }[];
+        exportacion: {
+          references: {
+            /** @example MIC (MANIFIESTO INTERNACIONAL) */
+            name: string;
+            tipoDocRef: string | null;
+          }[];
+          moneda: {
+            /**
+             * @description As the set writes it.
+             * @example DOLAR USA
+             */
+            name: string;
+            /** @example 13 */
+            code: number;
+          } | null;
+          formaPago: {
+            /**
+             * @description As the set writes it.
+             * @example ACRED
+             */
+            name: string;
+            /** @example 11 */
+            code: number;
+          } | null;
+          modalidadVenta: {
+            /**
+             * @description As the set writes it.
+             * @example A FIRME
+             */
+            name: string;
+            /** @example 1 */
+            code: number;
+          } | null;
+          clausulaVenta: {
+            /**
+             * @description As the set writes it.
+             * @example FOB
+             */
+            name: string;
+            /** @example 5 */
+            code: number;
+          } | null;
+          totalClausulaVenta: number | null;
+          viaTransporte: {
+            /**
+             * @description As the set writes it.
+             * @example AEREO
+             */
+            name: string;
+            /** @example 4 */
+            code: number;
+          } | null;
+          puertoEmbarque: {
+            /**
+             * @description As the set writes it.
+             * @example ANTOFAGASTA
+             */
+            name: string;
+            /** @example 903 */
+            code: number;
+          } | null;
+          puertoDesembarque: {
+            /**
+             * @description As the set writes it.
+             * @example BREMEN
+             */
+            name: string;
+            /** @example 591 */
+            code: number;
+          } | null;
+          unidadTara: {
+            /**
+             * @description As the set writes it.
+             * @example U
+             */
+            name: string;
+            /** @example 10 */
+            code: number;
+          } | null;
+          unidadPesoBruto: {
+            /**
+             * @description As the set writes it.
+             * @example U
+             */
+            name: string;
+            /** @example 10 */
+            code: number;
+          } | null;
+          unidadPesoNeto: {
+            /**
+             * @description As the set writes it.
+             * @example U
+             */
+            name: string;
+            /** @example 10 */
+            code: number;
+          } | null;
+          tipoBulto: {
+            /**
+             * @description As the set writes it.
+             * @example CONTENEDOR REFRIGERADO
+             */
+            name: string;
+            /** @example 76 */
+            code: number;
+          } | null;
+          totalBultos: number | null;
+          flete: number | null;
+          seguro: number | null;
+          paisReceptor: {
+            /**
+             * @description As the set writes it.
+             * @example ALEMANIA
+             */
+            name: string;
+            /** @example 563 */
+            code: number;
+          } | null;
+          paisDestino: {
+            /**
+             * @description As the set writes it.
+             * @example ALEMANIA
+             */
+            name: string;
+            /** @example 563 */
+            code: number;
+          } | null;
+          nacionalidad: {
+            /**
+             * @description As the set writes it.
+             * @example ITALIA
+             */
+            name: string;
+            /** @example 504 */
+            code: number;
+          } | null;
+        } | null;
+        observations: string[];
+        /** @description The document made for this case; null until the set’s documents are created. */
+        document: null;
+      }[];
+      progress: {
+        /** @example 19 */
+        cases: number;
+        /**
+         * @description Cases with their document made (0 until the documents step exists).
+         * @example 0
+         */
+        documents: number;
+      };
+      /** Format: date-time */
+      createdAt: string;
     };
   };
   responses: never;

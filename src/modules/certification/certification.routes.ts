@@ -1,0 +1,107 @@
+import type { Static } from '@sinclair/typebox';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { RouteModule } from '../../http/route-module.ts';
+import { tenantOf } from '../../http/plugins/tenant-scope.ts';
+import { PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
+import { validatorCompiler } from '../../http/validation.ts';
+import { CertificationSetSchema, SET_MAX_BYTES, SetParams, SetTextBody, TenantParams } from './certification.schemas.ts';
+
+/**
+ * The SII's test set in (docs/certification.md): the set's text as the body, `text/plain` as
+ * the SII serves it (ISO-8859-1; UTF-8 too, and a `charset` parameter is honoured) or JSON
+ * `{ "text": … }`. The plain-text parser lives in this scope only, and keeps the bytes: Fastify's
+ * own would decode them as UTF-8 and lose the Ñ of an ISO-8859-1 file.
+ */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
+
+/** A plain-text body is a Buffer; a JSON one must be exactly {"text": string}. Params and query as everywhere. */
+const setBodyValidation: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === 'body'
+    ? (body: unknown) =>
+        Buffer.isBuffer(body) || isTextBody(body)
+          ? { value: body }
+          : {
+              error: new AppError(
+                'invalid_request',
+                'invalid_field',
+                'Send {"text": "…"} with the set\'s text, or the text itself as text/plain.',
+                {
+                  param: 'text',
+                },
+              ),
+            }
+    : validatorCompiler(route);
+
+function isTextBody(body: unknown): body is { text: string } {
+  if (typeof body !== 'object' || body === null) return false;
+  const keys = Object.keys(body);
+  const text = (body as { text?: unknown }).text;
+  return keys.length === 1 && typeof text === 'string' && text.length <= SET_MAX_BYTES;
+}
+
+const routes: RouteModule = async (app, { ctx }) => {
+  const { certification } = ctx.services;
+
+  await app.register(async (scope) => {
+    scope.removeContentTypeParser('text/plain');
+    scope.addContentTypeParser('text/plain', { parseAs: 'buffer', bodyLimit: SET_MAX_BYTES }, (_req, body, done) => done(null, body));
+    scope.post<{ Params: Static<typeof TenantParams> }>(
+      '/api/v1/tenants/:tenantId/certification/sets',
+      {
+        bodyLimit: SET_MAX_BYTES,
+        schema: {
+          tags: ['Certification'],
+          summary: "Upload the SII's test set: read every section and case",
+          description:
+            'The set as the SII gives it, as the body with Content-Type text/plain (ISO-8859-1 as served, or UTF-8; a charset ' +
+            'parameter is honoured, otherwise detected), or application/json {"text": "…"}. 201 with what was read; the same set ' +
+            'again is 200 with the existing one (by the SHA-256 of its decoded text); another set is a second set. A text that ' +
+            'is not a test set, or a line it cannot read: 422 certification_set_unreadable, details.line naming the line.',
+          consumes: ['text/plain', 'application/json'],
+          body: {
+            oneOf: [{ type: 'string', description: "The set's text (text/plain)." }, SetTextBody],
+          },
+          params: TenantParams,
+          response: withErrors({ 200: CertificationSetSchema, 201: CertificationSetSchema }),
+        } as FastifySchema,
+        validatorCompiler: setBodyValidation,
+      },
+      async (req, reply) => {
+        const body = req.body as Buffer | { text: string };
+        const charset = CHARSET.exec(req.headers['content-type'] ?? '')?.[1];
+        const r = await certification.upload(tenantOf(req), Buffer.isBuffer(body) ? { body, charset } : { body: body.text });
+        return reply.status(r.created ? 201 : 200).send(r.set);
+      },
+    );
+  });
+
+  app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof PageQuery> }>(
+    '/api/v1/tenants/:tenantId/certification/sets',
+    {
+      schema: {
+        tags: ['Certification'],
+        summary: "The tenant's test sets, newest first",
+        params: TenantParams,
+        querystring: PageQuery,
+        response: withErrors({ 200: PageOf(CertificationSetSchema) }),
+      },
+    },
+    async (req) => certification.list(tenantOf(req), { limit: req.query.limit ?? 50, iterator: req.query.iterator }),
+  );
+
+  app.get<{ Params: Static<typeof SetParams> }>(
+    '/api/v1/tenants/:tenantId/certification/sets/:setId',
+    {
+      schema: {
+        tags: ['Certification'],
+        summary: 'A test set: what was read, and each case’s progress',
+        params: SetParams,
+        response: withErrors({ 200: CertificationSetSchema }),
+      },
+    },
+    async (req) => certification.get(tenantOf(req), req.params.setId),
+  );
+};
+
+export default routes;

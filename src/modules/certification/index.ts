@@ -1,0 +1,11 @@
+/**
+ * Certification (docs/certification.md): the SII's test set in, per tenant. Owns the
+ * `certification_sets` table; the parser (set/) is pure and has no I/O.
+ */
+export { createCertificationService } from './certification.service.ts';
+export type { CertificationService, CertificationDeps } from './certification.service.ts';
+export type { CertificationSet } from './certification.views.ts';
+export { default as certificationRoutes } from './certification.routes.ts';
+export { parseSet } from './set/set.parse.ts';
+export { SetParseError } from './set/set.errors.ts';
+export type { ParsedSet, SetCase, SetSection } from './set/set.types.ts';

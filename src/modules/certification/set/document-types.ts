@@ -1,0 +1,100 @@
+/**
+ * The document type names the SII's test sets write, and their codes: the one place this module
+ * turns a name into a type number (docs/certification.md). "FACTURA" and "NOTA DE CREDITO" alone
+ * are paper documents (30, 60) as the purchase-book list uses them; a case's `REFERENCIA` line is
+ * not read through this map: it names a case, whose own type is the one referenced.
+ */
+const DOCUMENT_TYPES: Readonly<Record<string, number>> = {
+  FACTURA: 30,
+  'FACTURA NO AFECTA O EXENTA': 32,
+  'FACTURA ELECTRONICA': 33,
+  'FACTURA NO AFECTA O EXENTA ELECTRONICA': 34,
+  'BOLETA ELECTRONICA': 39,
+  'LIQUIDACION FACTURA': 40,
+  'BOLETA NO AFECTA O EXENTA ELECTRONICA': 41,
+  'LIQUIDACION FACTURA ELECTRONICA': 43,
+  'FACTURA DE COMPRA': 45,
+  'FACTURA DE COMPRA ELECTRONICA': 46,
+  'GUIA DE DESPACHO': 52,
+  'GUIA DE DESPACHO ELECTRONICA': 52,
+  'NOTA DE DEBITO': 55,
+  'NOTA DE DEBITO ELECTRONICA': 56,
+  'NOTA DE CREDITO': 60,
+  'NOTA DE CREDITO ELECTRONICA': 61,
+  'FACTURA DE EXPORTACION ELECTRONICA': 110,
+  'NOTA DE DEBITO DE EXPORTACION ELECTRONICA': 111,
+  'NOTA DE CREDITO DE EXPORTACION ELECTRONICA': 112,
+};
+
+/**
+ * Customs and other documents an export case names in its `REFERENCIA:` lines (TpoDocRef codes of
+ * the SII's DTE format v2.2, "Tipo Documento Referencia": 807 DUS … 815).
+ */
+const REFERENCE_DOCUMENTS: Readonly<Record<string, string>> = {
+  DUS: '807',
+  'B/L': '808',
+  AWB: '809',
+  MIC: '810',
+  'MIC/DTA': '810',
+  'CARTA DE PORTE': '811',
+  'RESOLUCION SNA': '812',
+  PASAPORTE: '813',
+};
+
+const plain = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toUpperCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The type code of a document name as a set writes it, or undefined when it is not one. */
+export function documentTypeCode(name: string): number | undefined {
+  return DOCUMENT_TYPES[plain(name)];
+}
+
+/** Types whose documents carry no IVA on any line (every line exempt). */
+export const EXEMPT_DOCUMENT_TYPES: readonly number[] = [34, 41, 110, 111, 112];
+/** Export documents (the factura and its notes): foreign receptor, customs data, a currency. */
+export const EXPORT_TYPES: readonly number[] = [110, 111, 112];
+/** Credit and debit notes: their references to other cases are their `codRef` references. */
+export const NOTE_TYPES: readonly number[] = [56, 61, 111, 112];
+/** Dispatch guides: the one type whose lines may be priceless (decisions §11). */
+export const GUIA_TYPE = 52;
+/** Liquidación-factura: lines name the liquidated document's type. */
+export const LIQUIDACION_TYPE = 43;
+/** Purchase invoice: the buyer issues it and withholds the IVA. */
+export const FACTURA_COMPRA_TYPE = 46;
+/**
+ * The retention a purchase invoice of the set's general case carries on each line, and its notes
+ * with it: code 15, IVA retenido total (src/dte/tax-codes.ts).
+ */
+export const IVA_RETENIDO_TOTAL = 15;
+/**
+ * The type a liquidación line liquidates (TpoDocLiq), from its name: "NETO FACTURAS ELECTRONICAS"
+ * 33, "EXENTO FACTURAS ELECTRONICAS" 34, "NETO FACTURAS" (paper) 30, "EXENTO FACTURAS" 32,
+ * "NETO NOTA DE CREDITO 328" 60, "… LIQUIDACION FACTURA ELECTRONICA 4554" 43, "BOLETAS" 39;
+ * undefined for anything else ("NETO ANTICIPO FACTURACION").
+ */
+export function liquidatedTypeOf(name: string): number | undefined {
+  const p = plain(name);
+  const electronic = /ELECTRONICA/.test(p);
+  const exempt = /\bEXENTO\b/.test(p);
+  if (/LIQUIDACION FACTURA/.test(p)) return electronic ? 43 : 40;
+  if (/NOTA DE CREDITO/.test(p)) return electronic ? 61 : 60;
+  if (/NOTA DE DEBITO/.test(p)) return electronic ? 56 : 55;
+  if (/BOLETAS?\b/.test(p)) return 39;
+  if (/\bFACTURAS?\b/.test(p) && !/ANTICIPO/.test(p)) return electronic ? (exempt ? 34 : 33) : exempt ? 32 : 30;
+  return undefined;
+}
+
+/**
+ * A customs reference of an export case (`REFERENCIA: MIC (MANIFIESTO INTERNACIONAL)`): its
+ * TpoDocRef code, matched on the first word group the SII writes, or undefined.
+ */
+export function referenceDocumentCode(text: string): string | undefined {
+  const p = plain(text);
+  const bare = p.replace(/\s*\(.*\)\s*$/, '');
+  return REFERENCE_DOCUMENTS[bare] ?? REFERENCE_DOCUMENTS[p];
+}
