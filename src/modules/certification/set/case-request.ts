@@ -1,13 +1,13 @@
 import { computeTotals, isDteEngineError, type TipoDte } from '../../../dte/index.ts';
 import {
-  EXEMPT_DOCUMENT_TYPES,
-  EXPORT_TYPES,
-  FACTURA_COMPRA_TYPE,
-  GUIA_TYPE,
+  isExemptType,
+  isExportType,
+  isFacturaCompraType,
+  isGuiaType,
+  isLiquidacionType,
+  isNoteType,
   IVA_RETENIDO_TOTAL,
-  LIQUIDACION_TYPE,
   liquidatedTypeOf,
-  NOTE_TYPES,
 } from './document-types.ts';
 import type { ParsedSet, SectionKind, SetCase, SetItem } from './set.types.ts';
 
@@ -122,9 +122,9 @@ const same = (a: string, b: string) => a.trim().toUpperCase() === b.trim().toUpp
 export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: CaseRequest, target?: SetCase): CaseRequest {
   const tipoDte = c.documentType.code;
   const limits: string[] = [];
-  const exempt = EXEMPT_DOCUMENT_TYPES.includes(tipoDte);
-  const isNote = NOTE_TYPES.includes(tipoDte);
-  const isExport = EXPORT_TYPES.includes(tipoDte);
+  const exempt = isExemptType(tipoDte);
+  const isNote = isNoteType(tipoDte);
+  const isExport = isExportType(tipoDte);
   const referencias: RequestReference[] = [{ tipoDocRef: 'SET', folioRef: 0, fechaRef: opts.fecha, razonRef: `CASO ${c.id}` }];
   const pending: CaseRequest['pending'] = [];
   let detalle: Omit<RequestLine, 'montoItem'>[];
@@ -151,8 +151,7 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
         if (!original)
           limits.push(`line '${it.name}' is not a line of CASO ${c.reference!.caseId}: its price and quantity are the note's own`);
         // A note on an exempt document (a 34) or an exempt line corrects exempt amounts.
-        const exentoOriginal =
-          (target !== undefined && EXEMPT_DOCUMENT_TYPES.includes(target.documentType.code)) || original?.exento === true;
+        const exentoOriginal = (target !== undefined && isExemptType(target.documentType.code)) || original?.exento === true;
         return lineOf(
           {
             ...it,
@@ -179,7 +178,7 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
 
   const body: CaseDocumentRequest = { tipoDte, fechaEmision: opts.fecha, receptor, detalle: [], referencias, montoTotal: 0 };
 
-  if (tipoDte === GUIA_TYPE && c.traslado) {
+  if (isGuiaType(tipoDte) && c.traslado) {
     if (c.traslado.indTraslado !== null) body.indTraslado = c.traslado.indTraslado;
     else limits.push(`MOTIVO '${c.traslado.motivo}' is not an IndTraslado this module knows`);
     if (c.traslado.tipoDespacho !== null) body.tipoDespacho = c.traslado.tipoDespacho;
@@ -191,10 +190,10 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
   }
 
   // The purchase invoice withholds the whole IVA, and the notes that correct it do as well.
-  if (tipoDte === FACTURA_COMPRA_TYPE || (target?.documentType.code === FACTURA_COMPRA_TYPE && codRefOf(c) === 3))
+  if (isFacturaCompraType(tipoDte) || (target !== undefined && isFacturaCompraType(target.documentType.code) && codRefOf(c) === 3))
     detalle = detalle.map((l) => (l.exento ? l : { ...l, impuestoAdicional: IVA_RETENIDO_TOTAL }));
 
-  if (tipoDte === LIQUIDACION_TYPE) {
+  if (isLiquidacionType(tipoDte)) {
     if (c.charges.length === 0) limits.push('a liquidación without COMISIONES Y OTROS CARGOS: the engine requires comisiones');
     detalle = detalle.map((l) => {
       const t = liquidatedTypeOf(l.nombre);
@@ -277,8 +276,8 @@ function lineOf(
     if (it.precioUnitario !== null) l.precioUnitario = it.precioUnitario;
   }
   if (it.unidad !== null) l.unidad = it.unidad;
-  if (it.exento && !exempt && tipoDte !== LIQUIDACION_TYPE) l.exento = true;
-  if (it.exento && tipoDte === LIQUIDACION_TYPE) l.exento = true;
+  if (it.exento && !exempt && !isLiquidacionType(tipoDte)) l.exento = true;
+  if (it.exento && isLiquidacionType(tipoDte)) l.exento = true;
   if (it.descuentoPct !== null) l.descuentoPct = it.descuentoPct;
   if (it.recargoPct !== null) l.recargoPct = it.recargoPct;
   return l;

@@ -1,29 +1,30 @@
+import { DOCUMENT_TYPES as CATALOGUE, isExport, isGuia, isLiquidacion, lookupType, withholdsIva } from '../../../dte/index.ts';
+
 /**
  * The document type names the SII's test sets write, and their codes: the one place this module
  * turns a name into a type number (docs/certification.md). "FACTURA" and "NOTA DE CREDITO" alone
  * are paper documents (30, 60) as the purchase-book list uses them; a case's `REFERENCIA` line is
  * not read through this map: it names a case, whose own type is the one referenced.
  */
-const DOCUMENT_TYPES: Readonly<Record<string, number>> = {
+/**
+ * The electronic types come from the engine's catalogue (`names.siiSet`); the paper types (30, 32,
+ * 40, 45, 55, 60) are not documents this service issues, only what the purchase-book list and a
+ * liquidación line name, so they live here.
+ */
+const PAPER_TYPES: Readonly<Record<string, number>> = {
   FACTURA: 30,
   'FACTURA NO AFECTA O EXENTA': 32,
-  'FACTURA ELECTRONICA': 33,
-  'FACTURA NO AFECTA O EXENTA ELECTRONICA': 34,
-  'BOLETA ELECTRONICA': 39,
   'LIQUIDACION FACTURA': 40,
-  'BOLETA NO AFECTA O EXENTA ELECTRONICA': 41,
-  'LIQUIDACION FACTURA ELECTRONICA': 43,
   'FACTURA DE COMPRA': 45,
-  'FACTURA DE COMPRA ELECTRONICA': 46,
-  'GUIA DE DESPACHO': 52,
-  'GUIA DE DESPACHO ELECTRONICA': 52,
   'NOTA DE DEBITO': 55,
-  'NOTA DE DEBITO ELECTRONICA': 56,
   'NOTA DE CREDITO': 60,
-  'NOTA DE CREDITO ELECTRONICA': 61,
-  'FACTURA DE EXPORTACION ELECTRONICA': 110,
-  'NOTA DE DEBITO DE EXPORTACION ELECTRONICA': 111,
-  'NOTA DE CREDITO DE EXPORTACION ELECTRONICA': 112,
+};
+
+const DOCUMENT_TYPES: Readonly<Record<string, number>> = {
+  ...PAPER_TYPES,
+  ...Object.fromEntries(CATALOGUE.map((t) => [t.names.siiSet, t.codigo])),
+  // The sets write "GUIA DE DESPACHO"; the full name with "ELECTRONICA" is read as the same type.
+  ...Object.fromEntries(CATALOGUE.filter((t) => isGuia(t.codigo)).map((t) => [`${t.names.siiSet} ELECTRONICA`, t.codigo])),
 };
 
 /**
@@ -54,18 +55,17 @@ export function documentTypeCode(name: string): number | undefined {
   return DOCUMENT_TYPES[plain(name)];
 }
 
-/** Types whose documents carry no IVA on any line (every line exempt). */
-export const EXEMPT_DOCUMENT_TYPES: readonly number[] = [34, 41, 110, 111, 112];
-/** Export documents (the factura and its notes): foreign receptor, customs data, a currency. */
-export const EXPORT_TYPES: readonly number[] = [110, 111, 112];
+/** Types whose documents carry no IVA on any line (every line exempt): the catalogue's amount family. */
+export const isExemptType = (t: number): boolean => {
+  const family = lookupType(t)?.amounts;
+  return family === 'exento' || family === 'boleta_exenta' || family === 'exportacion';
+};
 /** Credit and debit notes: their references to other cases are their `codRef` references. */
-export const NOTE_TYPES: readonly number[] = [56, 61, 111, 112];
-/** Dispatch guides: the one type whose lines may be priceless (decisions §11). */
-export const GUIA_TYPE = 52;
-/** Liquidación-factura: lines name the liquidated document's type. */
-export const LIQUIDACION_TYPE = 43;
-/** Purchase invoice: the buyer issues it and withholds the IVA. */
-export const FACTURA_COMPRA_TYPE = 46;
+export const isNoteType = (t: number): boolean => lookupType(t)?.requiresReferencias === true;
+/** Export documents (the factura and its notes): foreign receptor, customs data, a currency. */
+export { isExport as isExportType, isGuia as isGuiaType, isLiquidacion as isLiquidacionType };
+/** A purchase invoice: the buyer issues it and withholds the IVA. */
+export { withholdsIva as isFacturaCompraType };
 /**
  * The retention a purchase invoice of the set's general case carries on each line, and its notes
  * with it: code 15, IVA retenido total (src/dte/tax-codes.ts).
