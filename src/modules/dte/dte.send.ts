@@ -14,7 +14,7 @@ import { dteStore, type DteRow, type EnvioRow } from './dte.store.ts';
 import { changeStatus, SENDABLE } from './dte.transitions.ts';
 import { judgeEnvelope, type Verdicts } from './dte.verdicts.ts';
 import { toEnvio } from './dte.views.ts';
-import type { SignerCache } from './signer-cache.ts';
+import type { SignerCache } from '../credentials/index.ts';
 
 /**
  * Sending (docs/dte.md, "Sending"): `send` moves the DTEs to `sending` and queues one upload job per

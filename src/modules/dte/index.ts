@@ -7,8 +7,6 @@ export { createDteService } from './dte.service.ts';
 export type { DteService, DteDeps, Dte } from './dte.service.ts';
 export { createSendService } from './dte.send.ts';
 export type { SendService, SendDeps, AcceptedDte } from './dte.send.ts';
-export { createSignerCache } from './signer-cache.ts';
-export type { SignerCache } from './signer-cache.ts';
 export { dteJobHandlers } from './dte.jobs.ts';
 export { DTE_STATUSES } from './dte.schemas.ts';
 export { default as dteRoutes } from './dte.routes.ts';
