@@ -9,7 +9,7 @@ import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
 import { createApiKeysService } from './modules/api-keys/index.ts';
 import { createTenantLogos, createTenantsService } from './modules/tenants/index.ts';
-import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.service.ts';
+import { createDashboardAuthService } from './modules/dashboard-auth/index.ts';
 import { createSignupMailer } from './web/dashboard/auth/signup-mail.ts';
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
