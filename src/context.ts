@@ -16,9 +16,8 @@ import crypto from 'node:crypto';
 import { createActivationService } from './modules/credentials/index.ts';
 import { createCredentialsService, createCredentialWriter, createSignerCache } from './modules/credentials/index.ts';
 import { createPfxInspector, type PfxInspector } from './modules/credentials/index.ts';
-import type { ApiKeyVerifier } from './provider/emulator/verify-api-key.ts';
-import { createProvider } from './provider/index.ts';
-import type { Provider } from './provider/port.ts';
+import { createProvider } from './provider/setup/index.ts';
+import type { Provider } from './provider/index.ts';
 import type { SiiKeys } from './dte/index.ts';
 import { createLogoPreparer, type LogoPreparer } from './pdf/index.ts';
 import { createFoliosService } from './modules/folios/index.ts';
@@ -34,7 +33,7 @@ import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore, SECRETS_MIGRATIONS } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
 import { createReceivedService } from './modules/received/index.ts';
-import { schemaValidatorFrom } from './provider/emulator/schemas.ts';
+import { schemaValidatorFrom, type ApiKeyVerifier } from './provider/emulator/index.ts';
 import { createExchangeService, createMailboxTransport, createSmtpTransport } from './modules/exchange/index.ts';
 import { folioStock } from './modules/folios/index.ts';
 import { siiDate } from './dte/index.ts';
@@ -52,7 +51,7 @@ export interface ContextDeps {
   /** Key-encryption keys of the main store (`data`) and of the secrets store (src/secrets/keyring-files.ts). */
   keyrings: Keyrings;
   /**
-   * Billing provider; default: the adapter config.provider names (src/provider/index.ts). A fake
+   * Billing provider; default: the adapter config.provider names (src/provider/setup/index.ts). A fake
    * replaces just the calls it has (e.g. only `verifyApiKey`); the rest stay the configured adapter's.
    */
   provider?: ApiKeyVerifier | Partial<Provider>;

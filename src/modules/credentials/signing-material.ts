@@ -1,7 +1,7 @@
 import { X509Certificate, type KeyObject } from 'node:crypto';
 import type { Db, Sql } from '../../db/types.ts';
 import { errors } from '../../errors.ts';
-import type { ProviderCredentials } from '../../provider/port.ts';
+import type { ProviderCredentials } from '../../provider/index.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
 import { needsApiKey, type TenantsService } from '../tenants/index.ts';
