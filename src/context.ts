@@ -22,7 +22,7 @@ import type { SiiKeys } from './dte/index.ts';
 import { createLogoPreparer, type LogoPreparer } from './pdf/index.ts';
 import { createFoliosService } from './modules/folios/index.ts';
 import { createFolioAnnulment } from './modules/folios/index.ts';
-import { createDteService } from './modules/dte/index.ts';
+import { createDteMailComposer, createDteService } from './modules/dte/index.ts';
 import { createSendService } from './modules/dte/index.ts';
 import { credentialsEncryptedColumns } from './modules/credentials/index.ts';
 import { webhooksEncryptedColumns } from './modules/webhooks/index.ts';
@@ -32,7 +32,7 @@ import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore, SECRETS_MIGRATIONS } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
-import { createReceivedService } from './modules/received/index.ts';
+import { createReceivedService, createRespuestaComposer } from './modules/received/index.ts';
 import { schemaValidatorFrom, type ApiKeyVerifier } from './provider/emulator/index.ts';
 import { createExchangeService, createMailboxTransport, createSmtpTransport } from './modules/exchange/index.ts';
 import { folioStock } from './modules/folios/index.ts';
@@ -148,23 +148,20 @@ export function createContext(deps: ContextDeps) {
     log: backgroundLog,
   });
   const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
-  // Outbound exchange (docs/exchange.md): accepted documents e-mailed to their receptors.
+  // Outbound exchange (docs/exchange.md): the outbox of e-mails to receptors and suppliers; the
+  // dte and received modules write the messages (their composers, registered below).
   const exchange = createExchangeService({
     db,
     clock,
     transport: smtpTransport ?? createMailboxTransport({ db, clock }),
     from: deps.config.smtp.from,
     retryScheduleMs: deps.config.smtp.retryScheduleMs,
-    getTenant: tenants.getRow,
-    signers,
     documents: dte,
-    // The received module's reads, for the signed answers to suppliers (docs/received.md); bound
-    // lazily because the received module is handed this module's outbox in turn.
+    // The received module's reads, for the lists of answers sent to suppliers (docs/received.md);
+    // bound lazily because the received module is handed this module's outbox in turn.
     respuestas: {
       envio: (tenant, id) => received.envio(tenant, id),
-      respuesta: (tenant, id) => received.respuesta(tenant, id),
       get: (tenant, id) => received.get(tenant, id),
-      acceptanceXml: (tenant, id, n) => received.acceptanceXml(tenant, id, n),
     },
     log: backgroundLog,
   });
@@ -195,6 +192,8 @@ export function createContext(deps: ContextDeps) {
     respuestas: exchange,
     log: backgroundLog,
   });
+  exchange.registerComposer('dte', createDteMailComposer({ clock, getTenant: tenants.getRow, signers, documents: dte }));
+  exchange.registerComposer('respuesta', createRespuestaComposer({ getTenant: tenants.getRow, received }));
   return {
     ...deps,
     provider,

@@ -8,5 +8,6 @@ export type { DteService, DteDeps, Dte } from './dte.service.ts';
 export { createSendService } from './dte.send.ts';
 export type { SendService, SendDeps, AcceptedDte } from './dte.send.ts';
 export { dteJobHandlers } from './dte.jobs.ts';
+export { createDteMailComposer } from './dte.mail.ts';
 export { DTE_STATUSES } from './dte.schemas.ts';
 export { default as dteRoutes } from './dte.routes.ts';
