@@ -6,9 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { EMULATOR_IDK } from './provider/emulator/sii-key.ts';
-import { SII_CAF_IDK } from './provider/sii-idk.ts';
-import { parseRateLimits, type RateLimits } from './provider/simpleapi/protocol.ts';
+import { EMULATOR_IDK, parseRateLimits, SII_CAF_IDK, type RateLimits } from './provider/index.ts';
 
 export type Provider = 'emulator' | 'simpleapi';
 export type Role = 'all' | 'api' | 'worker';
@@ -59,7 +57,7 @@ export interface Config {
   };
   /**
    * SII_CAF_KEYS: extra keys a CAF's FRMA may verify with, beside the SII's own 100 and 300 (always
-   * trusted) and the emulator's (src/provider/index.ts). Each file is read and checked here, so a
+   * trusted) and the emulator's (src/provider/setup/index.ts). Each file is read and checked here, so a
    * missing or unreadable one stops the start. `publicKeyPem` is SPKI PEM.
    */
   readonly siiCafKeys: readonly { readonly idk: number; readonly file: string; readonly publicKeyPem: string }[];

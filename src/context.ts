@@ -9,23 +9,21 @@ import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
 import { createApiKeysService } from './modules/api-keys/index.ts';
 import { createTenantLogos, createTenantsService } from './modules/tenants/index.ts';
-import { createDashboardAuthService } from './web/dashboard/auth/dashboard-auth.service.ts';
+import { createDashboardAuthService } from './modules/dashboard-auth/index.ts';
 import { createSignupMailer } from './web/dashboard/auth/signup-mail.ts';
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
 import { createActivationService } from './modules/credentials/index.ts';
-import { createCredentialsService, createCredentialWriter } from './modules/credentials/index.ts';
+import { createCredentialsService, createCredentialWriter, createSignerCache } from './modules/credentials/index.ts';
 import { createPfxInspector, type PfxInspector } from './modules/credentials/index.ts';
-import type { ApiKeyVerifier } from './provider/emulator/verify-api-key.ts';
-import { createProvider } from './provider/index.ts';
-import type { Provider } from './provider/port.ts';
+import { createProvider } from './provider/setup/index.ts';
+import type { Provider } from './provider/index.ts';
 import type { SiiKeys } from './dte/index.ts';
 import { createLogoPreparer, type LogoPreparer } from './pdf/index.ts';
 import { createFoliosService } from './modules/folios/index.ts';
 import { createFolioAnnulment } from './modules/folios/index.ts';
-import { createDteService } from './modules/dte/index.ts';
+import { createDteMailComposer, createDteService } from './modules/dte/index.ts';
 import { createSendService } from './modules/dte/index.ts';
-import { createSignerCache } from './modules/dte/index.ts';
 import { credentialsEncryptedColumns } from './modules/credentials/index.ts';
 import { webhooksEncryptedColumns } from './modules/webhooks/index.ts';
 import { foliosEncryptedColumns } from './modules/folios/index.ts';
@@ -34,8 +32,8 @@ import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore, SECRETS_MIGRATIONS } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
-import { createReceivedService } from './modules/received/index.ts';
-import { schemaValidatorFrom } from './provider/emulator/schemas.ts';
+import { createReceivedService, createRespuestaComposer } from './modules/received/index.ts';
+import { schemaValidatorFrom, type ApiKeyVerifier } from './provider/emulator/index.ts';
 import { createExchangeService, createMailboxTransport, createSmtpTransport } from './modules/exchange/index.ts';
 import { folioStock } from './modules/folios/index.ts';
 import { siiDate } from './dte/index.ts';
@@ -54,7 +52,7 @@ export interface ContextDeps {
   /** Key-encryption keys of the main store (`data`) and of the secrets store (src/secrets/keyring-files.ts). */
   keyrings: Keyrings;
   /**
-   * Billing provider; default: the adapter config.provider names (src/provider/index.ts). A fake
+   * Billing provider; default: the adapter config.provider names (src/provider/setup/index.ts). A fake
    * replaces just the calls it has (e.g. only `verifyApiKey`); the rest stay the configured adapter's.
    */
   provider?: ApiKeyVerifier | Partial<Provider>;
@@ -151,23 +149,20 @@ export function createContext(deps: ContextDeps) {
     log: backgroundLog,
   });
   const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
-  // Outbound exchange (docs/exchange.md): accepted documents e-mailed to their receptors.
+  // Outbound exchange (docs/exchange.md): the outbox of e-mails to receptors and suppliers; the
+  // dte and received modules write the messages (their composers, registered below).
   const exchange = createExchangeService({
     db,
     clock,
     transport: smtpTransport ?? createMailboxTransport({ db, clock }),
     from: deps.config.smtp.from,
     retryScheduleMs: deps.config.smtp.retryScheduleMs,
-    getTenant: tenants.getRow,
-    signers,
     documents: dte,
-    // The received module's reads, for the signed answers to suppliers (docs/received.md); bound
-    // lazily because the received module is handed this module's outbox in turn.
+    // The received module's reads, for the lists of answers sent to suppliers (docs/received.md);
+    // bound lazily because the received module is handed this module's outbox in turn.
     respuestas: {
       envio: (tenant, id) => received.envio(tenant, id),
-      respuesta: (tenant, id) => received.respuesta(tenant, id),
       get: (tenant, id) => received.get(tenant, id),
-      acceptanceXml: (tenant, id, n) => received.acceptanceXml(tenant, id, n),
     },
     log: backgroundLog,
   });
@@ -198,6 +193,8 @@ export function createContext(deps: ContextDeps) {
     respuestas: exchange,
     log: backgroundLog,
   });
+  exchange.registerComposer('dte', createDteMailComposer({ clock, getTenant: tenants.getRow, signers, documents: dte }));
+  exchange.registerComposer('respuesta', createRespuestaComposer({ getTenant: tenants.getRow, received }));
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
   const certification = createCertificationService({ db, clock });
   return {

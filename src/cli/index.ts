@@ -8,7 +8,7 @@ import { openStores } from '../stores.ts';
 import { systemClock } from '../lib/clock.ts';
 import { adminCommands, callAdminSocket, type AdminCommand } from './admin-socket.ts';
 import { readNewPassword } from './read-secret.ts';
-import { EMULATOR_USAGE, runEmulatorCommand } from '../provider/emulator/cli.ts';
+import { EMULATOR_USAGE, runEmulatorCommand } from '../provider/emulator/index.ts';
 import { runTestCertificateCommand, TEST_CERTIFICATE_USAGE } from './test-certificate.ts';
 
 const USAGE = `Usage: npx dte <command>

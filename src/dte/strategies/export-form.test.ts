@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTestKit, sampleDteInput } from '../../../test/support/dte/fixtures.ts';
-import { exportFormFindings } from '../../provider/emulator/rules/export-form.ts';
+import { exportFormFindings } from '../../provider/emulator/index.ts';
 import { normalizeDocument, type DocumentInput } from '../normalize.ts';
 import { isDteEngineError } from '../errors.ts';
 

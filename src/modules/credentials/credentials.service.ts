@@ -10,7 +10,7 @@ import { createSigningMaterialSource } from './signing-material.ts';
 import { createSecretSweep } from './sweep.ts';
 
 /**
- * The credentials module as the rest of the app sees it (routes, dashboard, the DTE signer cache,
+ * The credentials module as the rest of the app sees it (routes, dashboard, the signer cache,
  * folios): a composition of its parts, each keeping one invariant —
  * - api-key.service.ts and certificates.service.ts: what may be stored (docs/credentials.md);
  * - credential-writer.ts: the write order across the two databases, shared with the hosted

@@ -11,6 +11,8 @@ export { createCredentialWriter } from './credential-writer.ts';
 export type { CredentialWriter } from './credential-writer.ts';
 export type { CertificateEntry } from './certificates.service.ts';
 export type { SigningMaterial } from './signing-material.ts';
+export { createSignerCache } from './signer-cache.ts';
+export type { SignerCache, TenantSigner } from './signer-cache.ts';
 export { createActivationService, LinkUnusableError } from './activation.service.ts';
 export type { ActivationService, LinkView, LinkState } from './activation.service.ts';
 export type { StagedCertificate } from './activation.store.ts';

@@ -1,7 +1,7 @@
 import { X509Certificate, type KeyObject } from 'node:crypto';
 import type { Db, Sql } from '../../db/types.ts';
 import { errors } from '../../errors.ts';
-import type { ProviderCredentials } from '../../provider/port.ts';
+import type { ProviderCredentials } from '../../provider/index.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
 import { needsApiKey, type TenantsService } from '../tenants/index.ts';
@@ -11,8 +11,8 @@ import { privateKeyFromPfx } from './pfx/inspect.ts';
 
 /**
  * What the issuing modules (folios, DTE) read from the credentials (docs/credentials.md "For other
- * modules"): decrypted for one call only, never cached here — callers that keep a prepared key
- * (the DTE signer cache) bound its lifetime themselves. Owner strings are built from what the
+ * modules"): decrypted for one call only, never cached here — the prepared key is kept by
+ * signer-cache.ts, which bounds its lifetime. Owner strings are built from what the
  * caller asks for, so a row pointed at another tenant's secret fails to decrypt (docs/secrets.md).
  */
 export interface SigningMaterial {

@@ -10,7 +10,7 @@ import { engineErrorToAppError } from './dte.errors.ts';
 import { prepareCreate, type CreateDte } from './dte.input.ts';
 import { dteStore, type DteRow, type NewDte } from './dte.store.ts';
 import { toDte, type Dte } from './dte.views.ts';
-import type { SignerCache } from './signer-cache.ts';
+import type { SignerCache } from '../credentials/index.ts';
 
 /**
  * Issuing one DTE (docs/design.md §7, docs/dte.md "Creating a DTE"): prepare (check the request,

@@ -6,15 +6,21 @@ import { enqueue, fenced, LeaseLostError, type JobLease, type JobResult, type Jo
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { waitFor } from '../../lib/wait.ts';
-import { providerErrorToAppError, rateLimitWaitMs } from '../../provider/errors.ts';
-import { ProviderError, type Provider, type ProviderCredentials, type UploadStatus } from '../../provider/port.ts';
+import {
+  ProviderError,
+  providerErrorToAppError,
+  rateLimitWaitMs,
+  type Provider,
+  type ProviderCredentials,
+  type UploadStatus,
+} from '../../provider/index.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { engineErrorToAppError } from './dte.errors.ts';
 import { dteStore, type DteRow, type EnvioRow } from './dte.store.ts';
 import { changeStatus, SENDABLE } from './dte.transitions.ts';
 import { judgeEnvelope, type Verdicts } from './dte.verdicts.ts';
 import { toEnvio } from './dte.views.ts';
-import type { SignerCache } from './signer-cache.ts';
+import type { SignerCache } from '../credentials/index.ts';
 
 /**
  * Sending (docs/dte.md, "Sending"): `send` moves the DTEs to `sending` and queues one upload job per

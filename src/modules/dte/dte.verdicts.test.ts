@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProviderError, type DocumentState, type UploadStatus } from '../../provider/port.ts';
+import { ProviderError, type DocumentState, type UploadStatus } from '../../provider/index.ts';
 import type { DteRow } from './dte.store.ts';
 import { judgeEnvelope, MAX_DOCUMENT_QUERIES_PER_RUN } from './dte.verdicts.ts';
 

@@ -1,5 +1,4 @@
-import { rateLimitWaitMs } from '../../provider/errors.ts';
-import { ProviderError, type DocumentState, type UploadStatus } from '../../provider/port.ts';
+import { ProviderError, rateLimitWaitMs, type DocumentState, type UploadStatus } from '../../provider/index.ts';
 import type { DteRow, DteStatus } from './dte.store.ts';
 
 /**

@@ -1,14 +1,14 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { buildEnvelope, isBoleta, isDteEngineError, type PreparedSigner } from '../../dte/index.ts';
+import { isBoleta, isDteEngineError } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import { enqueue, fenced, type JobLease, type JobResult } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
-import type { TenantRef, TenantRow } from '../tenants/index.ts';
-import { classifySmtpError, MailSendError, recipientHash, type MailTransport } from './exchange.mail.ts';
-import { composeDeliveryMail, composeRespuestaMail, isDeliverableAddress } from './exchange.message.ts';
-import { exchangeStore, type DeliveryRow, type RespuestaTipo } from './exchange.store.ts';
+import type { TenantRef } from '../tenants/index.ts';
+import { classifySmtpError, MailSendError, recipientHash, type MailTransport, type OutgoingMail } from './exchange.mail.ts';
+import { isDeliverableAddress } from './exchange.message.ts';
+import { exchangeStore, type DeliveryKind, type DeliveryRow, type RespuestaTipo } from './exchange.store.ts';
 import { toDelivery, toMailboxMessage, type Delivery, type MailboxMessage } from './exchange.views.ts';
 
 /**
@@ -56,30 +56,42 @@ export interface RespuestaToSend {
   to: string | null | undefined;
 }
 
-/** What this module reads of received documents and envíos, through the received module's public reads. */
-interface RespuestaSource {
-  envio(
-    tenant: TenantRef,
-    envioId: string,
-  ): Promise<{
-    id: string;
-    codEnvio: number;
-    nombreEnvio: string;
-    documents: { tipoDte: number | null; folio: number | null; rutEmisor: string | null }[];
-  }>;
-  respuesta(tenant: TenantRef, envioId: string): Promise<Buffer>;
-  get(
-    tenant: TenantRef,
-    id: string,
-  ): Promise<{
-    id: string;
-    tipoDte: number;
-    folio: number;
-    emisor: { rut: string };
-    acciones: { n: number; accion: string; sii: { state: string } }[];
-  }>;
-  acceptanceXml(tenant: TenantRef, id: string, n: number): Promise<{ xml: Buffer }>;
+/** What this module reads of received envíos and documents (a 404 for another tenant's), through the received module's public reads. */
+interface ReceivedReads {
+  envio(tenant: TenantRef, envioId: string): Promise<{ id: string }>;
+  get(tenant: TenantRef, id: string): Promise<{ id: string }>;
 }
+
+/**
+ * What a composer is told of the delivery it writes the message for: its id, owner and what it
+ * is about (the columns the sending module gave `onAccepted`, `resend` or `onRespuesta`).
+ */
+export interface DeliveryToCompose {
+  id: string;
+  accountId: string;
+  tenantId: string;
+  kind: DeliveryKind;
+  dteId: string | null;
+  receivedEnvioId: string | null;
+  receivedDteId: string | null;
+  accionN: number | null;
+  respuestaTipo: RespuestaTipo | null;
+}
+
+/** The addressing the outbox fixed: the message's Message-ID is `<deliveryId@From domain>` (messageDomain). */
+export interface MailAddressing {
+  deliveryId: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * Writes one kind's message in the delivery job, outside any transaction; `undefined` when there is
+ * nothing to send any more (recorded `skipped`, answer_refused_by_sii). The module that sends that
+ * kind supplies it (src/modules/dte/dte.mail.ts, src/modules/received/received.mail.ts) and the
+ * composition root registers it (`registerComposer`), so this module holds no document's content.
+ */
+export type MailComposer = (d: DeliveryToCompose, a: MailAddressing) => Promise<OutgoingMail | undefined>;
 
 /** The documents this module reads, through the dte module's public reads. */
 interface DocumentView {
@@ -100,15 +112,10 @@ export interface ExchangeDeps {
   from: string;
   /** Delay before each attempt (EXCHANGE_RETRY_SCHEDULE); its length is the number of attempts. */
   retryScheduleMs: readonly number[];
-  getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
-  signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
-  documents: {
-    get(tenant: TenantRef, id: string): Promise<DocumentView>;
-    xml(tenant: TenantRef, id: string): Promise<Buffer>;
-    pdf(tenant: TenantRow, id: string, opts: { formato: 'carta'; cedible: false }): Promise<{ pdf: Buffer; filename: string }>;
-  };
-  /** Received envíos and documents, for the answers to suppliers (kind respuesta). */
-  respuestas?: RespuestaSource | undefined;
+  /** The dte module's read of a document (a resend's rules, and a 404 for another tenant's). */
+  documents: { get(tenant: TenantRef, id: string): Promise<DocumentView> };
+  /** Received envíos and documents, for the lists of answers sent to suppliers (kind respuesta). */
+  respuestas?: ReceivedReads | undefined;
   log?: { warn: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void };
 }
 
@@ -133,88 +140,31 @@ export function createExchangeService(deps: ExchangeDeps) {
   const enqueueDelivery = (tx: Sql, accountId: string, deliveryId: string) =>
     enqueue(tx, DELIVERY_QUEUE, { deliveryId, accountId }, { delayMs: delayBefore(1), singletonKey: `${DELIVERY_QUEUE}:${deliveryId}` });
 
-  const respuestas = (): RespuestaSource => {
+  const respuestas = (): ReceivedReads => {
     if (!deps.respuestas) throw new Error('exchange: no source of received documents is wired');
     return deps.respuestas;
   };
 
-  /**
-   * An answer to a supplier: its signed bytes as stored, attached unchanged. `undefined` when there
-   * is nothing to send any more: the SII refused the answer before its e-mail went out.
-   */
-  const buildRespuesta = async (d: DeliveryRow) => {
-    const tenant = await deps.getTenant(d.account_id, d.tenant_id);
-    const src = respuestas();
-    const base = {
-      deliveryId: d.id,
-      from: deps.from,
-      to: d.recipient!,
-      replyTo: tenant.email,
-      responde: { rut: tenant.rut_empresa, razonSocial: tenant.razon_social },
-    };
-    if (d.received_envio_id) {
-      const [envio, xml] = await Promise.all([src.envio(tenant, d.received_envio_id), src.respuesta(tenant, d.received_envio_id)]);
-      return composeRespuestaMail({
-        ...base,
-        tipo: 'RecepcionEnvio',
-        accion: null,
-        documentos: envio.documents.flatMap((x) =>
-          x.tipoDte !== null && x.folio !== null && x.rutEmisor !== null
-            ? [{ tipoDte: x.tipoDte, folio: x.folio, rutEmisor: x.rutEmisor }]
-            : [],
-        ),
-        envio: { nombreEnvio: envio.nombreEnvio, codEnvio: envio.codEnvio },
-        xml,
-      });
-    }
-    const doc = await src.get(tenant, d.received_dte_id!);
-    const accion = doc.acciones.find((a) => a.n === d.accion_n);
-    if (!accion || accion.sii.state === 'refused') return undefined;
-    const { xml } = await src.acceptanceXml(tenant, doc.id, accion.n);
-    return composeRespuestaMail({
-      ...base,
-      tipo: d.respuesta_tipo === 'EnvioRecibos' ? 'EnvioRecibos' : 'ResultadoDTE',
-      accion: accion.accion,
-      documentos: [{ tipoDte: doc.tipoDte, folio: doc.folio, rutEmisor: doc.emisor.rut }],
-      envio: null,
-      xml,
-    });
-  };
+  const composers = new Map<DeliveryKind, MailComposer>();
 
-  /** Everything the message needs, gathered and built outside any transaction. */
-  const build = async (d: DeliveryRow) => (d.kind === 'respuesta' ? buildRespuesta(d) : buildDte(d));
-
-  const buildDte = async (d: DeliveryRow) => {
-    const dteId = d.dte_id!;
-    const tenant = await deps.getTenant(d.account_id, d.tenant_id);
-    const doc = await deps.documents.get(tenant, dteId);
-    const [xml, pdf, { signer }] = await Promise.all([
-      deps.documents.xml(tenant, dteId),
-      deps.documents.pdf(tenant, dteId, { formato: 'carta', cedible: false }),
-      deps.signers.get(d.account_id, d.tenant_id),
-    ]);
-    const envelope = buildEnvelope({
-      dtes: [xml],
-      rutEmisor: tenant.rut_empresa,
-      rutReceptor: doc.receptor.rut,
-      fechaResolucion: tenant.fecha_resolucion,
-      numeroResolucion: tenant.numero_resolucion,
-      signer,
-      now: clock.now(),
-    });
-    return composeDeliveryMail({
-      deliveryId: d.id,
-      from: deps.from,
-      to: d.recipient!,
-      replyTo: tenant.email,
-      emisor: { rut: tenant.rut_empresa, razonSocial: tenant.razon_social },
-      tipoDte: doc.tipoDte,
-      folio: doc.folio,
-      fechaEmision: doc.fechaEmision,
-      montoTotal: doc.montoTotal,
-      envelope: envelope.xml,
-      pdf: { bytes: pdf.pdf, filename: pdf.filename },
-    });
+  /** Everything the message needs, gathered and built by its kind's composer outside any transaction. */
+  const build = async (d: DeliveryRow) => {
+    const compose = composers.get(d.kind);
+    if (!compose) throw new Error(`exchange: no composer is registered for deliveries of kind ${d.kind}`);
+    return compose(
+      {
+        id: d.id,
+        accountId: d.account_id,
+        tenantId: d.tenant_id,
+        kind: d.kind,
+        dteId: d.dte_id,
+        receivedEnvioId: d.received_envio_id,
+        receivedDteId: d.received_dte_id,
+        accionN: d.accion_n,
+        respuestaTipo: d.respuesta_tipo,
+      },
+      { deliveryId: d.id, from: deps.from, to: d.recipient! },
+    );
   };
 
   /** A failed attempt: again after the schedule's next delay, or `failed` when permanent or the last. */
@@ -255,6 +205,11 @@ export function createExchangeService(deps: ExchangeDeps) {
 
   return {
     transportKind: deps.transport.kind,
+
+    /** At wiring time: the composer of one kind's messages (one per kind). */
+    registerComposer(kind: DeliveryKind, compose: MailComposer): void {
+      composers.set(kind, compose);
+    },
 
     /**
      * In the transaction that records a document's acceptance (the dte module calls it there): its

@@ -2,8 +2,7 @@ import type { Db } from '../../db/types.ts';
 import { parseCafBlock } from '../../dte/index.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { providerErrorToAppError } from '../../provider/errors.ts';
-import { ProviderError, type Provider } from '../../provider/port.ts';
+import { ProviderError, providerErrorToAppError, type Provider } from '../../provider/index.ts';
 import { annulStore, type VoidedFolio } from './folios.annul.store.ts';
 import type { FolioCredentialsSource } from './folios.ports.ts';
 

@@ -1,4 +1,4 @@
-import type { ProviderCredentials } from '../../provider/port.ts';
+import type { ProviderCredentials } from '../../provider/index.ts';
 import type { TenantRow } from '../tenants/index.ts';
 
 /** What the folios module needs from other modules, narrowed to what it uses (docs/design.md). */

@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { describeEachDb } from '../../../test/support/db.ts';
 import { AppError } from '../../errors.ts';
-import { ProviderError } from '../../provider/port.ts';
+import { ProviderError } from '../../provider/index.ts';
 import { createTestCaf, createTestSii } from '../../../test/support/dte/test-caf.ts';
 import { foliosHarness, type FoliosHarness } from '../../../test/support/folios.ts';
 import { requestStore } from './folios.request.store.ts';

@@ -13,7 +13,7 @@ import {
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, UUID_RE } from '../../lib/tokens.ts';
-import { siiAmbienteOfIdk } from '../../provider/sii-keys.ts';
+import { siiAmbienteOfIdk } from '../../provider/index.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { cafProblem, type CafProblemCode } from './caf-checks.ts';

@@ -10,3 +10,4 @@ export type { ReceivedService, ReceivedDeps, ReceivedDte, ReceivedEnvio } from '
 export { RECEIVED_STATUSES } from './received.store.ts';
 export { default as receivedRoutes, RECEIVED_MAX_BYTES } from './received.routes.ts';
 export { receivedPeriodics } from './received.jobs.ts';
+export { createRespuestaComposer } from './received.mail.ts';

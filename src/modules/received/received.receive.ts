@@ -46,7 +46,7 @@ import { guardXml } from './received.xml-guard.ts';
 export interface ReceiveDeps {
   db: Db;
   clock: Clock;
-  /** The tenant's signing key (the DTE module's signer cache). */
+  /** The tenant's signing key (the credentials module's signer cache). */
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
   /** Keys a CAF's signature may verify with, by IDK (src/provider/sii-keys.ts). */
   cafKeys: SiiKeys;

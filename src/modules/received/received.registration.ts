@@ -1,8 +1,7 @@
 import type { Db } from '../../db/types.ts';
 import { AppError } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
-import { providerErrorToAppError, rateLimitWaitMs } from '../../provider/errors.ts';
-import { ProviderError, type Provider, type ProviderCredentials } from '../../provider/port.ts';
+import { ProviderError, providerErrorToAppError, rateLimitWaitMs, type Provider, type ProviderCredentials } from '../../provider/index.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { accionesStore, type DueRegistration, type SiiState } from './received.acciones.store.ts';
 import { statusOf, type Accion } from './received.rules.ts';

@@ -1,4 +1,4 @@
-import type { ProviderRoute } from '../../provider/port.ts';
+import type { ProviderRoute } from '../../provider/index.ts';
 
 /**
  * The tenant's `provider` (decisions §14, docs/credentials.md "A provider per tenant"): which path its documents take to the

@@ -6,7 +6,7 @@ import type { RouteModule } from '../../http/route-module.ts';
 import { isCrossSite } from '../shared/csrf.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
 import { ASSET_FILES } from './assets.ts';
-import { csrfMatches } from './auth/dashboard-auth.service.ts';
+import { csrfMatches } from '../../modules/dashboard-auth/index.ts';
 import { CsrfError, renderError, renderRateLimited } from './http/error-pages.ts';
 import { createOneTimeFlash } from './http/flash.ts';
 import { asForm } from './http/form.ts';

@@ -4,8 +4,8 @@ import { startTestApp, type TestApp } from '../../../../test/support/app.ts';
 import { isAppError } from '../../../errors.ts';
 import { manualClock } from '../../../lib/clock.ts';
 import { createMemoryRateLimiter } from '../../../lib/rate-limiter.ts';
-import { createDashboardAuthService } from './dashboard-auth.service.ts';
-import { createSignupMailer, type SignupMailer } from './signup-mail.ts';
+import { createDashboardAuthService, type SignupMailer } from '../../../modules/dashboard-auth/index.ts';
+import { createSignupMailer } from './signup-mail.ts';
 
 /**
  * Sign-up with an e-mailed confirmation, on the service with a recording mailer: a new address

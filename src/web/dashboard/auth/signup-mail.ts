@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { recipientHash, type MailTransport } from '../../../modules/exchange/index.ts';
-import { messagesFor, type Lang } from '../i18n/index.ts';
+import type { SignupMailer } from '../../../modules/dashboard-auth/index.ts';
+import { DEFAULT_LANG, isLang, messagesFor } from '../i18n/index.ts';
 
 /**
  * The two e-mails of a confirmed sign-up (docs/dashboard.md "Sign-up"): the confirmation link for
@@ -10,12 +11,8 @@ import { messagesFor, type Lang } from '../i18n/index.ts';
  * Sending happens after the answer is decided and is not awaited by the sign-up, so neither the
  * answer nor its timing depends on which of the two mails goes out. A failure is logged with the
  * error's code and a hash of the recipient: never the address, never the link (it holds the token).
+ * The mailer the dashboard-auth module is given (its `SignupMailer`); the text is the dashboard's.
  */
-export interface SignupMailer {
-  confirmLink(to: string, lang: Lang, link: string): void;
-  alreadyRegistered(to: string, lang: Lang, loginUrl: string): void;
-}
-
 export interface SignupMailLog {
   warn(context: object, message: string): void;
 }
@@ -36,11 +33,11 @@ export function createSignupMailer(deps: { transport: Pick<MailTransport, 'send'
   };
   return {
     confirmLink(to, lang, link) {
-      const m = messagesFor(lang).signupMail;
+      const m = messagesFor(isLang(lang) ? lang : DEFAULT_LANG).signupMail;
       send(to, m.confirmSubject, m.confirmText(link));
     },
     alreadyRegistered(to, lang, loginUrl) {
-      const m = messagesFor(lang).signupMail;
+      const m = messagesFor(isLang(lang) ? lang : DEFAULT_LANG).signupMail;
       send(to, m.existingSubject, m.existingText(loginUrl));
     },
   };

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardSession } from '../auth/dashboard-auth.service.ts';
+import type { DashboardSession } from '../../../modules/dashboard-auth/index.ts';
 import { LANG_COOKIE, pickLang, type Lang, type Messages } from '../i18n/index.ts';
 import type { PageContext } from '../ui/layout.ts';
 

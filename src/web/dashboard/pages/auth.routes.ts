@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
 import { normaliseAccountName, normaliseEmail } from '../../../modules/accounts/index.ts';
-import { checkPassword } from '../auth/dashboard-auth.service.ts';
+import { checkPassword } from '../../../modules/dashboard-auth/index.ts';
 import { asForm, fieldChecks, text } from '../http/form.ts';
 import { clearSessionCookie, flashKey, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
 import { loginView, signupConfirmFailedView, signupConfirmView, signupSentView, signupView } from '../views/auth.view.ts';

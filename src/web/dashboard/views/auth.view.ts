@@ -1,4 +1,4 @@
-import { PASSWORD_MIN_LENGTH } from '../auth/password.ts';
+import { PASSWORD_MIN_LENGTH } from '../../../modules/dashboard-auth/index.ts';
 import { html } from '../../shared/html.ts';
 import { csrfInput, field, formError, labelled, notice, problemFor, submit } from '../ui/components.ts';
 import { bareLayout, type PageContext } from '../ui/layout.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDb } from '../../../../test/support/db.ts';
-import { startTestApp, type TestApp } from '../../../../test/support/app.ts';
-import { manualClock } from '../../../lib/clock.ts';
+import { describeEachDb } from '../../../test/support/db.ts';
+import { startTestApp, type TestApp } from '../../../test/support/app.ts';
+import { manualClock } from '../../lib/clock.ts';
 import { csrfMatches } from './dashboard-auth.service.ts';
 
 describeEachDb('dashboard auth service', (backend) => {

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../../db/types.ts';
-import { AppError, errors } from '../../../errors.ts';
-import type { Clock } from '../../../lib/clock.ts';
-import type { RateLimit, RateLimiter } from '../../../lib/rate-limiter.ts';
-import { sha256Hex } from '../../../lib/tokens.ts';
-import { normaliseAccountName, normaliseEmail, type AccountsService } from '../../../modules/accounts/index.ts';
-import type { Lang } from '../i18n/index.ts';
+import type { Db } from '../../db/types.ts';
+import { AppError, errors } from '../../errors.ts';
+import type { Clock } from '../../lib/clock.ts';
+import type { RateLimit, RateLimiter } from '../../lib/rate-limiter.ts';
+import { sha256Hex } from '../../lib/tokens.ts';
+import { normaliseAccountName, normaliseEmail, type AccountsService } from '../accounts/index.ts';
 import {
   dummyHash,
   hashPassword,
@@ -17,7 +16,6 @@ import {
 } from './password.ts';
 import { pendingSignupsStore } from './pending-signups.store.ts';
 import { sessionsStore, type SessionRow } from './sessions.store.ts';
-import type { SignupMailer } from './signup-mail.ts';
 
 /**
  * The account holder's login to the dashboard: sign-up, log-in, log-out, server-side sessions and
@@ -41,6 +39,15 @@ export const SESSION_TOKEN_BYTES = 32;
 const SESSION_TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 /** Confirmation tokens have the same shape as session tokens (32 random bytes, base64url). */
 const CONFIRM_TOKEN_RE = SESSION_TOKEN_RE;
+
+/**
+ * Sends the two sign-up e-mails. The dashboard supplies it (src/web/dashboard/auth/signup-mail.ts,
+ * which owns their text); `lang` is the visitor's language as the dashboard named it, passed through.
+ */
+export interface SignupMailer {
+  confirmLink(to: string, lang: string, link: string): void;
+  alreadyRegistered(to: string, lang: string, loginUrl: string): void;
+}
 
 export interface DashboardSession {
   tokenHash: string;
@@ -181,7 +188,7 @@ export function createDashboardAuthService(deps: {
      * sign-up (replacing an earlier one) and a confirmation link, a registered one gets an e-mail
      * saying so, and nothing is created. Returns the address the mail goes to.
      */
-    async requestSignUp(input: { name: string; email: string; password: string; ip: string; lang: Lang }): Promise<{ email: string }> {
+    async requestSignUp(input: { name: string; email: string; password: string; ip: string; lang: string }): Promise<{ email: string }> {
       const mailer = deps.mailer;
       if (!mailer) throw new Error('requestSignUp needs a mailer (SMTP_URL)');
       await signupAllowed(input.ip);

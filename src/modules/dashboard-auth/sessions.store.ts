@@ -1,4 +1,4 @@
-import type { Sql } from '../../../db/types.ts';
+import type { Sql } from '../../db/types.ts';
 
 export interface SessionRow {
   token_hash: string;
