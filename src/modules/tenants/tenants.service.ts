@@ -168,8 +168,8 @@ async function switchedProvider(tx: Sql, row: TenantRow, now: Date): Promise<Ten
 
 export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined }) {
   const { db, clock } = deps;
-  // PostgreSQL only: with PGlite the one process reads its own database (tenants.cache.ts).
-  const cache = deps.cache ?? (db.listen ? createTenantCache(db) : undefined);
+  // On PGlite too: the one process hears its own commits' notifications (tenants.cache.ts).
+  const cache = deps.cache ?? (db.listen || db.listenLocally ? createTenantCache(db) : undefined);
   /** After a commit that changed tenant rows: every process has dropped them (tenants.cache.ts). */
   const settled = async () => cache?.settled();
   /** The row if it exists within the account (an id that cannot exist is simply absent). */
