@@ -11,10 +11,10 @@
  *   BENCH_PROFILE_DIR=/tmp/prof                 the server runs with --cpu-prof, its profile lands there
  */
 import crypto from 'node:crypto';
-import autocannon from 'autocannon';
 import { computeDv, computeTotals, formatRutDotted } from '../src/dte/index.ts';
 import { createTestCertificate } from '../test/support/dte/test-certificate.ts';
 import pg from 'pg';
+import { runLoad } from './lib/load.ts';
 import { createAccount, freshPostgresUrl, readCpuMicros, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 // A type alias (not an interface), so it fits bench/run.ts's generic Record<string, unknown>.
@@ -161,7 +161,8 @@ export async function runDteHttpBench(opts: {
     const cpuBefore = readCpuMicros(server.pid) ?? NaN;
     const pgCpuBefore = pg ? await backendCpuMicros(pgBase, appName) : undefined;
     const rowsBefore = schema ? await rowsWritten(pgBase, schema) : undefined;
-    const result = await autocannon({
+    // The load generator runs in a process of its own (bench/lib/load.ts).
+    const result = await runLoad({
       url: `${server.url}/api/v1/tenants/${tenantId}/dte`,
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },

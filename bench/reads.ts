@@ -1,6 +1,7 @@
 /**
  * Authenticated-read throughput: GET /api/v1/tenants/{id} with an API key, measured with
- * autocannon (a real HTTP load generator) against the service running as its own process, and in
+ * autocannon (a real HTTP load generator, in a process of its own: bench/lib/load.ts) against the
+ * service running as its own process, and in
  * the same run, with the same settings, a bare Fastify route (bench/lib/bare-fastify.ts): the
  * figure is the ratio of the two, which the machine's noise affects far less than either number.
  * BENCH_ROUNDS (default 3) alternating rounds share the BENCH_SECONDS; the median ratio is reported.
@@ -9,9 +10,9 @@
  * written, from pg_stat_database and pg_stat_user_tables), which shows what each request costs
  * without needing pg_stat_statements preloaded.
  */
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { startBareFastify } from './lib/bare-fastify.ts';
+import { runLoad, type LoadResult } from './lib/load.ts';
 import { createAccount, freshPostgresUrl, readCpuMicros, startServer, UNLIMITED_RATES } from './lib/server.ts';
 
 export interface ReadsResult {
@@ -33,8 +34,9 @@ export interface ReadsResult {
   perRequest?: { transactions: number; rowsWritten: number; tables: Record<string, { written: number; scans: number }> };
 }
 
+// autocannon in a process of its own (bench/lib/load.ts), like the service and the bare route.
 const load = (url: string, headers: Record<string, string>, connections: number, seconds: number) =>
-  autocannon({ url, headers, connections, duration: seconds });
+  runLoad({ url, headers, connections, duration: seconds });
 
 async function dbCounters(base: string, schema: string) {
   const c = new pg.Client({ connectionString: base });
@@ -101,8 +103,8 @@ export async function runReadsBench(opts: {
     const slice = Math.max(2, Math.round(seconds / rounds));
     const schema = pgUrl ? new URL(pgUrl.url).searchParams.get('options')!.split('=')[1]! : '';
     const pairs: {
-      bare: autocannon.Result;
-      auth: autocannon.Result;
+      bare: LoadResult;
+      auth: LoadResult;
       ratio: number;
       bareCpuUsPerRequest: number;
       serverCpuUsPerRequest: number;

@@ -3,7 +3,9 @@
  * with its peak memory (VmHWM) reported when stopped.
  */
 import fs from 'node:fs';
-import { createAccountViaCli, startServer as launchServer } from '../../test/support/processes.ts';
+import os from 'node:os';
+import path from 'node:path';
+import { createAccountViaCli, freePort, launch } from '../../test/support/processes.ts';
 
 export { ROOT } from '../../test/support/processes.ts';
 
@@ -44,9 +46,43 @@ export interface ServerHandle {
   stop: () => Promise<{ peakRssMb: number | undefined }>;
 }
 
-/** The service as its own process (the tests' launcher), plus its peak memory when stopped. */
+/**
+ * The service as its own process (the tests' launcher and settings), plus its peak memory when
+ * stopped. It may take BENCH_START_SECONDS (default 300) to answer: a first start on PGlite
+ * creates its database in a child process, which on a loaded machine takes longer than the tests'
+ * minute. One that never answers is killed, not left running.
+ */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerHandle> {
-  const s = await launchServer(env);
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-server-'));
+  const fullEnv = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: path.join(dir, 'data'),
+    KEYS_DIR: path.join(dir, 'keys'),
+    ...env,
+  };
+  const p = launch(['src/main.ts'], fullEnv);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + Number(process.env.BENCH_START_SECONDS ?? 300) * 1000;
+  for (;;) {
+    if (p.proc.exitCode !== null || p.proc.signalCode !== null) throw new Error(`server exited early:\n${p.log()}`);
+    if (
+      await fetch(`${url}/api/v1/openapi.json`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (Date.now() > deadline) {
+      await p.kill();
+      throw new Error(`server not ready after ${process.env.BENCH_START_SECONDS ?? 300} s:\n${p.log()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const s = { url, pid: p.pid, env: fullEnv, stop: () => p.stop() };
   let peak: number | undefined;
   return {
     url: s.url,

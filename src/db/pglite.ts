@@ -119,6 +119,14 @@ export async function createPglite(dir: string | undefined, opts: { loadDataDir?
     query: base.query,
     transaction: <T>(fn: (tx: Sql) => Promise<T>) => pg.transaction((tx) => fn(wrap(tx))),
     close: () => pg.close(),
+    listenLocally({ channels, onMessage, onState }) {
+      void (async () => {
+        for (const c of channels) await pg.listen(c, (payload) => onMessage(c, payload));
+        onState(true);
+      })().catch(() => {
+        // Not listening: onState(true) never comes, so no cache that needs it is ever used.
+      });
+    },
   };
   return { pg, db };
 }

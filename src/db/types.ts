@@ -29,6 +29,14 @@ export interface Db extends Sql {
    * is down). Closed with the Db.
    */
   listen?(opts: ListenOptions): { notify(channel: string, payload: string): void };
+  /**
+   * PGlite only (one process owns the database, so its own commits are every change there is):
+   * LISTEN on `channels` in the database itself; `onMessage` runs for each notification a commit
+   * sends, before that commit's promise resolves (PGlite hands notifications to its listeners while
+   * it reads the statement's result). `onState(true)` once listening. Process-local caches use it
+   * to stay coherent without the cross-process part (src/lib/cross-process-invalidation.ts).
+   */
+  listenLocally?(opts: Omit<ListenOptions, 'name'>): void;
 }
 
 export interface ListenOptions {

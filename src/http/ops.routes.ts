@@ -23,8 +23,10 @@ const digest = (s: string) => crypto.createHash('sha256').update(s).digest();
 export default fp(async function opsRoutes(app: FastifyInstance, opts: { ctx: AppContext }) {
   const { metrics, readiness, config } = opts.ctx;
 
-  app.addHook('onResponse', async (req, reply) => {
+  // Callback style: nothing to wait for, so no promise per request (see app.ts).
+  app.addHook('onResponse', (req, reply, done) => {
     metrics.observeHttp(req.method, req.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime / 1000);
+    done();
   });
 
   const quiet = { logLevel: 'warn' as const, schema: { hide: true } };

@@ -24,8 +24,10 @@ import type { Db } from '../db/types.ts';
  *   pg_stat_activity (a process gone has no cache left to clear), re-reading who is live every
  *   `refreshMs`. After `ackTimeoutMs` it logs and returns anyway: a stuck process must not hold
  *   the writer's answer forever.
- * Without `db.listen` (PGlite: one process opens the database) there is no connection:
- * `crossProcess` is false, `listening()` stays false, and there is no one else to tell.
+ * Without `db.listen` (PGlite: one process opens the database) there is no one else to tell:
+ * `crossProcess` is false. The process still hears its own commits' notifications through
+ * `db.listenLocally` (delivered before each commit resolves), so `onMessage` runs as it does on
+ * PostgreSQL and `listening()` is true once that LISTEN is in place (never, if it fails).
  */
 export const ACK_TIMEOUT_MS = 3000;
 const REFRESH_MS = 250;
@@ -45,7 +47,7 @@ export interface CrossProcessInvalidationOptions {
   log?: (message: string) => void;
 }
 
-export function createCrossProcessInvalidation(db: Pick<Db, 'listen' | 'query'>, opts: CrossProcessInvalidationOptions) {
+export function createCrossProcessInvalidation(db: Pick<Db, 'listen' | 'listenLocally' | 'query'>, opts: CrossProcessInvalidationOptions) {
   const ackTimeoutMs = opts.ackTimeoutMs ?? ACK_TIMEOUT_MS;
   const refreshMs = opts.refreshMs ?? REFRESH_MS;
   const log = opts.log ?? ((m: string) => console.warn(m));
@@ -69,6 +71,17 @@ export function createCrossProcessInvalidation(db: Pick<Db, 'listen' | 'query'>,
       listening = up;
     },
   });
+
+  if (!listener)
+    db.listenLocally?.({
+      channels: opts.channels,
+      onMessage: opts.onMessage,
+      onState(up) {
+        epoch++;
+        opts.onReset();
+        listening = up;
+      },
+    });
 
   const liveListeners = async (): Promise<Set<string>> => {
     const r = await db.query<{ name: string }>(

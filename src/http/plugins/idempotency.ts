@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import { Transform } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onSendAsyncHookHandler,
+  preParsingAsyncHookHandler,
+  preValidationAsyncHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import type { Db, Sql } from '../../db/types.ts';
 import { AppError, errors } from '../../errors.ts';
@@ -102,7 +108,9 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
   app.decorate('replayIdempotent', (type: string, replayer: Replayer) => void replayers.set(type, replayer));
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preParsing', async (req, _reply, payload) => {
+  // Only POST routes take a key, so the hooks are attached to those routes alone (below): a read
+  // runs none of them (docs/performance.md "Where a cached read's CPU went").
+  const takeBody: preParsingAsyncHookHandler = async (req, _reply, payload) => {
     const raw = req.headers['idempotency-key'];
     if (req.method !== 'POST' || raw === undefined || !req.auth) return payload;
     const key = Array.isArray(raw) ? raw[0]! : raw;
@@ -119,9 +127,9 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
       (tap as unknown as { receivedEncodedLength: number }).receivedEncodedLength += c.length;
     });
     return payload.pipe(tap);
-  });
+  };
 
-  app.addHook('preValidation', async (req, reply) => {
+  const acquire: preValidationAsyncHookHandler = async (req, reply) => {
     const idem = req.idempotency;
     if (!idem || !req.auth) return;
     if (idem.key.length < 1 || idem.key.length > 255 || !/^[\x21-\x7e]+$/.test(idem.key)) {
@@ -201,9 +209,9 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
     for (const [k, v] of Object.entries(stored.headers)) reply.header(k, v);
     reply.header('Idempotent-Replayed', 'true');
     return reply.status(existing.status_code).send(stored.body);
-  });
+  };
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  const store: onSendAsyncHookHandler = async (req, reply, payload) => {
     const idem = req.idempotency;
     if (!idem?.acquired || !req.auth) return payload;
     idem.acquired = false;
@@ -233,5 +241,14 @@ export default fp(async function idempotencyPlugin(app: FastifyInstance, opts: {
       ],
     );
     return payload;
+  };
+
+  const list = <T>(h: T | T[] | undefined): T[] => (h === undefined ? [] : Array.isArray(h) ? h : [h]);
+  app.addHook('onRoute', (route) => {
+    if (!list(route.method).includes('POST')) return;
+    // Before the route's own hooks, as when these were the app's hooks.
+    route.preParsing = [takeBody, ...list(route.preParsing)];
+    route.preValidation = [acquire, ...list(route.preValidation)];
+    route.onSend = [store, ...list(route.onSend)];
   });
 });

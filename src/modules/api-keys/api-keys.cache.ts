@@ -40,7 +40,7 @@ export interface KeyCacheOptions {
   log?: (message: string) => void;
 }
 
-export function createKeyCache(db: Pick<Db, 'listen' | 'query'>, opts: KeyCacheOptions = {}) {
+export function createKeyCache(db: Pick<Db, 'listen' | 'listenLocally' | 'query'>, opts: KeyCacheOptions = {}) {
   const ttlMs = opts.ttlMs ?? 30_000;
   const max = opts.max ?? 10_000;
   const now = opts.now ?? (() => performance.now());

@@ -5,8 +5,10 @@ import type { TenantRow } from './tenants.store.ts';
 
 /**
  * The process's cache of tenant rows for reads (docs/performance.md "The tenant cache"), so a
- * `GET` under /api/v1/tenants/{id}… makes no statement to resolve its tenant. PostgreSQL only: on
- * PGlite the one process reads its own database directly and nothing is cached.
+ * `GET` under /api/v1/tenants/{id}… makes no statement to resolve its tenant. On PGlite one
+ * process owns the database, so its own commits are every change there is: the trigger's
+ * notification reaches this cache through `db.listenLocally` before the commit resolves (and so
+ * before the writer answers), and nothing needs waiting for (`settled()` returns at once).
  *
  * Invariants (the listener, echo and epoch machinery: src/lib/cross-process-invalidation.ts):
  * - Every change to a tenant row commits together with a NOTIFY on CHANGED_CHANNEL (a trigger on
@@ -38,7 +40,7 @@ export interface TenantCacheOptions {
   log?: (message: string) => void;
 }
 
-export function createTenantCache(db: Pick<Db, 'listen' | 'query'>, opts: TenantCacheOptions = {}) {
+export function createTenantCache(db: Pick<Db, 'listen' | 'listenLocally' | 'query'>, opts: TenantCacheOptions = {}) {
   const ttlMs = opts.ttlMs ?? 30_000;
   const max = opts.max ?? 10_000;
   const now = opts.now ?? (() => performance.now());

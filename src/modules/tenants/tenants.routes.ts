@@ -4,7 +4,7 @@ import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
-import { toTenant } from './tenants.service.ts';
+import { tenantView } from './tenants.service.ts';
 import { logoRoutes } from './tenants.logo.routes.ts';
 
 const TenantParams = IdParams('tenantId', 'Tenant id');
@@ -47,7 +47,7 @@ const routes: RouteModule = async (app, { ctx }) => {
   app.get<{ Params: { tenantId: string } }>(
     '/api/v1/tenants/:tenantId',
     { schema: { tags: ['Tenants'], summary: 'Read a tenant', params: TenantParams, response: withErrors({ 200: TenantSchema }) } },
-    async (req) => toTenant(tenantOf(req)),
+    async (req) => tenantView(tenantOf(req)),
   );
   app.patch<{ Params: { tenantId: string }; Body: Static<typeof PatchTenantBody> }>(
     '/api/v1/tenants/:tenantId',

@@ -97,6 +97,19 @@ export const toTenant = (r: TenantRow): Tenant => ({
   updatedAt: r.updated_at.toISOString(),
 });
 
+/**
+ * The API view of a row, computed once per row object: a read served from the tenant cache gets
+ * the same row object each time, so its view (three dates formatted, the issuer data filled in)
+ * is built once, not per request. Rows are never changed in place (a change is a new row), and
+ * the view is only serialised, never changed.
+ */
+const views = new WeakMap<TenantRow, Tenant>();
+export const tenantView = (r: TenantRow): Tenant => {
+  let v = views.get(r);
+  if (!v) views.set(r, (v = toTenant(r)));
+  return v;
+};
+
 /** Business rules the schema cannot say: the RUT check digit, real calendar dates. */
 export function normaliseRutEmpresa(value: string): string {
   if (!/^\d{1,2}(\.?\d{3}){2}-[\dkK]$/.test(value.trim()))
@@ -168,8 +181,8 @@ async function switchedProvider(tx: Sql, row: TenantRow, now: Date): Promise<Ten
 
 export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined }) {
   const { db, clock } = deps;
-  // PostgreSQL only: with PGlite the one process reads its own database (tenants.cache.ts).
-  const cache = deps.cache ?? (db.listen ? createTenantCache(db) : undefined);
+  // On PGlite too: the one process hears its own commits' notifications (tenants.cache.ts).
+  const cache = deps.cache ?? (db.listen || db.listenLocally ? createTenantCache(db) : undefined);
   /** After a commit that changed tenant rows: every process has dropped them (tenants.cache.ts). */
   const settled = async () => cache?.settled();
   /** The row if it exists within the account (an id that cannot exist is simply absent). */
