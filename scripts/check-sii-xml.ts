@@ -149,11 +149,19 @@ function checkFile(file: string, cafKey: string | null): void {
   const text = raw.toString('latin1');
   const kind = rootOf(text);
   if (!kind || !(kind in SCHEMA_OF)) {
-    return report(false, `${file}: root is DTE, EnvioDTE, EnvioBOLETA, LibroCompraVenta, LibroGuia or LibroBoleta`, `root ${kind ?? 'none'}`);
+    return report(
+      false,
+      `${file}: root is DTE, EnvioDTE, EnvioBOLETA, LibroCompraVenta, LibroGuia or LibroBoleta`,
+      `root ${kind ?? 'none'}`,
+    );
   }
   const longest = Math.max(0, ...text.split('\n').map((l) => l.length));
   if (longest > MAX_LINE) {
-    report(false, `${file}: no line over ${MAX_LINE} characters (longest ${longest})`, 'CHR-00002: Line too long (4090): the SII refuses the whole file');
+    report(
+      false,
+      `${file}: no line over ${MAX_LINE} characters (longest ${longest})`,
+      'CHR-00002: Line too long (4090): the SII refuses the whole file',
+    );
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'check-sii-xml-'));
   try {

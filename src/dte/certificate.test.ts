@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rutFromCertificate } from './certificate.ts';
 import { prepareSigner } from './xmldsig.ts';

@@ -27,7 +27,7 @@ import {
 /**
  * Step 1 of the pipeline: validated, cleaned, SII-formatted values, with totals computed. No
  * folio: the document is complete before a folio is spent on it (see prepare.ts). Every rule of
- * decisions §11 that the SII checks on form is checked here, each with its own code
+ * docs/decisions.md §11 that the SII checks on form is checked here, each with its own code
  * (docs/dte.md, "Error codes"), so a document the engine lets through is one the SII accepts.
  */
 export interface NormalizedDocument {
@@ -294,7 +294,7 @@ export function normalizeDocument(input: DocumentInput): NormalizedDocument {
       : undefined,
     comisiones: input.comisiones,
   });
-  // A guía that moves goods without a sale (IndTraslado ≠ 1) may leave prices out (decisions §11).
+  // A guía that moves goods without a sale (IndTraslado ≠ 1) may leave prices out (docs/decisions.md §11).
   const detalle = normalizeLines(tipoDte, strategy, input.detalle, totals, { pricesOptional: strategy.guia && indTraslado !== 1 });
   if (input.montoTotal !== undefined && input.montoTotal !== totals.montoTotal) {
     throw new DteEngineError('amount_mismatch', `montoTotal should be ${totals.montoTotal}, got ${input.montoTotal}`, 'montoTotal', {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { REAL_DTE_DIR } from '../../test/support/dte/sii-fixtures.ts';

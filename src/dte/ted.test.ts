@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTed } from './ted.ts';
 import { parseCaf } from './caf.ts';

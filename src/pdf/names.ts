@@ -19,7 +19,7 @@ export const DOCUMENT_NAMES: Readonly<Record<number, string>> = {
 
 export const documentName = (tipo: number): string => DOCUMENT_NAMES[tipo] ?? `DOCUMENTO TRIBUTARIO ELECTRÓNICO ${tipo}`;
 
-/** Types with a cedible copy (decisions §12): the ones a factoring company can be assigned. */
+/** Types with a cedible copy (docs/decisions.md §12): the ones a factoring company can be assigned. */
 export const CEDIBLE_TYPES: readonly number[] = [33, 34, 43, 46, 52];
 export const isCedibleType = (tipo: number): boolean => CEDIBLE_TYPES.includes(tipo);
 

@@ -25,7 +25,7 @@ export interface DocumentStrategy {
   /** The issuer's 1–4 economic activity codes (Acteco) go into the document. */
   needsActeco: boolean;
   receptorRequired: boolean;
-  /** GiroRecep, DirRecep and CmnaRecep are mandatory (format document, Receptor; decisions §11). */
+  /** GiroRecep, DirRecep and CmnaRecep are mandatory (format document, Receptor; docs/decisions.md §11). */
   receptorDetailsRequired: boolean;
   /** Credit and debit notes: referencias, each with codRef and razonRef. */
   requiresReferencias: boolean;

@@ -1,6 +1,6 @@
 /**
  * Outbound exchange: accepted documents e-mailed to their receptors as an EnvioDTE addressed to
- * them with the PDF (docs/exchange.md, decisions §13); SMTP or the local mailbox. Told of
+ * them with the PDF (docs/exchange.md, docs/decisions.md §13); SMTP or the local mailbox. Told of
  * acceptances by the dte module through the `onAccepted` port; reads documents, tenants and
  * signers through the ports it is given.
  */
