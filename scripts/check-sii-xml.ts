@@ -42,6 +42,8 @@ const SCHEMA_OF: Record<string, string> = {
 const BOOKS = new Set(['LibroCompraVenta', 'LibroGuia', 'LibroBoleta']);
 
 let failed = 0;
+const cafVerdicts = new Map<string, { ok: boolean; out: string }>();
+const siiKeys = new Map<string, string | null>();
 
 function report(ok: boolean, what: string, detail = ''): void {
   if (!ok) failed++;
@@ -74,11 +76,16 @@ function opensslVerify(keyPem: string, data: Buffer, signatureB64: string, dir: 
 }
 
 function siiKeyPem(idk: string): string | null {
+  if (siiKeys.has(idk)) return siiKeys.get(idk)!;
   const cert = path.join(SII_CERTS, `${idk}.cer`);
-  if (!/^\d+$/.test(idk) || !fs.existsSync(cert)) return null;
-  const form = fs.readFileSync(cert).subarray(0, 10).toString('latin1').startsWith('-----') ? 'PEM' : 'DER';
-  const r = tool('openssl', ['x509', '-inform', form, '-in', cert, '-pubkey', '-noout']);
-  return r.ok ? r.out : null;
+  let pem: string | null = null;
+  if (/^\d+$/.test(idk) && fs.existsSync(cert)) {
+    const form = fs.readFileSync(cert).subarray(0, 10).toString('latin1').startsWith('-----') ? 'PEM' : 'DER';
+    const r = tool('openssl', ['x509', '-inform', form, '-in', cert, '-pubkey', '-noout']);
+    pem = r.ok ? r.out : null;
+  }
+  siiKeys.set(idk, pem);
+  return pem;
 }
 
 function checkTed(label: string, dte: string, dir: string, cafKey: string | null): void {
@@ -104,7 +111,10 @@ function checkTed(label: string, dte: string, dir: string, cafKey: string | null
   const key = cafKey ?? siiKeyPem(idk);
   if (!key) return void console.log(`skip  ${label} CAF FRMA (no SII key for IDK ${idk}; pass --caf-key)`);
   if (!da || frma === null) return report(false, `${label} CAF FRMA verifies with the SII key (IDK ${idk})`, 'no <DA> or <FRMA>');
-  const caf = opensslVerify(key, flatten(da), frma, dir);
+  // Every document stamped from one CAF carries the same DA and FRMA: one openssl run per CAF.
+  const id = `${key}\n${da}\n${frma}`;
+  let caf = cafVerdicts.get(id);
+  if (!caf) cafVerdicts.set(id, (caf = opensslVerify(key, flatten(da), frma, dir)));
   report(caf.ok, `${label} CAF FRMA verifies with the SII key (IDK ${idk})`, caf.out);
 }
 
