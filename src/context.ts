@@ -178,7 +178,7 @@ export function createContext(deps: ContextDeps) {
     onAccepted: exchange.onAccepted,
   });
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
-  // schemas bundled with the emulator (the published XSDs, src/provider/emulator/xsd).
+  // schemas beside the engine (the published XSDs, src/dte/schemas).
   // Answers to them are registered at the SII through the provider with the tenant's credentials.
   const received = createReceivedService({
     db,

@@ -6,11 +6,10 @@ import { canonicalize, canonicalizeInContext, parseXml } from './c14n.ts';
 import { canonicalInEnvelope, isOwnCanonicalDte, NS_XSI } from './envelope.ts';
 import { decodeXml } from './xml-decode.ts';
 import { NS_SII } from './dte-xml.ts';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { OFFICIAL_ENVIO, REAL_DTE_DIR } from '../../test/support/dte/sii-fixtures.ts';
 import { createTestKit, sampleDteInput } from '../../test/support/dte/fixtures.ts';
 import { SUPPORTED_TIPOS_DTE } from './types.ts';
 
-const SII = siiSharedDir();
 const kit = createTestKit();
 
 function viaXmlCrypto(text: string): string {
@@ -26,10 +25,10 @@ function ours(text: string): string {
 
 describe('C14N', () => {
   const samples: [string, string][] = [
-    ['official envelope', decodeXml(readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml')))],
-    ...readdirSync(path.join(SII, 'samples/dte'))
+    ['official envelope', decodeXml(readFileSync(OFFICIAL_ENVIO))],
+    ...readdirSync(REAL_DTE_DIR)
       .filter((f) => f.endsWith('.xml'))
-      .map((f): [string, string] => [f, decodeXml(readFileSync(path.join(SII, 'samples/dte', f)))]),
+      .map((f): [string, string] => [f, decodeXml(readFileSync(path.join(REAL_DTE_DIR, f)))]),
     ...SUPPORTED_TIPOS_DTE.map((t): [string, string] => [`our DTE ${t}`, kit.build(sampleDteInput(t)).xml.toString('latin1')]),
     [
       'mixed namespaces',
@@ -68,7 +67,7 @@ describe('DTEs spliced into an envelope', () => {
   });
 
   it('foreign DTEs take the generic path', () => {
-    const foreign = decodeXml(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml'))).replace(
+    const foreign = decodeXml(readFileSync(path.join(REAL_DTE_DIR, 'DTE--76354771-K--33--170--cleaned.xml'))).replace(
       /^<\?xml[^>]*>\s*/,
       '',
     );

@@ -3,14 +3,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cafVencimiento, isCafExpired, issueCaf, parseCaf, siiKeyFromCertificate, verifyCaf } from './caf.ts';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { OFFICIAL_CAF, SII_CERTS_DIR } from '../../test/support/dte/sii-fixtures.ts';
 import { createTestCaf, createTestSii } from '../../test/support/dte/test-caf.ts';
 
-const SII = siiSharedDir();
-const officialFile = readFileSync(path.join(SII, 'samples/caf/SII-ejemplo-CAF-97975000-5-T33-F1-200.reconstructed.xml'));
+const officialFile = readFileSync(OFFICIAL_CAF);
 const siiKeys = {
-  '100': siiKeyFromCertificate(readFileSync(path.join(SII, 'sii-certs/100.cer'))),
-  '300': siiKeyFromCertificate(readFileSync(path.join(SII, 'sii-certs/300.cer'))),
+  '100': siiKeyFromCertificate(readFileSync(path.join(SII_CERTS_DIR, '100.cer'))),
+  '300': siiKeyFromCertificate(readFileSync(path.join(SII_CERTS_DIR, '300.cer'))),
 };
 
 describe('parseCaf', () => {

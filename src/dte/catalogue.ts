@@ -52,7 +52,7 @@ export interface DocumentType {
   root: 'Documento' | 'Liquidacion' | 'Exportaciones';
   /** The envelope it travels in to the SII. */
   envelope: 'EnvioDTE' | 'EnvioBOLETA';
-  /** Its cedible copy's mark (decisions §12: the types a factoring company can be assigned), or null. */
+  /** Its cedible copy's mark (docs/decisions.md §12: the types a factoring company can be assigned), or null. */
   cedible: 'CEDIBLE' | 'CEDIBLE CON SU FACTURA' | null;
   /** Its CAFs expire 180 days after authorization (docs/folios.md, "CAF expiry"). */
   cafExpires: boolean;
@@ -74,7 +74,7 @@ export interface DocumentType {
   /** The issuer's 1–4 economic activity codes (Acteco) go into the document. */
   needsActeco: boolean;
   receptorRequired: boolean;
-  /** GiroRecep, DirRecep and CmnaRecep are mandatory (format document, Receptor; decisions §11). */
+  /** GiroRecep, DirRecep and CmnaRecep are mandatory (format document, Receptor; docs/decisions.md §11). */
   receptorDetailsRequired: boolean;
   /** Notes: referencias, each with codRef and razonRef. */
   requiresReferencias: boolean;

@@ -1,15 +1,14 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rutFromCertificate } from './certificate.ts';
 import { prepareSigner } from './xmldsig.ts';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { OFFICIAL_ENVIO } from '../../test/support/dte/sii-fixtures.ts';
 import { createTestCertificate } from '../../test/support/dte/test-certificate.ts';
 import forge from 'node-forge';
 
 describe('certificate RUT (SAN otherName 1.3.6.1.4.1.8321.1)', () => {
   it("reads the SII example's certificate (zero-padded IA5String, ignores the issuer's RUT)", () => {
-    const ex = readFileSync(path.join(siiSharedDir(), 'samples/envio/F60T33-ejemplo-oficial-SII.xml'), 'latin1');
+    const ex = readFileSync(OFFICIAL_ENVIO, 'latin1');
     const b64 = (/<X509Certificate>([\s\S]*?)<\/X509Certificate>/.exec(ex)?.[1] ?? '').replace(/\s+/g, '');
     expect(rutFromCertificate(Buffer.from(b64, 'base64'))).toBe('7880442-4');
     expect(rutFromCertificate(`-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`)).toBe('7880442-4');

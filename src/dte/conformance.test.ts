@@ -7,8 +7,8 @@ import { MAX_DETALLE_LINES } from './limits.ts';
 import type { TipoDte } from './types.ts';
 
 /**
- * Conformance against the reference checker (xmllint against the SII XSDs, xmlsec1 for both
- * signature levels, openssl for TED FRMT and CAF FRMA). Fails, never skips, without the tools.
+ * Conformance against our checker, scripts/check-sii-xml.ts (xmllint against the SII XSDs,
+ * xmlsec1 for both signature levels, openssl for TED FRMT and CAF FRMA). Fails, never skips, without the tools.
  */
 const kit = createTestKit();
 const cafKeyPem = kit.sii.publicKeyPem;

@@ -113,7 +113,7 @@ describe('buildDte', () => {
       'unsupported_character',
       'detalle[0].nombre',
     );
-    // Typographic characters are converted to their Latin-1 equivalents (decisions §11), never refused.
+    // Typographic characters are converted to their Latin-1 equivalents (docs/decisions.md §11), never refused.
     const typo = kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: '“smart” – it’s…', cantidad: 1, precioUnitario: 1 }] }));
     expect(text(typo.xml)).toContain('<NmbItem>"smart" - it\'s...</NmbItem>');
     const ctl = kit.build(sampleDteInput(33, 1, { detalle: [{ nombre: 'Línea\u0001 uno\r\ndos\u0085', cantidad: 1, precioUnitario: 1 }] }));

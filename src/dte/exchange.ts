@@ -11,7 +11,7 @@ import { assertSignerValidAt, buildSignature, prepareSigner, type PreparedSigner
 import type { SignerInput } from './types.ts';
 
 /**
- * Document exchange between companies (intercambio; decisions §13, docs/received.md): the parts of
+ * Document exchange between companies (intercambio; docs/decisions.md §13, docs/received.md): the parts of
  * a supplier's EnvioDTE the receptor answers about, and the receptor's signed answer, the
  * RespuestaEnvioDTE (root `RespuestaDTE`, RespuestaEnvioDTE_v10.xsd) with its `RecepcionEnvio`
  * section. Codes and their texts are the schema's own enumerations (EstadoRecepEnv,

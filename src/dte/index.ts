@@ -109,6 +109,7 @@ export type {
 } from './verify/index.ts';
 export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify/index.ts';
 export { createSchemaValidator, REQUIRED_SCHEMA_FILES, SCHEMA_FILES } from './schema-validator.ts';
+export { SII_SCHEMA_DIR } from './schema-dir.ts';
 export {
   envelopeParts,
   buildRespuestaEnvio,

@@ -10,7 +10,7 @@ import { comisionIva, type Totals } from './amounts.ts';
 import type { AduanaInput, ComisionInput, DescuentoGlobalInput, ExportacionInput, PagoInput, TransporteInput } from './types.ts';
 
 /**
- * The document-level parts of decisions §11 besides lines and references: global discounts,
+ * The document-level parts of docs/decisions.md §11 besides lines and references: global discounts,
  * payments, transport, export data and commissions, cleaned and in SII form. Codes and limits
  * follow DTE_v10.xsd (`Exportaciones`, `Liquidacion`, `Transporte/Aduana`).
  */

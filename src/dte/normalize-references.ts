@@ -20,7 +20,7 @@ export interface NormalizedReference {
 }
 
 /**
- * References and the SII's rules on them (decisions §11; format document, "Referencias"), checked
+ * References and the SII's rules on them (docs/decisions.md §11; format document, "Referencias"), checked
  * before a folio is spent: notes need one with codRef (and its razonRef); a note cancels (codRef
  * 1) at most one document; a note that only corrects text (codRef 2) carries zero amounts; a
  * reference is never dated after the document. Whether a cancelling note carries the amounts of

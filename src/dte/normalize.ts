@@ -26,7 +26,7 @@ import {
 /**
  * Step 1 of the pipeline: validated, cleaned, SII-formatted values, with totals computed. No
  * folio: the document is complete before a folio is spent on it (see prepare.ts). Every rule of
- * decisions §11 that the SII checks on form is checked here, each with its own code
+ * docs/decisions.md §11 that the SII checks on form is checked here, each with its own code
  * (docs/dte.md, "Error codes"), so a document the engine lets through is one the SII accepts.
  */
 export interface NormalizedDocument {

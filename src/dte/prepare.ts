@@ -18,7 +18,7 @@ export interface PreparedDte {
   stored: StoredDocument;
 }
 
-/** The fields of decisions §11 beyond receptor, lines and references, as a DTE record echoes them. */
+/** The fields of docs/decisions.md §11 beyond receptor, lines and references, as a DTE record echoes them. */
 export interface StoredExtras {
   emisor: {
     telefono: string | null;

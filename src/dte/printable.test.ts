@@ -1,13 +1,12 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { REAL_DTE_DIR } from '../../test/support/dte/sii-fixtures.ts';
 import { createTestKit, sampleDteInput } from '../../test/support/dte/fixtures.ts';
 import { parseCafBlock } from './caf.ts';
 import { readPrintable, tedBytesOf } from './printable.ts';
 
-const SAMPLES = path.join(siiSharedDir(), 'samples/dte');
+const SAMPLES = REAL_DTE_DIR;
 
 describe('readPrintable', () => {
   const kit = createTestKit();

@@ -13,7 +13,7 @@ import { decodeXml, detectEncoding, flattenXml } from './xml-decode.ts';
  *
  * The timbre's payload is the `<TED …>…</TED>` element *as bytes*, sliced out of the stored XML:
  * the engine writes it flattened, without namespace declarations and in ISO-8859-1 (ted.ts), so
- * those bytes are exactly the ones the CAF key signed (REFERENCE §3.3). Nothing is re-serialised.
+ * those bytes are exactly the ones the CAF key signed (docs/sources.md §3.3). Nothing is re-serialised.
  */
 export interface PrintableLine {
   numero: number;

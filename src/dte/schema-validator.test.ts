@@ -4,25 +4,24 @@ import { describe, expect, it } from 'vitest';
 import { createSchemaValidator, REQUIRED_SCHEMA_FILES } from './schema-validator.ts';
 import { verifyEnvelope } from './verify/index.ts';
 import { buildEnvelope } from './envelope.ts';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { OFFICIAL_ENVIO, REAL_DTE_DIR, SII_SCHEMAS_DIR } from '../../test/support/dte/sii-fixtures.ts';
 import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
 
-const SII = siiSharedDir();
-const schemas = Object.fromEntries(REQUIRED_SCHEMA_FILES.map((f) => [f, readFileSync(path.join(SII, 'schemas', f))]));
+const schemas = Object.fromEntries(REQUIRED_SCHEMA_FILES.map((f) => [f, readFileSync(path.join(SII_SCHEMAS_DIR, f))]));
 const validate = createSchemaValidator(schemas);
 const kit = createTestKit();
 
 describe('xmllint-wasm schema validator', () => {
   it('validates the official example and the cleaned real DTE', async () => {
-    expect(await validate(readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml')), 'EnvioDTE')).toEqual({
+    expect(await validate(readFileSync(OFFICIAL_ENVIO), 'EnvioDTE')).toEqual({
       valid: true,
       errors: [],
     });
-    expect((await validate(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml')), 'DTE')).valid).toBe(true);
+    expect((await validate(readFileSync(path.join(REAL_DTE_DIR, 'DTE--76354771-K--33--170--cleaned.xml')), 'DTE')).valid).toBe(true);
   });
 
   it('handles windows-1252 documents (transcoded) and reports their real schema problem', async () => {
-    const r = await validate(readFileSync(path.join(SII, 'samples/dte/DTE--60910000-1--33--2336600.xml')), 'DTE');
+    const r = await validate(readFileSync(path.join(REAL_DTE_DIR, 'DTE--60910000-1--33--2336600.xml')), 'DTE');
     expect(r.valid).toBe(false);
     expect(r.errors.join('\n')).toContain('No matching global declaration'); // no xmlns on <DTE>
     expect(r.errors.join('\n')).not.toContain('Unsupported encoding');

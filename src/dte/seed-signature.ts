@@ -8,7 +8,7 @@ import { escapeText } from './xml-escape.ts';
 import { ALG_C14N, ALG_ENVELOPED, ALG_RSA_SHA1, ALG_SHA1, NS_DSIG, prepareSigner, sha1Base64, type PreparedSigner } from './xmldsig.ts';
 
 /**
- * The SII's signed seed (autenticación automática, SII-SERVICES.md §1.2; manual
+ * The SII's signed seed (autenticación automática, docs/sources.md §1.2; manual
  * 2007-11-18-autenticacion-automatica-v1.9, fig. 1.3–1.4): `<getToken><item><Semilla>…</Semilla>
  * </item><Signature/></getToken>`, an enveloped XML-DSig with Reference URI="", the
  * enveloped-signature transform, inclusive C14N 1.0, rsa-sha1 and sha1, KeyInfo with RSAKeyValue

@@ -3,7 +3,7 @@ import { typesWhere } from './catalogue.ts';
 /**
  * Additional taxes and retentions the engine computes (CodImpAdic / ImptoReten/TipoImp), from the
  * SII's format document, "4.- Codificación tipos de impuestos y recargos"
- * (`shared/sii/docs/2019-11-15-formato-dtes-v2.2.y.txt`, pp. 46–48), and ImpAdicDTEType
+ * (`docs/sources.md` [F], pp. 46–48), and ImpAdicDTEType
  * (SiiTypes_v10.xsd). `documentos` is that table's "Documentos en que se aplica" column, in the
  * electronic types this service issues.
  *

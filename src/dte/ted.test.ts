@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildTed } from './ted.ts';
 import { parseCaf } from './caf.ts';
 import { flattenXml } from './xml-decode.ts';
-import { siiSharedDir } from '../../test/support/dte/check-sii-xml.ts';
+import { OFFICIAL_CAF, OFFICIAL_ENVIO } from '../../test/support/dte/sii-fixtures.ts';
 
-const SII = siiSharedDir();
-const official = readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml'), 'latin1');
-const caf = parseCaf(readFileSync(path.join(SII, 'samples/caf/SII-ejemplo-CAF-97975000-5-T33-F1-200.reconstructed.xml')));
+const official = readFileSync(OFFICIAL_ENVIO, 'latin1');
+const caf = parseCaf(readFileSync(OFFICIAL_CAF));
 
 const officialInput = {
   rutEmisor: '97975000-5',

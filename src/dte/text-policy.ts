@@ -7,7 +7,7 @@ import { DteEngineError } from './errors.ts';
  *  - other C0 controls, DEL and C1 controls (U+0080–U+009F) are removed: not meaningful, and
  *    C0 controls are not allowed in XML 1.0 at all;
  *  - typographic characters a word processor or phone keyboard puts in (’ ‘ “ ” „ – — … and
- *    the Unicode spaces) become their Latin-1 equivalents (' " - ... and a space), as decisions
+ *    the Unicode spaces) become their Latin-1 equivalents (' " - ... and a space), as docs/decisions.md
  *    §11 asks: what was meant is kept, and the printed document shows what the XML holds;
  *  - any other character above U+00FF (emoji, €, ™, CJK…) is rejected with
  *    `unsupported_character` naming the field: it cannot be encoded in ISO-8859-1 and the SII
@@ -32,7 +32,7 @@ const OUTSIDE_LATIN1 = /[^\u0000-\u00FF]/u;
 /** Printable Latin-1 only: nothing for the rules below to convert, remove or reject but the trim. */
 const PRINTABLE_LATIN1 = /^[\u0020-\u007E\u00A0-\u00FF]*$/;
 
-/** Typographic characters with an unambiguous Latin-1 equivalent (decisions §11). */
+/** Typographic characters with an unambiguous Latin-1 equivalent (docs/decisions.md §11). */
 const TYPOGRAPHIC: ReadonlyArray<[RegExp, string]> = [
   [/[\u2018\u2019\u201A\u201B\u2032]/g, "'"],
   [/[\u201C\u201D\u201E\u201F\u2033]/g, '"'],

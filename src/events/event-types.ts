@@ -1,4 +1,4 @@
-/** The four events of the contract (section 6), and `dte.received` (decisions §13, docs/received.md). */
+/** The four events of the contract (section 6), and `dte.received` (docs/decisions.md §13, docs/received.md). */
 export const EVENT_TYPES = [
   'tenant.credentials.updated',
   'folio.low',

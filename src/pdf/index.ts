@@ -1,5 +1,5 @@
 /**
- * The printed representation of DTEs (decisions §12): a pure renderer over pdfkit and bwip-js
+ * The printed representation of DTEs (docs/decisions.md §12): a pure renderer over pdfkit and bwip-js
  * (render.ts, with one layout per paper), the timbre's PDF417 (timbre.ts, timbre-encode.ts),
  * Spanish typography (format.ts), the names codes print as (names.ts), and the tenant logo's
  * checks (logo.ts, logo-prepare.ts). No database, no HTTP: the DTE module reads the document and

@@ -27,7 +27,7 @@ import type { LayoutAssets } from './render.ts';
  * logo) on the left, the red box with RUT, document name and number on the right and the SII unit
  * under it. Then the receptor and the terms, the lines (continued on further pages when they do
  * not fit, with the table head repeated), the references and the totals. At the foot of the last
- * page: the timbre on the left, 2 cm from the edge (REFERENCE §3.3; 16 data columns of 0.254 mm
+ * page: the timbre on the left, 2 cm from the edge (docs/sources.md §3.3; 16 data columns of 0.254 mm
  * modules: 8.7 cm wide, 3–4 cm high, above the SII's 5 × 2 cm minimum) with its
  * three captions and, on the cedible copy, the acuse de recibo on the right with "CEDIBLE".
  */
@@ -37,7 +37,7 @@ const W = PAGE.width - 2 * M;
 const BOTTOM = PAGE.height - M - 4 * MM; // room for the page number
 export const CARTA_TIMBRE_COLUMNS = 16;
 const CARTA_TIMBRE_WIDTH = pdf417WidthPt(CARTA_TIMBRE_COLUMNS);
-/** The timbre's distance from the left edge of the page: at least 2 cm (REFERENCE §3.3). */
+/** The timbre's distance from the left edge of the page: at least 2 cm (docs/sources.md §3.3). */
 const TIMBRE_X = 20 * MM;
 
 function header(p: Painter, c: RenderContext, a: LayoutAssets, y0: number): number {

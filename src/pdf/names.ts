@@ -7,7 +7,7 @@ import { DOCUMENT_TYPES, isCedible, printedName, typesWhere } from '../dte/index
  */
 export const documentName = (tipo: number): string => printedName(tipo);
 
-/** Types with a cedible copy (decisions §12): the ones a factoring company can be assigned. */
+/** Types with a cedible copy (docs/decisions.md §12): the ones a factoring company can be assigned. */
 export const CEDIBLE_TYPES: readonly number[] = typesWhere((t) => t.cedible !== null);
 export const isCedibleType = (tipo: number): boolean => isCedible(tipo);
 

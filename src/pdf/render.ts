@@ -9,7 +9,7 @@ import { encodePdf417 } from './timbre-encode.ts';
 import type { Pdf417Symbol } from './timbre.ts';
 
 /**
- * Renders the printed representation of a signed DTE (decisions §12). Pure: the document (read
+ * Renders the printed representation of a signed DTE (docs/decisions.md §12). Pure: the document (read
  * from its signed XML by the engine's `readPrintable`), the tenant's data that is not in the XML
  * (the SII unit, the resolution, the logo) and the options go in; the PDF bytes come out.
  */

@@ -1,5 +1,5 @@
 /**
- * The timbre electrónico as the SII prints it (REFERENCE §3.3): a PDF417 symbol at security
+ * The timbre electrónico as the SII prints it (docs/sources.md §3.3): a PDF417 symbol at security
  * (error-correction) level 5 whose payload is the TED element's bytes exactly as signed —
  * flattened, ISO-8859-1. The bytes go in as bytes (`binarytext`: no UTF-8 conversion), so a reader
  * gives back the TED byte for byte, Ñ and all.

@@ -5,7 +5,7 @@
  * HTTP). Secrets (API key, .pfx, password) are passed per call and never kept by the adapter.
  */
 /**
- * The path a tenant's provider calls take, from its `provider` field (decisions §14,
+ * The path a tenant's provider calls take, from its `provider` field (docs/decisions.md §14,
  * docs/credentials.md "A provider per tenant"): through the billing provider (SimpleAPI, or the emulator's SimpleAPI face),
  * or straight to the SII's own services with the tenant's certificate (src/provider/routed.ts).
  */

@@ -1,7 +1,7 @@
 import { ProviderError, type Provider, type ProviderCredentials, type ProviderRoute } from './port.ts';
 
 /**
- * The provider the service calls: one port, two paths (decisions §14, docs/credentials.md "A provider per tenant"). Each
+ * The provider the service calls: one port, two paths (docs/decisions.md §14, docs/credentials.md "A provider per tenant"). Each
  * call goes where the tenant's credentials say (`creds.via`, set from the tenant's `provider` by
  * src/modules/credentials/signing-material.ts): through the billing provider (`simpleapi`: the
  * SimpleAPI adapter, or the emulator's SimpleAPI face), or straight to the SII's own services

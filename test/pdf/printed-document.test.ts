@@ -114,7 +114,7 @@ describe('printed document (PDF): timbre and text read back', () => {
       if (r.formato === 'carta') {
         expect(width, label(r)).toBeGreaterThanOrEqual(50);
         expect(height, label(r)).toBeGreaterThanOrEqual(20);
-        // At least 2 cm from the left edge of the page (REFERENCE §3.3).
+        // At least 2 cm from the left edge of the page (docs/sources.md §3.3).
         expect(mm(symbol!.position.topLeft.x), label(r)).toBeGreaterThanOrEqual(19.5);
       } else {
         expect(width, label(r)).toBeGreaterThanOrEqual(60);

@@ -1,4 +1,4 @@
--- The full document model (decisions §11, docs/dte.md): exports carry amounts with up to 4
+-- The full document model (docs/decisions.md §11, docs/dte.md): exports carry amounts with up to 4
 -- decimals in their currency (DTE_v10.xsd Exportaciones/Totales), and a 43 may total below zero,
 -- so the amount columns become numeric; every field beyond receptor, lines and references, and
 -- every computed total beyond neto/exento/IVA/total, is kept in `documento` and echoed by the API.

@@ -1,4 +1,4 @@
--- Documents suppliers send to a tenant (intercambio; docs/received.md, decisions §13).
+-- Documents suppliers send to a tenant (intercambio; docs/received.md, docs/decisions.md §13).
 
 -- CodEnvio / IdRespuesta of the RespuestaEnvioDTE: a positive integer of at most 10 digits that
 -- the receptor generates; one sequence serves every tenant (unique per receptor a fortiori).

@@ -1,4 +1,4 @@
--- Outbound exchange (intercambio; decisions §13, docs/exchange.md): each accepted document that is
+-- Outbound exchange (intercambio; docs/decisions.md §13, docs/exchange.md): each accepted document that is
 -- not a boleta is e-mailed to its receptor as an EnvioDTE addressed to it, with its PDF.
 
 -- One row per delivery of one document: the automatic one when it is accepted, and any resends.

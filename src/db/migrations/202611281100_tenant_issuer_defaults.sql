@@ -1,3 +1,3 @@
 -- The tenant's issuer data written on every document unless the document overrides it
--- (decisions §11): {telefono, correo, sucursal, codigoSucursal, vendedor, unidadSii}, absent keys unset.
+-- (docs/decisions.md §11): {telefono, correo, sucursal, codigoSucursal, vendedor, unidadSii}, absent keys unset.
 alter table tenants add column emisor jsonb not null default '{}'::jsonb;

@@ -3,8 +3,8 @@ import type { NormalizedDocument } from '../normalize.ts';
 import { RUT_FOREIGN } from '../rut.ts';
 
 /**
- * What the format document makes mandatory on exports (SII-FORMATO v2.2, shared/sii/docs/
- * 2019-11-15-formato-dtes-v2.2.y.txt, §A and §B), checked before a folio so that the SII neither
+ * What the format document makes mandatory on exports (SII-FORMATO v2.2, docs/sources.md [F],
+ * §A and §B), checked before a folio so that the SII neither
  * rejects the document nor answers it with a reparo (HED-3-314, HED-2-804 in the emulator's
  * rules/export-form.ts, which reads the same fields from the XML):
  *

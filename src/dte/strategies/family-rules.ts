@@ -129,7 +129,7 @@ export const guiaRules: FamilyRules = {
   },
   checkTransporte: () => undefined,
   indTraslado: (given) => given ?? 1,
-  // A guía that moves goods without a sale (IndTraslado ≠ 1) may leave prices out (decisions §11).
+  // A guía that moves goods without a sale (IndTraslado ≠ 1) may leave prices out (docs/decisions.md §11).
   pricesOptional: (indTraslado) => indTraslado !== 1,
 };
 

@@ -6,16 +6,15 @@ import type { DteVerification } from './index.ts';
 import { siiKeyFromCertificate } from '../caf.ts';
 import { buildDte } from '../dte-xml.ts';
 import { buildEnvelope } from '../envelope.ts';
-import { siiSharedDir } from '../../../test/support/dte/check-sii-xml.ts';
+import { OFFICIAL_ENVIO, REAL_DTE_DIR, SII_CERTS_DIR } from '../../../test/support/dte/sii-fixtures.ts';
 import { createTestKit, sampleDteInput, TEST_NOW } from '../../../test/support/dte/fixtures.ts';
 import { createTestCaf, createTestSii } from '../../../test/support/dte/test-caf.ts';
 import { SUPPORTED_TIPOS_DTE } from '../types.ts';
 import type { TipoDte } from '../types.ts';
 
-const SII = siiSharedDir();
 const realKeys = {
-  '100': siiKeyFromCertificate(readFileSync(path.join(SII, 'sii-certs/100.cer'))),
-  '300': siiKeyFromCertificate(readFileSync(path.join(SII, 'sii-certs/300.cer'))),
+  '100': siiKeyFromCertificate(readFileSync(path.join(SII_CERTS_DIR, '100.cer'))),
+  '300': siiKeyFromCertificate(readFileSync(path.join(SII_CERTS_DIR, '300.cer'))),
 };
 const kit = createTestKit();
 const opts = { siiKeys: kit.sii.siiKeys };
@@ -44,7 +43,7 @@ function envelopeOf(tipos: TipoDte[], folio = 100) {
 
 describe('official and real SII documents', () => {
   it("accepts the SII's official example envelope (with 100.cer)", async () => {
-    const r = await verifyEnvelope(readFileSync(path.join(SII, 'samples/envio/F60T33-ejemplo-oficial-SII.xml')), { siiKeys: realKeys });
+    const r = await verifyEnvelope(readFileSync(OFFICIAL_ENVIO), { siiKeys: realKeys });
     expect(r.errors).toEqual([]);
     expect(r.valid).toBe(true);
     expect(r.kind).toBe('EnvioDTE');
@@ -68,7 +67,7 @@ describe('official and real SII documents', () => {
     ['DTE--96670340-7--61--110616.xml', true, false],
   ];
   it.each(real)('real DTE %s: valid=%s namespaceInherited=%s', async (file, valid, inherited) => {
-    const r = await verifyDte(readFileSync(path.join(SII, 'samples/dte', file)), { siiKeys: realKeys });
+    const r = await verifyDte(readFileSync(path.join(REAL_DTE_DIR, file)), { siiKeys: realKeys });
     expect(codes(r)).toEqual([]);
     expect(r.valid).toBe(valid);
     expect(r.namespaceInherited).toBe(inherited);
@@ -76,7 +75,7 @@ describe('official and real SII documents', () => {
   });
 
   it('rejects the tampered real DTE (amounts changed)', async () => {
-    const r = await verifyDte(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned-mod-changed-monto.xml')), {
+    const r = await verifyDte(readFileSync(path.join(REAL_DTE_DIR, 'DTE--76354771-K--33--170--cleaned-mod-changed-monto.xml')), {
       siiKeys: realKeys,
     });
     expect(r.valid).toBe(false);
@@ -84,7 +83,7 @@ describe('official and real SII documents', () => {
   });
 
   it('production CAFs do not verify with the certification key alone', () => {
-    const r = verifyDteSync(readFileSync(path.join(SII, 'samples/dte/DTE--76354771-K--33--170--cleaned.xml')), {
+    const r = verifyDteSync(readFileSync(path.join(REAL_DTE_DIR, 'DTE--76354771-K--33--170--cleaned.xml')), {
       siiKeys: { '100': realKeys['100'] },
     });
     expect(codes(r)).toEqual(['CAF-3-516 caf_unknown_idk']);

@@ -157,7 +157,7 @@ export function createDteCreate(deps: CreateDeps) {
 }
 
 /**
- * A note that cancels a document (codRef 1) carries that document's amounts (decisions §11; the
+ * A note that cancels a document (codRef 1) carries that document's amounts (docs/decisions.md §11; the
  * SII answers REF-2-780 "Anulación presenta diff. de monto con doc. referenciado" otherwise). When
  * the cancelled document is one of this tenant's own, its stored total is the reference; a
  * document issued elsewhere (another issuer, rutOtro, or not in this service) cannot be checked here.

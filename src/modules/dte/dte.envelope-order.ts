@@ -1,7 +1,7 @@
 /**
  * The order of the documents in one envelope. The SII reviews an envelope's documents in order and
  * rejects a reference to an electronic document it has not received yet (REF-3-750, "e.g. NC to a
- * … not-yet-processed factura": shared/sii/REFERENCE.md §10), so a document referenced by another
+ * … not-yet-processed factura": `docs/sources.md` §10), so a document referenced by another
  * of the same envelope goes first; otherwise the caller's order is kept. Documents of different
  * envelopes (a boleta and its nota de crédito) are not ordered here: docs/dte.md, "Sending".
  */

@@ -43,7 +43,7 @@ export interface PreparedCreate {
 const STAND_IN_ACTECO = 100000;
 
 function emisorFor(tenant: TenantRow): DocumentInput['emisor'] {
-  // The tenant's issuer defaults (decisions §11) below its identity; unidadSii is printed, not signed.
+  // The tenant's issuer defaults (docs/decisions.md §11) below its identity; unidadSii is printed, not signed.
   const { unidadSii: _printed, ...defaults } = tenant.emisor ?? {};
   return {
     ...defaults,

@@ -4,7 +4,7 @@ import { CEDIBLE_TYPES, isCedibleType, renderDtePdf, type PdfFormat } from '../.
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
 
 /**
- * The printed document (decisions §12, docs/dte.md "The printed document"): read from the signed
+ * The printed document (docs/decisions.md §12, docs/dte.md "The printed document"): read from the signed
  * XML as stored — the legal document, so the PDF shows what was signed, and the timbre carries
  * the TED bytes sliced out of it, never rebuilt — plus what only the tenant knows: its logo, its
  * SII unit and its resolution. Available from creation, whatever the document's state.

@@ -35,7 +35,7 @@ export interface DteRow {
   detalle: StoredLine[];
   referencias: StoredReferencia[];
   forma_pago: number | null;
-  /** The rest of the document model and of the computed totals (decisions §11); `{}` on rows from before it. */
+  /** The rest of the document model and of the computed totals (docs/decisions.md §11); `{}` on rows from before it. */
   documento: Partial<StoredDteDocument>;
   monto_neto: number;
   monto_exento: number;

@@ -43,7 +43,7 @@ export interface Dte {
   updatedAt: string;
 }
 
-/** Rows stored before the full document model (decisions §11) echo its fields at their defaults. */
+/** Rows stored before the full document model (docs/decisions.md §11) echo its fields at their defaults. */
 const NO_EXTRAS: StoredDocument['extras'] = {
   emisor: { telefono: null, correo: null, sucursal: null, codigoSucursal: null, vendedor: null },
   indServicio: null,

@@ -12,7 +12,7 @@ import { exchangeStore, type DeliveryKind, type DeliveryRow, type RespuestaTipo 
 import { toDelivery, toMailboxMessage, type Delivery, type MailboxMessage } from './exchange.views.ts';
 
 /**
- * Outbound exchange (decisions §13, docs/exchange.md): an accepted document that is not a boleta
+ * Outbound exchange (docs/decisions.md §13, docs/exchange.md): an accepted document that is not a boleta
  * is e-mailed to its receptor as an EnvioDTE addressed to it (Caratula RutReceptor = the receptor,
  * signed with the tenant's certificate) with its PDF.
  *

@@ -1,7 +1,7 @@
 /**
  * Received documents: the EnvioDTEs suppliers send to a tenant, verified, stored once and answered
  * with the signed RespuestaEnvioDTE, and the tenant's answers to them (signed ResultadoDTE /
- * EnvioRecibos, registered at the SII through the provider) (docs/received.md, decisions §13).
+ * EnvioRecibos, registered at the SII through the provider) (docs/received.md, docs/decisions.md §13).
  * Talks to credentials (the signer, the provider credentials), tenants and the provider through the
  * ports it is given.
  */

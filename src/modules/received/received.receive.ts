@@ -28,7 +28,7 @@ import { envioGlosa, toReceivedDte, toReceivedEnvio, type ReceivedEnvio } from '
 import { guardXml } from './received.xml-guard.ts';
 
 /**
- * Receiving a supplier's EnvioDTE (docs/received.md; decisions §13). In order:
+ * Receiving a supplier's EnvioDTE (docs/received.md; docs/decisions.md §13). In order:
  *  1. the hostile-XML guard (received.xml-guard.ts), before any parser runs;
  *  2. the tenant's signing certificate (the answer is signed; 409 without one, before any work);
  *  3. the engine's verification: schema, envelope signature, carátula, RutReceptor = tenant, and

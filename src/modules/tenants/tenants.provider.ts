@@ -1,7 +1,7 @@
 import type { ProviderRoute } from '../../provider/index.ts';
 
 /**
- * The tenant's `provider` (decisions §14, docs/credentials.md "A provider per tenant"): which path its documents take to the
+ * The tenant's `provider` (docs/decisions.md §14, docs/credentials.md "A provider per tenant"): which path its documents take to the
  * SII, and so which credentials it needs. One home for that fact: the tenant status, the
  * credential status, the hosted page and the provider credentials all ask here.
  */

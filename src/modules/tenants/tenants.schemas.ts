@@ -30,7 +30,7 @@ const fields = {
   provider: Type.Unsafe<TenantProvider>({ enum: [...TENANT_PROVIDERS], description: PROVIDER_DESCRIPTION }),
 };
 
-// The issuer data beyond the tenant's identity (decisions §11), written on each of its documents
+// The issuer data beyond the tenant's identity (docs/decisions.md §11), written on each of its documents
 // unless the document's own `emisor` overrides it. Lengths are the SII schema's (Telefono 20,
 // CorreoEmisor 80, Sucursal 20, CdgSIISucur 9 digits, CdgVendedor 60); unidadSii is only printed.
 const issuerField = {

@@ -44,7 +44,7 @@ export interface TenantFields {
 
 /**
  * The tenant's issuer data beyond its identity, written on each of its documents unless the
- * document overrides it (decisions §11; docs/dte.md "Issuer data"). `unidadSii` is only printed.
+ * document overrides it (docs/decisions.md §11; docs/dte.md "Issuer data"). `unidadSii` is only printed.
  */
 export interface IssuerDefaults {
   telefono?: string;

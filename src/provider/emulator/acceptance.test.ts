@@ -17,7 +17,7 @@ import { startStandaloneEmulator } from './standalone.ts';
 /**
  * The SII's registro de aceptación o reclamo behind SimpleAPI's `compras/aceptacionreclamo`
  * (docs/emulator.md, "compras/aceptacionreclamo"): the recorded answer shape [C], and the codes of
- * ../shared/sii/docs/…aceptacion-reclamo-dte-v1.2 for each rule.
+ * docs/sources.md [RR] for each rule.
  */
 const T0 = '2026-03-02T12:30:00.000Z';
 const DAY = 86_400_000;

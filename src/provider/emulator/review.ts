@@ -11,7 +11,7 @@ import { annulmentFinding, NOTES, readReferences, referenceFindings } from './ru
 import { decode, num, text } from './rules/xml.ts';
 
 /**
- * The emulated SII's review of an uploaded envelope (REFERENCE §10, §12), in two steps:
+ * The emulated SII's review of an uploaded envelope (docs/sources.md §10, §12), in two steps:
  *
  * 1. `inspectEnvelope` (pure, CPU): the engine's verifier checks schema, the envelope signature in
  *    context, the carátula, and every DTE standalone (signature, TED, CAF signature and range,

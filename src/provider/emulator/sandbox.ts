@@ -63,7 +63,7 @@ export const DOCUMENT_TRIGGERS = {
 /**
  * The SII face (sii/): a certificate whose holder's name (subject CN) contains `SIN PERMISO` has no
  * "Enviar documentos" permission for any company: its uploads are received (STATUS 0) and the
- * status query answers the SII's 106 (SII-SERVICES.md §1.2: the 106 shows in the query, not the upload).
+ * status query answers the SII's 106 (docs/sources.md §1.2: the 106 shows in the query, not the upload).
  */
 export const DOCUMENT_TRIGGERS_SII = {
   noPermission: /SIN PERMISO/i,

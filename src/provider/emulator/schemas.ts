@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { SchemaValidator } from '../../dte/index.ts';
-import { createSchemaValidator, REQUIRED_SCHEMA_FILES } from '../../dte/schema-validator.ts';
+import { createSchemaValidator, REQUIRED_SCHEMA_FILES, SII_SCHEMA_DIR, type SchemaValidator } from '../../dte/index.ts';
 
-/** The SII schemas the emulator validates uploads with (xsd/README.md), or another folder of them. */
-export const BUNDLED_SCHEMA_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'xsd');
+/**
+ * The SII schemas uploads and received documents are validated with: the engine's copy
+ * (src/dte/schemas/README.md), or another folder holding the same files (EMULATOR_SCHEMA_DIR).
+ */
+export const BUNDLED_SCHEMA_DIR = SII_SCHEMA_DIR;
 
 const cache = new Map<string, SchemaValidator>();
 

@@ -1,7 +1,7 @@
 /**
  * The words SimpleAPI and the SII answer with, each with its source (protocol.ts explains the
  * abbreviations: [C] the provider's Postman collection with recorded answers, [SDK] the official
- * SDK, [D9] decisions §9, [REF] ../shared/sii/REFERENCE.md). Texts marked "ours" are choices where
+ * SDK, [D9] docs/decisions.md §9, [REF] `docs/sources.md`). Texts marked "ours" are choices where
  * the sources are silent (docs/emulator.md, "Where the sources are silent").
  */
 
@@ -50,7 +50,7 @@ export const ENVELOPE_GLOSA: Record<string, string> = {
 
 /**
  * The SII's parser reads an upload line by line and refuses the whole file when a line is longer
- * than 4,090 characters: "CHR-00002: Line too long (4090)" (../shared/sii/SII-SERVICES.md §1.3 (i)
+ * than 4,090 characters: "CHR-00002: Line too long (4090)" (`docs/sources.md` §1.3 (i)
  * and §1.5, reported from live use by independent implementations; a one-line file was also seen
  * answered "SCH-00001 Invalid Schema Name"). Where it shows is not documented: we answer it as a
  * schema rejection (RSC) of the envelope, as the SII's other parser errors (docs/emulator.md).
@@ -157,7 +157,7 @@ export const UPLOAD_REFUSED = {
 
 /**
  * The registro de aceptación o reclamo's answers, `codResp` → `descResp`
- * (../shared/sii/docs/…aceptacion-reclamo-dte-v1.2, "Parámetros de salida"). 0 and 9 are recorded
+ * (docs/sources.md [RR], "Parámetros de salida"). 0 and 9 are recorded
  * as SimpleAPI relays them, without accents [C "Aceptar - Rechazar en SII"]; the others are the
  * document's texts written the same way (ours), `XXX` replaced by the claim recorded before.
  */

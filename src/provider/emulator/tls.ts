@@ -7,7 +7,7 @@ import forge from 'node-forge';
 
 /**
  * The emulator over HTTPS (docs/emulator.md, "HTTPS"): the SII's web login asks for the caller's
- * certificate in the TLS handshake (mTLS, SII-SERVICES.md §1.6), which only a TLS server can do. The
+ * certificate in the TLS handshake (mTLS, docs/sources.md §1.6), which only a TLS server can do. The
  * emulator's own server certificate is self-signed for 127.0.0.1 and localhost; a client trusts it
  * by its PEM (the SII adapter's extra CA). The server asks every client for a certificate but
  * accepts any, or none: the SII's login judges it, not the handshake (`requestCert`,

@@ -3,7 +3,7 @@ import { MAX_DTE_PER_ENVIO_BOLETA } from '../../dte/index.ts';
 /**
  * The SII's boleta REST API as both sides of this repository speak it: the adapter
  * (boleta-rest.ts) and the emulator's SII face (emulator/sii/boleta-rest.ts). One home for its
- * paths, limits, answer shapes and texts (SII-SERVICES.md §1.5; REFERENCE.md §9.6; the SII's
+ * paths, limits, answer shapes and texts (docs/sources.md §1.5; docs/sources.md §9.6; the SII's
  * OpenAPI "API SII – V1" 1.0.5 as transcribed there). Where no source gives a shape, the comment
  * says "ours" and docs/emulator.md lists it.
  */
@@ -16,7 +16,7 @@ export const boletaEnvioStatusPath = (rut: string, dv: string, trackId: string |
   `${BOLETA_ENVIO_PATH}/${rut}-${dv}-${trackId}`;
 
 /**
- * At most 500 boletas per envío (Instructivo 28/10/2021, SII-SERVICES.md §1.5; the engine's
+ * At most 500 boletas per envío (Instructivo 28/10/2021, docs/sources.md §1.5; the engine's
  * MAX_DTE_PER_ENVIO_BOLETA, the schema's bound); the SII recommends batches of 50.
  */
 export const MAX_BOLETAS_PER_ENVIO = MAX_DTE_PER_ENVIO_BOLETA;
@@ -62,7 +62,7 @@ export interface BoletaError {
   detalle: string | null;
 }
 
-/** A boleta with reparos (RPR) or rejected (RCH); `folio` null when the whole envío was rejected (Odoo, REFERENCE.md §9.6). */
+/** A boleta with reparos (RPR) or rejected (RCH); `folio` null when the whole envío was rejected (Odoo, docs/sources.md §9.6). */
 export interface BoletaDetalleRepRech {
   tipo: number | null;
   folio: number | null;

@@ -17,7 +17,7 @@ import { siiUploadForm } from './multipart.ts';
 import { withToken } from './with-token.ts';
 
 /**
- * Boletas (39, 41) through the SII's boleta REST API (SII-SERVICES.md §1.5; boleta-protocol.ts):
+ * Boletas (39, 41) through the SII's boleta REST API (docs/sources.md §1.5; boleta-protocol.ts):
  * the envío to the restUpload origin (rahue / pangal) and its status on the rest origin (api /
  * apicert), each with the REST token in `Cookie: TOKEN=…` and the gateway's Mozilla User-Agent
  * (any other is answered 401 even with a valid token). The multipart body goes in one buffer with
@@ -152,7 +152,7 @@ export async function boletaUploadStatus(ctx: SiiCallContext, creds: SiiCredenti
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
 
-/** `SEC-L-NNN descripcion (detalle)`, the SII's way of naming a finding (REFERENCE.md §10), joined with "; ". */
+/** `SEC-L-NNN descripcion (detalle)`, the SII's way of naming a finding (docs/sources.md §10), joined with "; ". */
 export const findingsText = (errors: readonly BoletaError[] | null | undefined): string =>
   (errors ?? [])
     .map(
@@ -164,7 +164,7 @@ export const findingsText = (errors: readonly BoletaError[] | null | undefined):
 /**
  * The status answer → UploadStatus: counts per type (`estadistica`) and every boleta with reparos
  * or rejected (`detalle_rep_rech`), once processed (EPR). An entry without folio rejects the whole
- * envío (Odoo, REFERENCE.md §9.6): its words become the glosa.
+ * envío (Odoo, docs/sources.md §9.6): its words become the glosa.
  */
 export function parseBoletaEnvioStatus(a: BoletaEnvioStatusAnswer, trackId: string, raw?: Buffer): UploadStatus {
   const estado = text(a.estado);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEntities, extractCaf, parseErrorPage, parseForm, parseHistory } from './caf-forms.html.ts';
 import { lostGrant } from './caf-forms.ts';
 
-// The quirks of the SII's cvc_cgi pages as ruraldte recorded them (SII-SERVICES.md §1.6): upper-case
+// The quirks of the SII's cvc_cgi pages as ruraldte recorded them (docs/sources.md §1.6): upper-case
 // tags, spaces around `=`, a bare value (FOLIO_INICIAL value=1), the submit's text as an entity.
 const DCTO = `<HTML><BODY><FORM NAME="form1" METHOD="POST" ACTION="/cvc_cgi/dte/of_confirma_folio">
 <INPUT NAME="RUT_EMP" readonly="readonly"  value = "76192083" TYPE=Text SIZE=8>

@@ -1,5 +1,5 @@
 /**
- * Reading the SII's CAF portal pages (cvc_cgi, SII-SERVICES.md §1.6): classic CGI HTML, ISO-8859-1,
+ * Reading the SII's CAF portal pages (cvc_cgi, docs/sources.md §1.6): classic CGI HTML, ISO-8859-1,
  * upper-case tags and attributes, values quoted or not and with spaces around `=` (ruraldte
  * `engine/sii-folios.test.ts` records `value = "4"` and `value=1`). Pure functions: the adapter
  * (caf-forms.ts) and its tests use them; nothing here does I/O.

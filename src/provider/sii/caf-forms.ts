@@ -7,7 +7,7 @@ import { SII_USER_AGENT, type SiiCallObserver, type SiiCredentials, type SiiHost
 import { extractCaf, parseErrorPage, parseForm, parseHistory, type GrantedRange, type HtmlForm } from './caf-forms.html.ts';
 
 /**
- * A CAF for a direct tenant through the SII's own web forms (SII-SERVICES.md §1.6; the SII has no
+ * A CAF for a direct tenant through the SII's own web forms (docs/sources.md §1.6; the SII has no
  * API for it). The flow, as ruraldte recorded it live against Maullín (`engine/sii-folios.ts`):
  *
  *  1. the web login: TLS with the tenant's .pfx as the client certificate, `POST
@@ -189,7 +189,7 @@ class FormSession {
     for (let hop = 0; ; hop++) {
       const headers: Record<string, string> = { 'User-Agent': SII_USER_AGENT, Accept: 'text/html,application/xml,*/*' };
       if (this.jar.size > 0) headers.Cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
-      // of_genera_archivo has been seen to fail without a Referer (REFERENCE.md §4.5): send it as a browser does.
+      // of_genera_archivo has been seen to fail without a Referer (docs/sources.md §4.5): send it as a browser does.
       if (this.referer) headers.Referer = this.referer;
       if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
       let res: FormResponse;

@@ -5,15 +5,16 @@ import { escapeXml, tagText } from './http.ts';
  * The SII's WsRegistroReclamoDte (registro de aceptación o reclamo) as both sides of this
  * repository speak it: the adapter (claims.ts) and the emulator's SII face
  * (emulator/sii/claims.ts). Sources: the SII's manual "Web Service de Consulta y Registro de
- * Aceptación/Reclamo a DTE recibido" v1.2 (../shared/sii/docs/2017-08-06-…-v1.2.txt; SII-SERVICES.md
+ * Aceptación/Reclamo a DTE recibido" v1.2 (docs/sources.md [RR]; docs/sources.md
  * §1.7) for the operation, its parameters and codes; the service's WSDL as compiled by a public
  * .NET client (sergiokml/LibreDteDotNet.SoapRequest, ServiceRegistro: namespace, Action "",
  * `respuestaTo {codResp, descResp, listaEventosDoc, rutToken}`, the fault type `Exception
  * {message}`); the answer's bytes as SimpleAPI relays them [C "Aceptar - Rechazar en SII"]
- * (emulator/sii-format.ts registroSoap). No WSDL of this service is in ../shared/sii/wsdl.
+ * (emulator/sii-format.ts registroSoap). The SII publishes no WSDL of it beside
+ * the DTEWS ones (docs/sources.md [WSDL]).
  */
 
-/** The service's paths: production on ws1, certification on ws2 under its own path (SII-SERVICES.md §1.1, §1.7). */
+/** The service's paths: production on ws1, certification on ws2 under its own path (docs/sources.md §1.1, §1.7). */
 export const CLAIMS_PATHS: Record<Ambiente, string> = {
   produccion: '/WSREGISTRORECLAMODTE/registroreclamodteservice',
   certificacion: '/WSREGISTRORECLAMODTECERT/registroreclamodteservice',

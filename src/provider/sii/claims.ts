@@ -8,7 +8,7 @@ import { withToken } from './with-token.ts';
 
 /**
  * The receptor's acceptance or claim of a document, registered with the SII's own
- * WsRegistroReclamoDte (SII-SERVICES.md §1.7; claims-protocol.ts): `ingresarAceptacionReclamoDoc`
+ * WsRegistroReclamoDte (docs/sources.md §1.7; claims-protocol.ts): `ingresarAceptacionReclamoDoc`
  * with the SOAP token (the DTEWS one, §1.2) in `Cookie: TOKEN=…`. The SII answers HTTP 200 with
  * its codResp whatever it decides: 0 recorded now and 7 recorded before are `registered`; -1 is
  * its "retry later" (an `unavailable` ProviderError); every other code is `refused` with its code

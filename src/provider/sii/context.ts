@@ -7,7 +7,7 @@ import type { Ambiente, ProviderCredentials } from '../port.ts';
  * and takes a SiiCallContext; sii-provider.ts puts them behind the provider port.
  */
 
-/** The SII's services, one origin each (SII-SERVICES.md §1.1). */
+/** The SII's services, one origin each (docs/sources.md §1.1). */
 export type SiiService =
   /** palena / maullin: DTEWS (CrSeed, GetTokenFromSeed, QueryEstUp, QueryEstDte) and cgi_dte/UPL/DTEUpload. */
   | 'dtews'
@@ -47,7 +47,7 @@ export function siiHosts(baseUrl?: string): SiiHosts {
 
 /**
  * The User-Agent the SII's gateway accepts: any other is answered 401 "NO ESTA AUTENTICADO" on the
- * boleta upload even with a valid token (SII-SERVICES.md §1.5, Odoo and ruraldte, seen live).
+ * boleta upload even with a valid token (docs/sources.md §1.5, Odoo and ruraldte, seen live).
  */
 export const SII_USER_AGENT = 'Mozilla/4.0 (compatible; PROG 1.0; Windows NT)';
 

@@ -23,7 +23,7 @@ describe('RECEPCIONDTE (DTEUpload answer)', () => {
     expect(parseRecepcionDte(dup)).toMatchObject({ status: '99', trackId: '251550580' });
   });
 
-  it('keeps a reason written as free text after STATUS (SII-SERVICES §1.3 (iii)), and refuses what is not RECEPCIONDTE', () => {
+  it('keeps a reason written as free text after STATUS (docs/sources.md §1.3 (iii)), and refuses what is not RECEPCIONDTE', () => {
     expect(parseRecepcionDte('<RECEPCIONDTE><STATUS>6</STATUS>Empresa no autorizada</RECEPCIONDTE>')?.errors).toEqual([
       'Empresa no autorizada',
     ]);

@@ -5,7 +5,7 @@ import { excerpt, siiRequest, tagText } from './http.ts';
 import { siiUploadForm } from './multipart.ts';
 
 /**
- * DTEUpload: an EnvioDTE to the SII (SII-SERVICES.md §1.3; manual envio-automatico-dte-upload
+ * DTEUpload: an EnvioDTE to the SII (docs/sources.md §1.3; manual envio-automatico-dte-upload
  * OI2003_UPDTE_MDE 1.5): multipart rutSender, dvSender (the certificate's holder), rutCompany,
  * dvCompany (the issuer), archivo, in one buffer with its Content-Length (multipart.ts: a chunked
  * body is cut by the gateway), `Cookie: TOKEN=` (a SOAP token) and the User-Agent with "PROG 1.0"

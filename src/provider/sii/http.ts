@@ -3,7 +3,7 @@ import { ProviderError } from '../port.ts';
 import { SII_USER_AGENT, type SiiCallContext, type SiiService } from './context.ts';
 
 /**
- * One HTTP attempt to an SII service: the gateway's User-Agent on every call (SII-SERVICES.md
+ * One HTTP attempt to an SII service: the gateway's User-Agent on every call (docs/sources.md
  * §1.3, §1.5), a timeout per attempt, the observer told of the outcome, the body read whole as
  * bytes (the SII writes ISO-8859-1). No retries here: each protocol file decides what a failure
  * proves (an upload may have been received; a query can simply be asked again by the caller's job).

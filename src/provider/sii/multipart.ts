@@ -4,7 +4,7 @@ import { splitRut } from '../../dte/index.ts';
 /**
  * A multipart/form-data body built in one buffer, so it goes with a Content-Length and never
  * chunked: the SII's gateway truncates a chunked body at about 4 KB and answers
- * "CHR-00002 Line too long (4090)" (SII-SERVICES.md §1.5, ruraldte, seen live). Fields in the order
+ * "CHR-00002 Line too long (4090)" (docs/sources.md §1.5, ruraldte, seen live). Fields in the order
  * given (the SII's example: rutSender, dvSender, rutCompany, dvCompany, archivo, §1.3).
  */
 export interface MultipartFile {

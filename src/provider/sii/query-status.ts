@@ -8,7 +8,7 @@ import { soapCall } from './soap.ts';
 import { withToken } from './with-token.ts';
 
 /**
- * The DTEWS status queries (SII-SERVICES.md §1.4), answered as the SimpleAPI adapter answers the
+ * The DTEWS status queries (docs/sources.md §1.4), answered as the SimpleAPI adapter answers the
  * same SII data (simpleapi.ts parseDteEnvioStatus / parseDteStatus), so the service cannot tell
  * the two apart:
  *  - QueryEstUp.getEstUp(Rut, Dv, TrackId, Token) → UploadStatus: RESP_HDR ESTADO/GLOSA, and per

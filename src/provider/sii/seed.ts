@@ -7,7 +7,7 @@ import { signerFromPfx } from './pfx.ts';
 import { soapCall } from './soap.ts';
 
 /**
- * The SII's seed → signed seed → token exchange (SII-SERVICES.md §1.2; manual
+ * The SII's seed → signed seed → token exchange (docs/sources.md §1.2; manual
  * 2007-11-18-autenticacion-automatica-v1.9):
  *  - SOAP: CrSeed.getSeed() → `<SEMILLA>`; GetTokenFromSeed.getToken(pszXml) → `<TOKEN>`, each
  *    answer an escaped `SII:RESPUESTA` with RESP_HDR/ESTADO ("00" ok, fig. 1.6–1.7);

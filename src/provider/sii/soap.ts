@@ -4,8 +4,8 @@ import { decodeXml, escapeXml, excerpt, siiRequest, type SiiHttp } from './http.
 
 /**
  * A minimal RPC/encoded SOAP 1.1 call to the SII's DTEWS services, as the manual's request
- * example writes it (autenticacion-automatica v1.9 §4.1.2, §4.1.4; the WSDLs in
- * ../shared/sii/wsdl: style rpc, soapAction "", one string part per parameter), and the parse of
+ * example writes it (autenticacion-automatica v1.9 §4.1.2, §4.1.4; the DTEWS
+ * WSDLs, docs/sources.md [WSDL]: style rpc, soapAction "", one string part per parameter), and the parse of
  * its answer: one `<operation>Return` string holding the SII's own XML, escaped (§5.2.3).
  */
 export interface SoapCall {

@@ -5,7 +5,7 @@ import type { SiiHttp } from './http.ts';
 import { fetchToken } from './seed.ts';
 
 /**
- * The token cache of the direct SII adapters (SII-SERVICES.md §1.2), one entry per certificate
+ * The token cache of the direct SII adapters (docs/sources.md §1.2), one entry per certificate
  * (sha256 of the .pfx), environment and kind: the token belongs to the certificate's holder, and
  * the SOAP and REST tokens are different tokens. Concurrent callers of one key share one fetch
  * (single flight); a failed fetch is not cached.

@@ -3,7 +3,7 @@ import type { SiiCallContext, SiiCredentials, SiiTokenKind } from './context.ts'
 
 /**
  * A call made with a token of `kind`, made again once with a fresh token when the SII refuses the
- * first (expired, or forgotten by the SII: SII-SERVICES.md §1.5, Odoo drops the token and retries
+ * first (expired, or forgotten by the SII: docs/sources.md §1.5, Odoo drops the token and retries
  * on 401). `call` answers undefined for a refused token; after a second refusal the caller gets
  * undefined and words the failure itself.
  */

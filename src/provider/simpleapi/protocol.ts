@@ -6,7 +6,7 @@
  *    repository alefvaras/archivos (commit 6dace73): request docs and recorded real responses;
  *  - [SDK] the official SDK chilesystems/SimpleSDK (commit d2adf2f): Services/ApiBase.cs,
  *    Helpers/FoliosHelper.cs, Models/Estados/*, Models/Envios/EnvioResult.cs;
- *  - [D9] ../shared/spec/decisions.md §9, which summarises both.
+ *  - [D9] `docs/decisions.md` §9, which summarises both.
  * Where they are silent the choice is ours and says so ("not published").
  */
 
@@ -131,7 +131,7 @@ export interface AceptacionReclamoResponse {
 }
 
 /**
- * `codResp` of ingresarAceptacionReclamoDoc (../shared/sii/docs/…aceptacion-reclamo-dte-v1.2,
+ * `codResp` of ingresarAceptacionReclamoDoc (docs/sources.md [RR],
  * "Parámetros de salida"): 0 recorded now; 7 recorded before (the action stands at the SII); -1 the
  * SII's internal error, "debe reintentar enviar la transacción más tarde"; every other code is a
  * refusal that asking again will not change.

@@ -120,7 +120,7 @@ function shown(): Set<string> {
   return out;
 }
 
-it('docs/dte.md shows every feature of the document model (decisions §11)', () => {
+it('docs/dte.md shows every feature of the document model (docs/decisions.md §11)', () => {
   const features = [
     'detalle[].codigos[].tipo',
     'detalle[].descuentoPct',

@@ -4,7 +4,7 @@ import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp }
 import { pdfText } from '../../support/pdf.ts';
 
 /**
- * decisions §11: the tenant's issuer data (telefono, correo, sucursal, codigoSucursal, vendedor,
+ * docs/decisions.md §11: the tenant's issuer data (telefono, correo, sucursal, codigoSucursal, vendedor,
  * unidadSii) is written on each of its documents; a document's own `emisor` overrides it key by
  * key; PATCH merges, null clears. What is signed is read back from the XML, what is printed from
  * the PDF (pdftotext).

@@ -9,7 +9,7 @@ import { manualClock } from '../../../src/lib/clock.ts';
 import { cafTrust } from '../../../src/provider/sii-keys.ts';
 import { startTestApp, uniqueRut, validTenant, type TestApp } from '../../support/app.ts';
 import { describeEachDb } from '../../support/db.ts';
-import { siiSharedDir } from '../../support/dte/check-sii-xml.ts';
+import { OFFICIAL_CAF } from '../../support/dte/sii-fixtures.ts';
 import { createTestCaf, createTestSii } from '../../support/dte/test-caf.ts';
 import { dteBody, readyTenant } from '../../support/issuing.ts';
 
@@ -19,7 +19,7 @@ import { dteBody, readyTenant } from '../../support/issuing.ts';
  * that this app trusts through the context's cafKeys; one test uses the SII's own sample CAF
  * (IDK 100), and one a key added with the SII_CAF_KEYS setting.
  */
-const SII_SAMPLE = path.join(siiSharedDir(), 'samples/caf/SII-ejemplo-CAF-97975000-5-T33-F1-200.reconstructed.xml');
+const SII_SAMPLE = OFFICIAL_CAF;
 const sii = createTestSii();
 const today = () => siiDate(new Date());
 

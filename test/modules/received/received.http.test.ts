@@ -6,7 +6,8 @@ import { EVENT_DATA_SCHEMAS } from '../../../src/modules/webhooks/index.ts';
 import type { InProcessEmulator } from '../../../src/provider/emulator/inprocess.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { checkRespuesta } from '../../support/dte/check-respuesta.ts';
-import { runCheckSiiXml, siiSharedDir } from '../../support/dte/check-sii-xml.ts';
+import { runCheckSiiXml } from '../../support/dte/check-sii-xml.ts';
+import { REAL_DTE_DIR } from '../../support/dte/sii-fixtures.ts';
 import { createTestKit, sampleDteInput } from '../../support/dte/fixtures.ts';
 import { validTenant } from '../../support/app.ts';
 import {
@@ -348,8 +349,8 @@ describeEachDb('POST …/received: documents from suppliers', (backend) => {
   });
 
   it('verifies real SII documents with the SII keys (CAF IDK 300), wrapped in an envelope to their receptor', async () => {
-    const real = readFileSync(path.join(siiSharedDir(), 'samples/dte/DTE--76354771-K--33--170--cleaned.xml'));
-    const tampered = readFileSync(path.join(siiSharedDir(), 'samples/dte/DTE--76354771-K--33--170--cleaned-mod-changed-monto.xml'));
+    const real = readFileSync(path.join(REAL_DTE_DIR, 'DTE--76354771-K--33--170--cleaned.xml'));
+    const tampered = readFileSync(path.join(REAL_DTE_DIR, 'DTE--76354771-K--33--170--cleaned-mod-changed-monto.xml'));
     const tenant = await readyTenant(t, buyer.key, { rutEmpresa: '96.790.240-3' });
     const wrap = (dte: Buffer) => envelope([dte], { rutEmisor: '76354771-K', rutReceptor: '96790240-3' });
     const r = await upload(wrap(real), { tenant });

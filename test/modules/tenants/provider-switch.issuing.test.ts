@@ -24,7 +24,7 @@ const OPS: Op[] = ['requestCaf', 'upload', 'uploadStatus', 'documentStatus', 'an
 
 /**
  * Changing a tenant's provider never touches its documents, and folios obtained one way stay
- * usable the other way (decisions §14). The service's real routed provider (src/provider/routed.ts)
+ * usable the other way (docs/decisions.md §14). The service's real routed provider (src/provider/routed.ts)
  * is wired with two slots over one in-process emulator: the SimpleAPI slot as the embedded default
  * has it, and an SII slot standing in for the SII adapter (src/provider/sii/, tested on its own) — it
  * records the credentials it is handed (no API key, `via: 'sii'`) and lets the emulator answer with

@@ -4,7 +4,7 @@ import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
 import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 /**
- * A provider per tenant (decisions §14, docs/credentials.md "A provider per tenant"): `simpleapi`
+ * A provider per tenant (docs/decisions.md §14, docs/credentials.md "A provider per tenant"): `simpleapi`
  * (the default, the contract's flow) or `sii` (straight to the SII, certificate only), on create,
  * PATCH and the tenant object; the credential status, the tenant status and
  * `tenant.credentials.updated` follow what the provider needs.

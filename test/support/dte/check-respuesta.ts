@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { assertCheckerDependencies, siiSharedDir } from './check-sii-xml.ts';
+import { assertCheckerDependencies } from './check-sii-xml.ts';
+import { SII_SCHEMAS_DIR } from './sii-fixtures.ts';
 
 /**
- * Test-only: checks the receptor's answers with the reference tools. The shared `check-sii-xml`
+ * Test-only: checks the receptor's answers with the same tools. `scripts/check-sii-xml.ts`
  * knows DTE, EnvioDTE and EnvioBOLETA roots only, so this runs the same two tools it runs: xmllint
  * against the SII's schema of the root, and xmlsec1 on every signature, in place:
  *  - `RespuestaDTE` (RecepcionEnvio or ResultadoDTE): RespuestaEnvioDTE_v10.xsd, the signature over
@@ -24,7 +25,7 @@ export function checkRespuesta(xml: Buffer): { ok: boolean; output: string } {
     const file = path.join(dir, 'respuesta.xml');
     writeFileSync(file, xml);
     const xsd = recibos ? 'EnvioRecibos_v10.xsd' : 'RespuestaEnvioDTE_v10.xsd';
-    const schema = spawnSync('xmllint', ['--noout', '--schema', path.join(siiSharedDir(), 'schemas', xsd), file], { encoding: 'utf8' });
+    const schema = spawnSync('xmllint', ['--noout', '--schema', path.join(SII_SCHEMAS_DIR, xsd), file], { encoding: 'utf8' });
     const runs = [
       spawnSync(
         'xmlsec1',

@@ -5,33 +5,35 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * Test-only: runs the reference checker `shared/tools/check-sii-xml` (xmllint + xmlsec1 + openssl)
- * over documents. Throws — never skips — when the tool or its dependencies are missing, so a
- * machine without them fails loudly.
+ * Test-only: runs the project's conformance checker `scripts/check-sii-xml.ts` (xmllint + xmlsec1 +
+ * openssl, against the schemas and keys in this repository) over documents. `CHECK_SII_XML` names
+ * another checker with the same command line and output (a Python script or an executable), such
+ * as the reference checker `.ci/reference-check` runs. Throws — never skips — when the tool or its
+ * dependencies are missing, so a machine without them fails loudly.
  */
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO_ROOT = path.resolve(HERE, '..', '..', '..');
 
-export const INSTALL_HINT =
-  'install its dependencies with: apt-get update && apt-get install -y libxml2-utils xmlsec1 (and python3, openssl)';
+export const INSTALL_HINT = 'install its dependencies with: apt-get update && apt-get install -y libxml2-utils xmlsec1 openssl';
 
 export function checkSiiXmlPath(): string {
-  const candidates = [
-    process.env.CHECK_SII_XML,
-    path.resolve(REPO_ROOT, '..', 'shared', 'tools', 'check-sii-xml'),
-    '/work/shared/tools/check-sii-xml',
-  ];
-  for (const c of candidates) if (c && existsSync(c)) return c;
-  throw new Error(`check-sii-xml not found (looked in ${candidates.filter(Boolean).join(', ')}); set CHECK_SII_XML to its path`);
+  const tool = process.env.CHECK_SII_XML || path.join(REPO_ROOT, 'scripts', 'check-sii-xml.ts');
+  if (!existsSync(tool)) throw new Error(`check-sii-xml not found at ${tool}; unset CHECK_SII_XML or point it at the checker`);
+  return tool;
 }
 
-/** Directory of the shared SII material (schemas, samples, certs) beside the repository. */
-export function siiSharedDir(): string {
-  return path.resolve(path.dirname(checkSiiXmlPath()), '..', 'sii');
+/** The command that runs the checker: ours with the repository's Node.js, a Python one with python3. */
+function checkerCommand(tool: string): [string, string[]] {
+  if (tool.endsWith('.ts')) {
+    const repoNode = path.join(REPO_ROOT, 'node_modules', '.bin', 'node');
+    return [existsSync(repoNode) ? repoNode : process.execPath, [tool]];
+  }
+  const python = readFileSync(tool, 'latin1').slice(0, 100).startsWith('#!/usr/bin/env python3');
+  return python ? ['python3', [tool]] : [tool, []];
 }
 
 export function assertCheckerDependencies(): void {
-  for (const bin of ['xmllint', 'xmlsec1', 'openssl', 'python3']) {
+  for (const bin of ['xmllint', 'xmlsec1', 'openssl']) {
     const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`check-sii-xml needs ${bin}, which is not installed: ${INSTALL_HINT}`);
   }
@@ -60,7 +62,8 @@ export function runCheckSiiXml(files: readonly { name: string; bytes: Buffer }[]
       writeFileSync(p, f.bytes);
       args.push(p);
     }
-    const r = spawnSync('python3', [tool, ...args], { encoding: 'utf8', timeout: 120_000 });
+    const [cmd, pre] = checkerCommand(tool);
+    const r = spawnSync(cmd, [...pre, ...args], { encoding: 'utf8', timeout: 120_000 });
     if (r.error) throw new Error(`check-sii-xml could not run: ${r.error.message}; ${INSTALL_HINT}`);
     let output = (r.stdout ?? '') + (r.stderr ?? '');
     const lines = output.split('\n').filter((l) => l.trim() !== '');
@@ -80,10 +83,11 @@ export function runCheckSiiXml(files: readonly { name: string; bytes: Buffer }[]
 }
 
 /**
- * The checker verifies a DTE's standalone signature with `xmlsec1 --id-attr:ID Documento`, so the
- * other two roots of DTE_v10.xsd (`Liquidacion` for 43, `Exportaciones` for 110–112) can never
- * verify there whatever their bytes. For exactly that failure, the same xmlsec1 check is run here
- * with the ID registered on the document's own root; any other failure stands.
+ * A checker that verifies a DTE's standalone signature with the ID registered on `Documento` only
+ * (as the reference checker may) can never verify the other two roots of DTE_v10.xsd
+ * (`Liquidacion` for 43, `Exportaciones` for 110–112) whatever their bytes. For exactly that
+ * failure, the same xmlsec1 check is run here with the ID registered on the document's own root;
+ * any other failure stands. Ours registers the right root and never prints that failure for them.
  */
 function checkerGap(line: string, dir: string): { ok: boolean; root: string; output: string } | null {
   const m = /^FAIL\s+(\S+): DTE #(\d+) signature \(standalone\)/.exec(line);

@@ -125,7 +125,7 @@ describe('set 01 cases as document requests', () => {
   it('guías: IndTraslado and TipoDespacho; a move between premises names the issuer; priceless lines reported', () => {
     expect(byId('4244621-1').body).toMatchObject({ indTraslado: 5, receptor: { rut: emisor.rut } });
     expect(byId('4244621-1').limits).toEqual([
-      'priceless guía lines: the route still requires montoItem (decisions §11); written with precioUnitario 0',
+      'priceless guía lines: the route still requires montoItem (docs/decisions.md §11); written with precioUnitario 0',
     ]);
     expect(byId('4244621-2').body).toMatchObject({ indTraslado: 1, tipoDespacho: 2, montoTotal: 239599 });
     expect(byId('4244621-3').body).toMatchObject({ indTraslado: 1, tipoDespacho: 1 });

@@ -185,7 +185,7 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
     // A move between the issuer's own premises names the issuer as receptor (the set's note).
     if (c.traslado.indTraslado === 5) body.receptor = opts.emisor;
     if (detalle.some((l) => l.precioUnitario === undefined))
-      limits.push('priceless guía lines: the route still requires montoItem (decisions §11); written with precioUnitario 0');
+      limits.push('priceless guía lines: the route still requires montoItem (docs/decisions.md §11); written with precioUnitario 0');
     detalle = detalle.map((l) => (l.precioUnitario === undefined ? { ...l, precioUnitario: 0 } : l));
   }
 

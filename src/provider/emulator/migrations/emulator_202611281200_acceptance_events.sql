@@ -1,4 +1,4 @@
--- The SII's registro de aceptación o reclamo (../shared/sii/docs/…aceptacion-reclamo-dte-v1.2):
+-- The SII's registro de aceptación o reclamo (docs/sources.md [RR]):
 -- the events recorded on a received document, at most one of each kind (a repeat is "Evento
 -- registrado previamente"). rut_responsable is the certificate holder who registered it.
 create table emu_dte_events (

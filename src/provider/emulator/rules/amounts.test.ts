@@ -8,27 +8,44 @@ const doc = (tipo: number, detalle: Line[], totales: DteParts['totales'], extra:
 const judged = (tipo: number, detalle: Line[], totales: DteParts['totales'], extra: Partial<DteParts> = {}) =>
   amountFindings(doc(tipo, detalle, totales, extra), tipo);
 
-/** The figures of ../shared/sii/samples/json-inputs/montos_esperados.json, as XML. */
+/** IVA at 19 % of a neto, rounded half up (docs/dte.md "Amounts"). */
+const iva = (neto: number): number => Math.round((neto * 19) / 100);
+
+/**
+ * Four documents with additional taxes or retentions, their figures worked out here:
+ *  - pisco (33, ILA code 24 at 31.5 %): neto 1 × 1000 = 1000; IVA 19 % = 190; ILA 31.5 % of 1000 =
+ *    315; total 1000 + 190 + 315 = 1505;
+ *  - harina (33, IVA anticipado code 19 at 12 %): neto 2.5 TON × 280000 = 700000; IVA 133000;
+ *    anticipado 12 % of 700000 = 84000; total 700000 + 133000 + 84000 = 917000;
+ *  - retención total (46, code 15: the buyer keeps all the IVA): neto 100000; IVA 19000; retained
+ *    19000; total 100000 + 19000 − 19000 = 100000;
+ *  - trigo (46, code 34 at 4 %): neto 2 × 5000 = 10000; IVA 1900; retained 4 % of 10000 = 400;
+ *    IVANoRet 1900 − 400 = 1500; total 10000 + 1900 − 400 = 11500.
+ */
 const samples = {
-  pisco: (t = { MntNeto: 1000, TasaIVA: 19, IVA: 190, MntTotal: 1505 }, monto = 315, montoItem = 1000) =>
+  pisco: (t = { MntNeto: 1000, TasaIVA: 19, IVA: iva(1000), MntTotal: 1000 + iva(1000) + 315 }, monto = 315, montoItem = 1000) =>
     doc(33, [{ NmbItem: 'Pisco', QtyItem: 1, PrcItem: 1000, MontoItem: montoItem, codes: ['24'] }], t, {
       totalesExtra: impto(['24', 31.5, monto]),
     }),
-  harina: (t = { MntNeto: 700000, TasaIVA: 19, IVA: 133000, MntTotal: 917000 }, monto = 84000, tasa = 12) =>
-    doc(33, [{ NmbItem: 'Harina', QtyItem: 2.5, UnmdItem: 'TON', PrcItem: 280000, MontoItem: 700000, codes: ['19'] }], t, {
+  harina: (t = { MntNeto: 700000, TasaIVA: 19, IVA: iva(700000), MntTotal: 700000 + iva(700000) + 84000 }, monto = 84000, tasa = 12) =>
+    doc(33, [{ NmbItem: 'Harina', QtyItem: 2.5, UnmdItem: 'TON', PrcItem: 280000, MontoItem: 2.5 * 280000, codes: ['19'] }], t, {
       totalesExtra: impto(['19', tasa, monto]),
     }),
-  retenidoTotal: (t = { MntNeto: 100000, TasaIVA: 19, IVA: 19000, MntTotal: 100000 }, monto = 19000) =>
+  retenidoTotal: (t = { MntNeto: 100000, TasaIVA: 19, IVA: iva(100000), MntTotal: 100000 + iva(100000) - 19000 }, monto = 19000) =>
     doc(46, [{ NmbItem: 'P1', QtyItem: 1, PrcItem: 100000, MontoItem: 100000, codes: ['15'] }], t, {
       totalesExtra: impto(['15', 19, monto]),
     }),
-  trigo: (t = { MntNeto: 10000, TasaIVA: 19, IVA: 1900, MntTotal: 11500 }, monto = 400, ivaNoRet = 1500) =>
-    doc(46, [{ NmbItem: 'Trigo', QtyItem: 2, UnmdItem: 'Kg', PrcItem: 5000, MontoItem: 10000, codes: ['34'] }], t, {
+  trigo: (
+    t = { MntNeto: 10000, TasaIVA: 19, IVA: iva(10000), MntTotal: 10000 + iva(10000) - 400 },
+    monto = 400,
+    ivaNoRet = iva(10000) - 400,
+  ) =>
+    doc(46, [{ NmbItem: 'Trigo', QtyItem: 2, UnmdItem: 'Kg', PrcItem: 5000, MontoItem: 2 * 5000, codes: ['34'] }], t, {
       totalesExtra: impto(['34', 4, monto]) + el('IVANoRet', ivaNoRet),
     }),
 };
 
-describe('the sample figures (montos_esperados.json) have no finding', () => {
+describe('the four documents, figures worked out above, have no finding', () => {
   it.each(Object.entries(samples))('%s', (_, make) => {
     expect(amountFindings(make(), Number(/<TipoDTE>(\d+)/.exec(make())![1]))).toEqual([]);
   });
@@ -77,9 +94,10 @@ describe('each sample off by one peso', () => {
 });
 
 describe('lines', () => {
-  it('MontoItem = round(QtyItem × PrcItem) − DescuentoMonto + RecargoMonto, half up (33_005: 94097 / 17878 / 111975)', () => {
+  it('MontoItem = round(QtyItem × PrcItem) − DescuentoMonto + RecargoMonto, half up', () => {
+    // 1 × 104097 − 10000 = 94097; IVA 19 % = 17878.43 → 17878; total 94097 + 17878 = 111975.
     const line = { NmbItem: 'Cert', QtyItem: 1, PrcItem: 104097, DescuentoMonto: 10000, MontoItem: 94097 };
-    const t = { MntNeto: 94097, TasaIVA: 19, IVA: 17878, MntTotal: 111975 };
+    const t = { MntNeto: 94097, TasaIVA: 19, IVA: iva(94097), MntTotal: 94097 + iva(94097) };
     expect(judged(33, [line], t)).toEqual([]);
     expect(
       judged(33, [{ NmbItem: 'A', QtyItem: 1.5, PrcItem: 12990.5, RecargoMonto: 5, MontoItem: 19491 }], {
@@ -94,7 +112,8 @@ describe('lines', () => {
     );
   });
 
-  it('a line without quantity or price keeps its MontoItem; DescuentoPct is informative (33_006)', () => {
+  it('a line without quantity or price keeps its MontoItem; DescuentoPct is informative', () => {
+    // 104090 − 10 % (10409) = 93681; IVA 19 % = 17799.39 → 17799; total 93681 + 17799 = 111480.
     expect(judged(33, [{ NmbItem: 'Cert', MontoItem: 93681 }], { MntNeto: 93681, TasaIVA: 19, IVA: 17799, MntTotal: 111480 })).toEqual([]);
     const pct = { NmbItem: 'Cert', QtyItem: 1, PrcItem: 104090, DescuentoPct: 10, DescuentoMonto: 10409, MontoItem: 93681 };
     expect(judged(33, [pct], { MntNeto: 93681, TasaIVA: 19, IVA: 17799, MntTotal: 111480 })).toEqual([]);
@@ -116,7 +135,7 @@ describe('lines', () => {
     expect(codes(judged(33, [...lines.slice(0, 5), { NmbItem: 'Regalo', IndExe: 4, MontoItem: 1 }], t))).toEqual(['DET-2-100']);
   });
 
-  it('a guía that is not a sale may carry zero amounts (52_002: MntTotal 0)', () => {
+  it('a guía that is not a sale may carry zero amounts (MntTotal 0)', () => {
     const traslado = { IndTraslado: 5 };
     expect(judged(52, [{ NmbItem: 'Impresora', QtyItem: 1, MontoItem: 0 }], { MntTotal: 0 }, { idDoc: traslado })).toEqual([]);
     expect(judged(52, [{ NmbItem: 'Impresora', QtyItem: 1, PrcItem: 100000, MontoItem: 0 }], { MntTotal: 0 }, { idDoc: traslado })).toEqual(
@@ -134,8 +153,9 @@ describe('lines', () => {
 
 describe('DscRcgGlobal', () => {
   const cert = [{ NmbItem: 'Cert', QtyItem: 1, PrcItem: 104090, MontoItem: 104090 }];
-  it('% of the taxed lines, D subtracts (33_004: 93681 / 17799 / 111480)', () => {
-    const t = { MntNeto: 93681, TasaIVA: 19, IVA: 17799, MntTotal: 111480 };
+  it('% of the taxed lines, D subtracts', () => {
+    // 104090 − 10 % (10409) = 93681; IVA 19 % = 17799.39 → 17799; total 93681 + 17799 = 111480.
+    const t = { MntNeto: 93681, TasaIVA: 19, IVA: iva(93681), MntTotal: 93681 + iva(93681) };
     expect(judged(33, cert, t, { globales: [{ TpoMov: 'D', TpoValor: '%', ValorDR: 10 }] })).toEqual([]);
     expect(
       codes(judged(33, cert, { ...t, MntNeto: 93682, MntTotal: 111481 }, { globales: [{ TpoMov: 'D', TpoValor: '%', ValorDR: 10 }] })),

@@ -1,7 +1,7 @@
 /**
  * The emulated SII's findings: `SECTION-LEVEL-NUMBER` codes (level 3 rejects the document, 2 is a
  * reparo [REF §10]) with the SII's description where it is known. Sources: [C] the provider's
- * recorded answers (docs/emulator.md), [REF] ../shared/sii/REFERENCE.md §10, [F] the format
+ * recorded answers (docs/emulator.md), [REF] `docs/sources.md` §10, [F] the format
  * document SII-FORMATO v2.2 (2019-11-15). A code marked "ours" follows the SII's style where its
  * real number is not public (listed in docs/emulator.md, "Decisions where the SII is not documented").
  */

@@ -30,7 +30,7 @@ export function rutCheckDigit(body: string): string {
  * The format says only the fields marked (*) reject when missing, and "no se rechazan documentos
  * por errores de contenido" (§2.2); these are not amounts but the data the format makes
  * mandatory always ("1"), and the service refuses them before spending a folio
- * (../shared/spec/decisions.md §11). We reject them so the emulator never accepts what the
+ * (`docs/decisions.md` §11). We reject them so the emulator never accepts what the
  * service promises not to send.
  */
 export function formFindings(dte: string, tipoDte: number): Finding[] {

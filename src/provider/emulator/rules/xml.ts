@@ -27,7 +27,7 @@ export const decode = (s: string): string =>
 
 /**
  * The element under `<DTE>` that holds the document: `Documento` (33, 34, 46, 52, 56, 61 and the
- * boletas 39/41), `Liquidacion` (43) or `Exportaciones` (110, 111, 112) [XSD-DTE; REFERENCE §1].
+ * boletas 39/41), `Liquidacion` (43) or `Exportaciones` (110, 111, 112) [XSD-DTE; docs/sources.md §1].
  */
 export type DocumentRoot = 'Documento' | 'Liquidacion' | 'Exportaciones';
 

@@ -7,7 +7,7 @@ import { authRespuesta } from './soap.ts';
 import { siiStore, type SiiTokenKind, type SiiTokenRow } from './store.ts';
 
 /**
- * The emulated SII's authentication (SII-SERVICES.md §1.2; manual autenticacion-automatica v1.9):
+ * The emulated SII's authentication (docs/sources.md §1.2; manual autenticacion-automatica v1.9):
  *  - a seed is 12 digits (fig. 1.8 "000000000078"), lives two minutes ("tiene un time out de 2
  *    (dos) minutos", §2) and buys one token (ours: a used seed answers 08 "NO PUEDO ACT. SEED CON
  *    TOKEN", one of the manual's 08 texts);

@@ -22,7 +22,7 @@ import { cookieToken } from './auth.ts';
 import { handle, siiRoute, type SiiFace } from './http.ts';
 
 /**
- * The SII's boleta REST envío and its status, on the SII's own paths (SII-SERVICES.md §1.5;
+ * The SII's boleta REST envío and its status, on the SII's own paths (docs/sources.md §1.5;
  * boleta-protocol.ts holds the shapes and texts both sides use). The envelope goes through the
  * same reception, judging, storage and stages as SimpleAPI's envio/enviar (emulator.ts
  * receiveEnvelope, envelopeStage), so an envío looks the same whichever face took it.
@@ -36,7 +36,7 @@ import { handle, siiRoute, type SiiFace } from './http.ts';
  *  5. HTTP 200 `{rut_emisor, rut_envia, trackid, fecha_recepcion, estado:"REC", file}`.
  */
 
-/** The gateway keeps about 4 KB of a chunked body (SII-SERVICES.md §1.5: "Line too long (4090)"). */
+/** The gateway keeps about 4 KB of a chunked body (docs/sources.md §1.5: "Line too long (4090)"). */
 export const CHUNKED_KEEPS = 4090;
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
@@ -98,7 +98,7 @@ export function boletaStatusAnswer(envio: EmuEnvioRow, now: Date): BoletaEnvioSt
       });
   } else if (wholeRejection) {
     // The whole envío rejected: one entry without folio (Odoo reads `folio` null + RCH so,
-    // REFERENCE.md §9.6); its finding carries the envelope's state and reason (ours).
+    // docs/sources.md §9.6); its finding carries the envelope's state and reason (ours).
     detalle = [
       {
         tipo: null,

@@ -9,7 +9,7 @@ import { DOCUMENT_NAMES } from '../texts.ts';
 import { createServerCertificate, httpsServerFactory, type ServerCertificate } from '../tls.ts';
 
 /**
- * The SII's CAF web forms (SII-SERVICES.md §1.6; docs/emulator.md, "The SII's CAF forms"): the web
+ * The SII's CAF web forms (docs/sources.md §1.6; docs/emulator.md, "The SII's CAF forms"): the web
  * login with the certificate over mTLS (`/cgi_AUT2000/CAutInicio.cgi`) and the timbraje portal
  * (`/cvc_cgi/dte/…`): the request (of_solicita_folios → of_solicita_folios_dcto → of_confirma_folio
  * → of_genera_folio, which grants), the download of a granted CAF (of_genera_archivo) and the
@@ -164,7 +164,7 @@ export async function registerSiiCafForms(app: FastifyInstance, core: EmulatorCo
       },
     });
 
-  // The web login [SII-SERVICES §1.1, §1.6]: the certificate from the TLS handshake; cookies TOKEN
+  // The web login [docs/sources.md §1.1, §1.6]: the certificate from the TLS handshake; cookies TOKEN
   // and CSESSIONID; a redirect back to `referencia`. Its pages' text is ours.
   app.route({
     method: ['GET', 'POST'],

@@ -10,7 +10,7 @@ import { BAD_PARAMETERS, TOKEN_ERRORS } from './texts.ts';
 import { QUERY_EST_DTE_PATH, QUERY_EST_UP_PATH } from '../../sii/query-status.ts';
 
 /**
- * The DTEWS status queries (SII-SERVICES.md §1.4), SOAP like the authentication services
+ * The DTEWS status queries (docs/sources.md §1.4), SOAP like the authentication services
  * (soap.ts), answering the SII's `SII:RESPUESTA` in the layout SimpleAPI relays it (sii-format.ts
  * siiRespuesta, recorded [C]):
  *  - QueryEstUp.getEstUp(Rut, Dv, TrackId, Token): counts only (RESP_HDR ESTADO/GLOSA/

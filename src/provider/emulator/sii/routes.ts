@@ -11,7 +11,7 @@ import { registerUploadRoute } from './upload.ts';
 import { REST_SEED_PATH, REST_TOKEN_PATH, SOAP_SEED_PATH, SOAP_TOKEN_PATH } from '../../sii/seed.ts';
 
 /**
- * The emulator's SII face: the SII's own services at the SII's own paths (SII-SERVICES.md §1.1),
+ * The emulator's SII face: the SII's own services at the SII's own paths (docs/sources.md §1.1),
  * on the same server as the SimpleAPI routes, over the same records (emulator.ts). Point
  * SII_BASE_URL at the emulator and the direct adapters (src/provider/sii/) talk to it. Each call
  * is counted by its service in the stats' `sii` section (stats.ts); docs/emulator.md, "The SII's

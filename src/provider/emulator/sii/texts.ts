@@ -2,7 +2,7 @@
  * The SII face's texts, each with its source (docs/emulator.md, "The SII's own protocols").
  *
  * DTEUpload STATUS (envio-automatico-dte-upload OI2003_UPDTE_MDE 1.5 §2.1, "Los tipos de Status";
- * SII-SERVICES.md §1.3; 99 from live use, ruraldte `engine/sii-legacy-upload.ts`). The words of
+ * docs/sources.md §1.3; 99 from live use, ruraldte `engine/sii-legacy-upload.ts`). The words of
  * each DETAIL/ERROR are ours except where marked.
  */
 export const UPLOAD_STATUS = {
@@ -27,7 +27,7 @@ export const UPLOAD_ERROR = {
   noPermission: (sender: string, holder: string) => `El RUT ${sender} no corresponde al usuario autenticado (${holder})`,
   empty: 'Archivo vacio',
   tooBig: 'Archivo excede el tamano maximo',
-  /** The parser's words for a chunked body cut at about 4 KB (SII-SERVICES.md §1.5, ruraldte, seen live). */
+  /** The parser's words for a chunked body cut at about 4 KB (docs/sources.md §1.5, ruraldte, seen live). */
   cut: 'LPX-00007: unexpected end-of-file encountered',
   company: (rut: string) => `Empresa ${rut} no autorizada a enviar archivos`,
   notEnvelope: 'SCH-00001: Invalid Schema Name',
@@ -40,7 +40,7 @@ export const UPLOAD_ERROR = {
 export const DUPLICATE_WINDOW_S = 900;
 
 /**
- * QueryEstUp / QueryEstDte token errors (SII-SERVICES.md §1.4, LibreDTE
+ * QueryEstUp / QueryEstDte token errors (docs/sources.md §1.4, LibreDTE
  * `CheckXmlDocumentSentStatusResponse`): 001 cookie/token inactive, 002 token inactive, 003 token
  * does not exist. Our use: 001 no token given, 002 expired, 003 unknown. Glosas ours.
  */

@@ -9,7 +9,7 @@ import { DTE_UPLOAD_PATH } from '../../sii/dte-upload.ts';
 
 /**
  * DTEUpload (`POST /cgi_dte/UPL/DTEUpload`; envio-automatico-dte-upload OI2003_UPDTE_MDE 1.5,
- * SII-SERVICES.md §1.3): multipart rutSender, dvSender, rutCompany, dvCompany, archivo, with
+ * docs/sources.md §1.3): multipart rutSender, dvSender, rutCompany, dvCompany, archivo, with
  * `Cookie: TOKEN=` and a browser-like User-Agent. Answers HTTP 200 with RECEPCIONDTE whatever the
  * STATUS. Checked in this order (the order is ours; the manual lists the codes, not their order):
  *  1. the User-Agent must carry "PROG 1.0": "permitirá que el formato de salida sea en un XML"

@@ -34,7 +34,7 @@ export const formatClp = (n: number | null | undefined): string => (typeof n ===
 const foreign = new Intl.NumberFormat('es-CL', { minimumFractionDigits: 0, maximumFractionDigits: 4 });
 /**
  * An amount of a document in its own currency: pesos as CLP, an export's amounts (up to 4
- * decimals) after the SII's currency name, e.g. "DOLAR USA 1.146,5" (decisions §11).
+ * decimals) after the SII's currency name, e.g. "DOLAR USA 1.146,5" (docs/decisions.md §11).
  */
 export function formatAmount(n: number | null | undefined, moneda: string | null | undefined): string {
   if (!moneda || moneda === 'PESO CL') return formatClp(n);
