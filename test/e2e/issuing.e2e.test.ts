@@ -84,5 +84,5 @@ describe.skipIf(SKIP)(title, () => {
     const check = runCheckSiiXml(files, { cafKeyPem: fs.readFileSync(emu.siiPublicKey, 'utf8') });
     expect(check.failures, check.output).toEqual([]);
     expect(check.exitCode).toBe(0);
-  });
+  }, 300_000); // a whole flow across three processes, twelve types and their check: its own timeout
 });
