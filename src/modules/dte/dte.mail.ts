@@ -2,7 +2,7 @@ import type { PreparedSigner } from '../../dte/index.ts';
 import { buildEnvelope, toSiiRut } from '../../dte/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { documentName } from '../../pdf/index.ts';
-import { messageDomain, type DeliveryToCompose, type MailAddressing, type OutgoingMail } from '../exchange/index.ts';
+import { addressedHeaders, type DeliveryToCompose, type MailAddressing, type OutgoingMail } from '../exchange/index.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
 
 /**
@@ -52,10 +52,7 @@ export function composeDeliveryMail(c: DeliveryContent): OutgoingMail {
     'Este mensaje fue generado automáticamente.',
   ].join('\n');
   return {
-    messageId: `<${c.deliveryId}@${messageDomain(c.from)}>`,
-    from: c.from,
-    to: c.to,
-    ...(c.replyTo ? { replyTo: c.replyTo } : {}),
+    ...addressedHeaders(c),
     subject: `${nombre} N° ${c.folio} de ${c.emisor.razonSocial}`,
     text,
     attachments: [

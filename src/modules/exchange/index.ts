@@ -21,4 +21,4 @@ export { DELIVERY_STATUSES } from './exchange.store.ts';
 export { exchangeJobHandlers } from './exchange.jobs.ts';
 export { default as exchangeRoutes } from './exchange.routes.ts';
 export type { RespuestaToSend } from './exchange.service.ts';
-export { isDeliverableAddress, messageDomain } from './exchange.message.ts';
+export { addressedHeaders, isDeliverableAddress, messageDomain } from './exchange.message.ts';

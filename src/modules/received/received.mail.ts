@@ -1,6 +1,6 @@
 import { toSiiRut } from '../../dte/index.ts';
 import { documentName } from '../../pdf/index.ts';
-import { messageDomain, type DeliveryToCompose, type MailAddressing, type OutgoingMail } from '../exchange/index.ts';
+import { addressedHeaders, type DeliveryToCompose, type MailAddressing, type OutgoingMail } from '../exchange/index.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
 
 /** Title case of the SII's upper-case document name ("FACTURA ELECTRÓNICA" → "Factura electrónica"). */
@@ -77,10 +77,7 @@ export function composeRespuestaMail(c: RespuestaContent): OutgoingMail {
     'Este mensaje fue generado automáticamente.',
   ].join('\n');
   return {
-    messageId: `<${c.deliveryId}@${messageDomain(c.from)}>`,
-    from: c.from,
-    to: c.to,
-    ...(c.replyTo ? { replyTo: c.replyTo } : {}),
+    ...addressedHeaders(c),
     subject: `${what}: ${named}`,
     text,
     attachments: [{ filename, contentType: 'application/xml', content: c.xml }],
