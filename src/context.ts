@@ -103,7 +103,7 @@ export function createContext(deps: ContextDeps) {
   const dataCipher = createEnvelope(deps.keyrings.data.keyring);
   const secretsEnvelope = createEnvelope(deps.keyrings.secrets.keyring);
   const secretStore = createDbSecretStore({ db: deps.secretsDb, envelope: secretsEnvelope, clock });
-  const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider });
+  const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider, siiObserver: metrics.sii });
   const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
   const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
   // One writer keeps the two-database write order for the API and the hosted page alike.
