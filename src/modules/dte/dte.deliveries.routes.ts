@@ -52,7 +52,9 @@ const routes: RouteModule = async (app, { ctx }) => {
     async (req, reply) =>
       reply
         .status(202)
-        .send(await dteDeliveries.resend(tenantOf(req), req.params.dteId, req.body ?? {}, { bindResult: idempotencyBinder(req, 'delivery') })),
+        .send(
+          await dteDeliveries.resend(tenantOf(req), req.params.dteId, req.body ?? {}, { bindResult: idempotencyBinder(req, 'delivery') }),
+        ),
   );
 };
 

@@ -1,13 +1,7 @@
 import type { Db, Sql } from '../../db/types.ts';
 import { isExchanged } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
-import {
-  isDeliverableAddress,
-  toDelivery,
-  type Delivery,
-  type ExchangeService,
-  type MailDelivery,
-} from '../exchange/index.ts';
+import { isDeliverableAddress, toDelivery, type Delivery, type ExchangeService, type MailDelivery } from '../exchange/index.ts';
 import type { TenantRef } from '../tenants/index.ts';
 import type { AcceptedDte } from './dte.send.ts';
 
