@@ -1024,3 +1024,18 @@ export const PdfQuery = Type.Object(
 );
 
 export const DteParams = Type.Object({ dteId: Type.String({ maxLength: 64, description: 'DTE id' }) }, { additionalProperties: false });
+
+/** POST …/dte/{dteId}/deliveries (docs/exchange.md): where to send the document again. */
+export const ResendBody = Type.Object(
+  {
+    to: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description: "Where to send it; default the document's receptor.correo.",
+        examples: ['dte@receptor.cl'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

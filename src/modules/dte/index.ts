@@ -11,3 +11,6 @@ export { dteJobHandlers } from './dte.jobs.ts';
 export { createDteMailComposer } from './dte.mail.ts';
 export { DTE_STATUSES } from './dte.schemas.ts';
 export { default as dteRoutes } from './dte.routes.ts';
+export { createDteDeliveries, DTE_DELIVERY_SUBJECT } from './dte.deliveries.ts';
+export type { DteDeliveries } from './dte.deliveries.ts';
+export { default as dteDeliveriesRoutes } from './dte.deliveries.routes.ts';
