@@ -176,7 +176,14 @@ export function createCertificationDocuments({ db, clock, dte, folios }: Documen
           const body = resolve(r, docs);
           const doc = await dte.create(tenant, body, {
             bindResult: (tx, dteId) =>
-              certificationStore.recordDocument(tx, { setId: row.id, caseId: r.caseId, accountId, tenantId: tenant.id, dteId, now: clock.now() }),
+              certificationStore.recordDocument(tx, {
+                setId: row.id,
+                caseId: r.caseId,
+                accountId,
+                tenantId: tenant.id,
+                dteId,
+                now: clock.now(),
+              }),
           });
           made.set(r.caseId, doc.id);
           docs.set(r.caseId, { folio: doc.folio, fechaEmision: doc.fechaEmision });

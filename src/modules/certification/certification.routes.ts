@@ -111,7 +111,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         summary: "Make every case's document of the set",
         description:
           "Creates each document case's DTE for the tenant (ambiente certificacion), in the set's order, each case's references " +
-          'resolved to the documents made for the cases it names; the set comes back with each case\'s dteId. Nothing is made ' +
+          "resolved to the documents made for the cases it names; the set comes back with each case's dteId. Nothing is made " +
           'unless every case can be built (422 certification_cases_unbuildable names each case and why) and the tenant has ' +
           'the folios of every type it needs (409 certification_folios_missing). 201 when this call made documents; 200 ' +
           'when they were all made before (idempotent; a call after one that failed midway makes the rest). The documents ' +

@@ -109,14 +109,10 @@ const CaseSchema = Type.Object({
   ),
   exportacion: Nullable(ExportData),
   observations: Type.Array(Text(1000, 'EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA')),
-  dteId: Nullable(
-    Type.String({
-      format: 'uuid',
-      examples: ['0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d'],
-      description:
-        'The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null.',
-    }),
-  ),
+  dteId: Type.Union([Type.String({ format: 'uuid', examples: ['0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d'] }), Type.Null()], {
+    description:
+      'The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null.',
+  }),
 });
 
 const SectionSchema = Type.Object({

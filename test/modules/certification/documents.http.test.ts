@@ -73,10 +73,9 @@ describeEachDb('certification: making a set’s documents', (backend) => {
   const dteCount = async (tenantId: string) =>
     Number((await t.ctx.db.query<{ n: string }>('select count(*)::text as n from dtes where tenant_id = $1', [tenantId])).rows[0]!.n);
   const stock = async (tenantId: string) =>
-    (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` })).json().data.map((i: { tipoDte: number; disponibles: number }) => [
-      i.tipoDte,
-      i.disponibles,
-    ]);
+    (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/folios` }))
+      .json()
+      .data.map((i: { tipoDte: number; disponibles: number }) => [i.tipoDte, i.disponibles]);
 
   it('set 01: every case made in order, references resolved, amounts as computed by hand, checked, sent and accepted', async () => {
     const tenantId = await certTenant({ 33: 5, 34: 5, 52: 5, 56: 5, 61: 10 });
@@ -173,9 +172,9 @@ describeEachDb('certification: making a set’s documents', (backend) => {
         },
       },
     });
-    const tenant = (await t.ctx.db.query('select * from tenants where id = $1', [tenantId])).rows[0] as Parameters<
-      typeof failing.makeDocuments
-    >[0];
+    const accountId = (await t.ctx.db.query<{ account_id: string }>('select account_id from tenants where id = $1', [tenantId])).rows[0]!
+      .account_id;
+    const tenant = await t.ctx.services.tenants.getRow(accountId, tenantId);
     await expect(failing.makeDocuments(tenant, set.id, { fechaEmision: FECHA })).rejects.toThrow('the process died here');
     const half = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/certification/sets/${set.id}` })).json();
     expect(half.progress.documents).toBe(5);
@@ -231,9 +230,16 @@ describeEachDb('certification: making a set’s documents', (backend) => {
   it('a tenant outside certification: 409; an unknown set: 404', async () => {
     const prod = await readyTenant(t, key);
     const set = await upload(prod, '01');
-    const r = await make(prod, set.id);
+    // No body at all is fine (every field has a default); an unknown field is not.
+    const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${prod}/certification/sets/${set.id}/documents` });
     expect(r.statusCode, r.body).toBe(409);
     expect(r.json().error.code).toBe('certification_tenant_not_in_certification');
+    const unknown = await t.call(key, {
+      method: 'POST',
+      url: `/api/v1/tenants/${prod}/certification/sets/${set.id}/documents`,
+      payload: { fecha: FECHA },
+    });
+    expect([unknown.statusCode, unknown.json().error.code], unknown.body).toEqual([400, 'invalid_field']);
     const missing = await make(prod, '00000000-0000-4000-8000-000000000000');
     expect([missing.statusCode, missing.json().error.code]).toEqual([404, 'certification_set_not_found']);
   });

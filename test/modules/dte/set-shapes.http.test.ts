@@ -36,7 +36,9 @@ describeEachDb('set shapes through POST /dte', (backend) => {
       ['SET', null],
       ['33', 3],
     ]);
-    const xml = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/dte/${nc.json().id}/xml` })).rawPayload.toString('latin1');
+    const xml = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/dte/${nc.json().id}/xml` })).rawPayload.toString(
+      'latin1',
+    );
     expect(xml.indexOf('<TpoDocRef>SET</TpoDocRef>')).toBeLessThan(xml.indexOf('<TpoDocRef>33</TpoDocRef>'));
 
     const setOnly = await post(dteBody(61, { referencias: [set] }));
@@ -56,7 +58,13 @@ describeEachDb('set shapes through POST /dte', (backend) => {
     expect(r.statusCode, r.body).toBe(201);
     const g = r.json();
     expect(g).toMatchObject({ montoNeto: 0, iva: 0, montoExento: 0, montoTotal: 0 });
-    expect(g.detalle.map((l: { cantidad: number; precioUnitario: number | null; montoItem: number }) => [l.cantidad, l.precioUnitario, l.montoItem])).toEqual([
+    expect(
+      g.detalle.map((l: { cantidad: number; precioUnitario: number | null; montoItem: number }) => [
+        l.cantidad,
+        l.precioUnitario,
+        l.montoItem,
+      ]),
+    ).toEqual([
       [73, null, 0],
       [29, null, 0],
     ]);
@@ -64,7 +72,9 @@ describeEachDb('set shapes through POST /dte', (backend) => {
     const text = xml.toString('latin1');
     expect(text).not.toContain('<PrcItem>');
     expect(text.match(/<MontoItem>0<\/MontoItem>/g)).toHaveLength(2);
-    const check = runCheckSiiXml([{ name: 'guia.xml', bytes: xml }], { cafKeyPem: (t.ctx.provider as InProcessEmulator).siiKey.publicKeyPem });
+    const check = runCheckSiiXml([{ name: 'guia.xml', bytes: xml }], {
+      cafKeyPem: (t.ctx.provider as InProcessEmulator).siiKey.publicKeyPem,
+    });
     expect(check.failures, check.output).toEqual([]);
     expect(check.exitCode).toBe(0);
   });
