@@ -104,7 +104,8 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
   const detalle = body.detalle.map((d, i) => {
     if (d.montoItem !== undefined) return d;
     if (d.precioUnitario === undefined) return { ...d, montoItem: 0 };
-    throw errors.invalid('required_field', `detalle[${i}].montoItem is required on a line with a precioUnitario.`, {
+    // A missing body field is invalid_field, as the schema would answer (docs/errors.md).
+    throw errors.invalid('invalid_field', `detalle[${i}].montoItem is required on a line with a precioUnitario.`, {
       param: `detalle[${i}].montoItem`,
     });
   });

@@ -85,7 +85,7 @@ describeEachDb('set shapes through POST /dte', (backend) => {
     const noMonto = await post({ ...body, detalle: [{ ...lines[0], montoItem: undefined }, ...lines.slice(1)] });
     expect([noMonto.statusCode, noMonto.json().error], noMonto.body).toEqual([
       400,
-      expect.objectContaining({ code: 'required_field', param: 'detalle[0].montoItem' }),
+      expect.objectContaining({ code: 'invalid_field', param: 'detalle[0].montoItem' }),
     ]);
     const sale = await post({ ...dteBody(52), indTraslado: 1, detalle: [{ nombre: 'ITEM 1', cantidad: 3 }], montoTotal: 0 });
     expect([sale.statusCode, sale.json().error?.code], sale.body).toEqual([400, 'required_field']);
