@@ -196,7 +196,7 @@ export function createContext(deps: ContextDeps) {
   exchange.registerComposer('dte', createDteMailComposer({ clock, getTenant: tenants.getRow, signers, documents: dte }));
   exchange.registerComposer('respuesta', createRespuestaComposer({ getTenant: tenants.getRow, received }));
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
-  const certification = createCertificationService({ db, clock, dte, folios });
+  const certification = createCertificationService({ db, clock, dte, folios, dteSend });
   return {
     ...deps,
     provider,

@@ -13509,6 +13509,144 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the set's documents in the envelopes the SII asks for
+     * @description Sends the documents made for the set through the tenant's provider: the básico, guías and exenta sections in one envelope, each other section (each export set, liquidaciones, factura de compra) in its own. Documents already sent are left out (the call again sends nothing: envios []). Their status is followed as for any document (GET …/dte/{dteId}/status). 409 certification_documents_missing before POST …/documents.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Accepted: the work goes on in the background; follow the returned resource or its webhooks. */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "envios": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "trackId": "0241256873",
+             *           "tipoEnvio": "EnvioDTE",
+             *           "dteIds": [
+             *             "a1f889b6-5e09-4c06-9f52-7fba0c8810dd"
+             *           ],
+             *           "status": "pending",
+             *           "sii": {
+             *             "estado": "EPR",
+             *             "glosa": "Envío procesado"
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': {
+              envios: components['schemas']['Envio'][];
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certification_documents_missing`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

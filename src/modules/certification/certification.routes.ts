@@ -5,6 +5,7 @@ import type { RouteModule } from '../../http/route-module.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { validatorCompiler } from '../../http/validation.ts';
+import { SendResponse } from '../dte/index.ts';
 import { CertificationSetSchema, MakeDocumentsBody, SET_MAX_BYTES, SetParams, SetTextBody, TenantParams } from './certification.schemas.ts';
 
 /**
@@ -125,6 +126,24 @@ const routes: RouteModule = async (app, { ctx }) => {
       const r = await certification.makeDocuments(tenantOf(req), req.params.setId, req.body ?? {});
       return reply.status(r.created > 0 ? 201 : 200).send(r.set);
     },
+  );
+
+  app.post<{ Params: Static<typeof SetParams> }>(
+    '/api/v1/tenants/:tenantId/certification/sets/:setId/send',
+    {
+      schema: {
+        tags: ['Certification'],
+        summary: "Send the set's documents in the envelopes the SII asks for",
+        description:
+          "Sends the documents made for the set through the tenant's provider: the básico, guías and exenta sections in one " +
+          'envelope, each other section (each export set, liquidaciones, factura de compra) in its own. Documents already sent ' +
+          'are left out (the call again sends nothing: envios []). Their status is followed as for any document ' +
+          '(GET …/dte/{dteId}/status). 409 certification_documents_missing before POST …/documents.',
+        params: SetParams,
+        response: withErrors({ 202: SendResponse }),
+      },
+    },
+    async (req, reply) => reply.status(202).send(await certification.sendDocuments(tenantOf(req), req.params.setId)),
   );
 };
 

@@ -6,6 +6,7 @@ import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { createCertificationDocuments, type DocumentsDeps } from './certification.documents.ts';
+import { createCertificationSend, type SendSetDeps } from './certification.send.ts';
 import { certificationStore } from './certification.store.ts';
 import { toCertificationSet, type CertificationSet } from './certification.views.ts';
 import { isSetParseError } from './set/set.errors.ts';
@@ -22,6 +23,7 @@ export interface CertificationDeps {
   /** The dte module's surface the documents step needs (certification.documents.ts). */
   dte: DocumentsDeps['dte'];
   folios: DocumentsDeps['folios'];
+  dteSend: SendSetDeps['dteSend'];
 }
 
 export interface SetUpload {
@@ -31,10 +33,11 @@ export interface SetUpload {
   charset?: string | undefined;
 }
 
-export function createCertificationService({ db, clock, dte, folios }: CertificationDeps) {
+export function createCertificationService({ db, clock, dte, folios, dteSend }: CertificationDeps) {
   const documents = createCertificationDocuments({ db, clock, dte, folios });
   return {
     makeDocuments: documents.make,
+    sendDocuments: createCertificationSend({ db, dte, dteSend }),
 
     /**
      * Reads and keeps a set. The same text again (ISO-8859-1 or UTF-8, CRLF or LF) is the same

@@ -10,5 +10,5 @@ export { createSendService } from './dte.send.ts';
 export type { SendService, SendDeps, AcceptedDte } from './dte.send.ts';
 export { dteJobHandlers } from './dte.jobs.ts';
 export { createDteMailComposer } from './dte.mail.ts';
-export { DTE_STATUSES } from './dte.schemas.ts';
+export { DTE_STATUSES, SendResponse } from './dte.schemas.ts';
 export { default as dteRoutes } from './dte.routes.ts';

@@ -11,7 +11,7 @@ import { readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp
  * A test set's documents, made through the real app on the embedded default provider
  * (docs/certification.md, "Making the documents"): set 01 whole (every case's DTE, references
  * resolved to the folios made, amounts computed by hand below, every XML through the project's
- * checker, sent and accepted by the emulator), the call again (idempotent), a call after one that
+ * checker, sent in one envelope and accepted by the emulator), the call again (idempotent), a call after one that
  * failed midway (the rest made, no case twice), set 02 (the cases the engine cannot build named,
  * nothing made), folios missing, and a tenant outside certification.
  */
@@ -138,14 +138,22 @@ describeEachDb('certification: making a set’s documents', (backend) => {
     expect(check.exitCode).toBe(0);
     expect(check.lines.filter((l) => l.startsWith('ok')).length).toBeGreaterThanOrEqual(19);
 
-    // Sent like any document, accepted by the emulator.
+    // Sent in the envelope the SII asks for (básico, guías and exenta together), accepted by the emulator.
     const ids = made.cases.map((c) => c.dteId!);
-    const sent = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/dte/send`, payload: { dteIds: ids } });
+    const sendUrl = `/api/v1/tenants/${tenantId}/certification/sets/${set.id}/send`;
+    const sent = await t.call(key, { method: 'POST', url: sendUrl });
     expect(sent.statusCode, sent.body).toBe(202);
+    const envios = sent.json().envios as { tipoEnvio: string; dteIds: string[] }[];
+    expect(envios.map((e) => e.tipoEnvio)).toEqual(['EnvioDTE']);
+    expect([...envios[0]!.dteIds].sort()).toEqual([...ids].sort());
     for (const id of ids) {
       const s = await waitFinal(t, key, id);
       expect(s, `${id}: ${JSON.stringify(s)}`).toMatchObject({ status: 'accepted' });
     }
+
+    // Sending again sends nothing: every document is past sending.
+    const resent = await t.call(key, { method: 'POST', url: sendUrl });
+    expect([resent.statusCode, resent.json().envios], resent.body).toEqual([202, []]);
 
     // Again: the same documents, nothing new (200).
     const before = await dteCount(tenantId);
@@ -158,12 +166,13 @@ describeEachDb('certification: making a set’s documents', (backend) => {
   it('a call that failed midway leaves whole documents; the next makes the rest, never a case twice', async () => {
     const tenantId = await certTenant({ 33: 5, 34: 5, 52: 5, 56: 5, 61: 10 });
     const set = await upload(tenantId, '01');
-    const { dte: real, folios } = t.ctx.services;
+    const { dte: real, folios, dteSend } = t.ctx.services;
     let creates = 0;
     const failing = createCertificationService({
       db: t.ctx.db,
       clock: t.ctx.clock,
       folios,
+      dteSend,
       dte: {
         ...real,
         create: async (...a: Parameters<typeof real.create>) => {
@@ -234,6 +243,8 @@ describeEachDb('certification: making a set’s documents', (backend) => {
     const r = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${prod}/certification/sets/${set.id}/documents` });
     expect(r.statusCode, r.body).toBe(409);
     expect(r.json().error.code).toBe('certification_tenant_not_in_certification');
+    const early = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${prod}/certification/sets/${set.id}/send` });
+    expect([early.statusCode, early.json().error.code], early.body).toEqual([409, 'certification_documents_missing']);
     const unknown = await t.call(key, {
       method: 'POST',
       url: `/api/v1/tenants/${prod}/certification/sets/${set.id}/documents`,
