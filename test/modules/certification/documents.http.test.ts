@@ -189,6 +189,14 @@ describeEachDb('certification: making a set’s documents', (backend) => {
     expect(half.progress.documents).toBe(5);
     expect(await dteCount(tenantId)).toBe(5);
 
+    // While another call holds the set (its lease), a second is refused rather than run alongside.
+    await t.ctx.db.query(`update certification_sets set documents_lease_until = now() + interval '1 hour' where id = $1`, [set.id]);
+    const busy = await make(tenantId, set.id);
+    expect([busy.statusCode, busy.json().error.code], busy.body).toEqual([409, 'certification_documents_in_progress']);
+    expect(await dteCount(tenantId)).toBe(5);
+    // A lease that lapsed (a process that died holding it) no longer stands in the way.
+    await t.ctx.db.query(`update certification_sets set documents_lease_until = now() - interval '1 second' where id = $1`, [set.id]);
+
     const rest = await make(tenantId, set.id);
     expect(rest.statusCode, rest.body).toBe(201);
     expect(rest.json().progress).toEqual({ cases: 19, documents: 19 });
