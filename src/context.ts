@@ -206,7 +206,7 @@ export function createContext(deps: ContextDeps) {
   exchange.registerSubject(RECEIVED_ENVIO_SUBJECT, { compose: respuestaComposer });
   exchange.registerSubject(RECEIVED_DTE_SUBJECT, { compose: respuestaComposer });
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
-  const certification = createCertificationService({ db, clock });
+  const certification = createCertificationService({ db, clock, dte, folios, dteSend });
   return {
     ...deps,
     provider,
