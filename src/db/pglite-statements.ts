@@ -17,14 +17,24 @@ import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite
  * texts with parameters are named, the service never puts values into SQL text, so the number of
  * texts is bounded by the code; at most MAX_NAMED, later texts run unnamed. A named text PostgreSQL
  * can no longer run as prepared (0A000 "cached plan must not change result type" after its table
- * changed; 26000 the statement is gone) runs unnamed from then on: outside a transaction the same
- * call is run again at once; inside one that transaction fails, once.
+ * changed) runs unnamed from then on; when a statement is gone (26000: the session's statements
+ * were dropped, as `DISCARD ALL` does) every name is forgotten and prepared again on next use.
+ * Either way, outside a transaction the same call is run again at once; inside one that
+ * transaction fails, once. Whoever runs `DISCARD ALL` on the database calls
+ * `forgetPreparedStatements` (the tests' database pool does).
  *
  * The caller holds PGlite's query lock (`runExclusive`); errors are PGlite's DatabaseError (with
  * its `code`), without the query's parameters attached to it.
  */
 const MAX_NAMED = 2000;
-const preparedFailed = (e: unknown): boolean => ['0A000', '26000'].includes((e as { code?: string }).code ?? '');
+const codeOf = (e: unknown): string | undefined => (e as { code?: string }).code;
+
+const forgetters = new WeakMap<PGlite, () => void>();
+
+/** After `DISCARD ALL` (or `DEALLOCATE ALL`) on `pg`: its statements are prepared again on next use. */
+export function forgetPreparedStatements(pg: PGlite): void {
+  forgetters.get(pg)?.();
+}
 
 const concat = (parts: Uint8Array[]): Uint8Array => {
   let n = 0;
@@ -45,6 +55,7 @@ export function createStatementRunner(pg: PGlite) {
   /** Texts that run unnamed from now on (beyond MAX_NAMED, or no longer runnable as prepared). */
   const unnamed = new Set<string>();
   let seq = 0;
+  forgetters.set(pg, () => named.clear());
 
   const exec = async (message: Uint8Array): Promise<Results> => {
     const { messages } = await pg.execProtocol(message, { syncToFs: false });
@@ -79,7 +90,7 @@ export function createStatementRunner(pg: PGlite) {
   };
 
   /** Runs one statement; the caller holds PGlite's query lock. */
-  return async function run(text: string, params: readonly unknown[], inTransaction: boolean): Promise<Results> {
+  const run = async (text: string, params: readonly unknown[], inTransaction: boolean, retried = false): Promise<Results> => {
     if (params.length === 0 || unnamed.has(text)) return runUnnamed(text, params);
     let p = named.get(text);
     if (!p) {
@@ -92,11 +103,15 @@ export function createStatementRunner(pg: PGlite) {
     try {
       return await exec(concat([ser.bind({ statement: p.name, values: serialise(params, p.types) }), ser.describe({ type: 'P' }), ser.execute({}), ser.sync()]));
     } catch (e) {
-      if (!preparedFailed(e)) throw e;
-      named.delete(text);
-      unnamed.add(text);
-      if (inTransaction) throw e;
-      return runUnnamed(text, params);
+      const code = codeOf(e);
+      if (code === '26000') named.clear();
+      else if (code === '0A000') {
+        named.delete(text);
+        unnamed.add(text);
+      } else throw e;
+      if (inTransaction || retried) throw e;
+      return run(text, params, false, true);
     }
   };
+  return run;
 }
