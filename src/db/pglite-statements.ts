@@ -27,6 +27,8 @@ import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite
  * its `code`), without the query's parameters attached to it.
  */
 const MAX_NAMED = 2000;
+/** The names this runner gives its statements begin with this. */
+export const STATEMENT_NAME_PREFIX = 'dte_s';
 const codeOf = (e: unknown): string | undefined => (e as { code?: string }).code;
 
 const forgetters = new WeakMap<PGlite, () => void>();
@@ -70,7 +72,7 @@ export function createStatementRunner(pg: PGlite) {
     });
 
   const prepare = async (text: string): Promise<{ name: string; types: readonly number[] }> => {
-    const name = `dte_s${++seq}`;
+    const name = `${STATEMENT_NAME_PREFIX}${++seq}`;
     const { messages } = await pg.execProtocol(concat([ser.parse({ name, text }), ser.describe({ type: 'S', name }), ser.sync()]), {
       syncToFs: false,
     });
