@@ -33,7 +33,9 @@ try {
   db.query = ((text: string, params?: readonly unknown[]) => (count(text), query(text, params))) as Db['query'];
   db.transaction = (<T>(fn: (tx: Sql) => Promise<T>) => {
     count('(transaction)');
-    return transaction((tx) => fn({ query: ((text: string, params?: readonly unknown[]) => (count(text), tx.query(text, params))) as Sql['query'] }));
+    return transaction((tx) =>
+      fn({ query: ((text: string, params?: readonly unknown[]) => (count(text), tx.query(text, params))) as Sql['query'] }),
+    );
   }) as Db['transaction'];
 
   const payload = dteBody(33);

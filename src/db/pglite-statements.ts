@@ -103,7 +103,14 @@ export function createStatementRunner(pg: PGlite) {
       p = await prepare(text);
     }
     try {
-      return await exec(concat([ser.bind({ statement: p.name, values: serialise(params, p.types) }), ser.describe({ type: 'P' }), ser.execute({}), ser.sync()]));
+      return await exec(
+        concat([
+          ser.bind({ statement: p.name, values: serialise(params, p.types) }),
+          ser.describe({ type: 'P' }),
+          ser.execute({}),
+          ser.sync(),
+        ]),
+      );
     } catch (e) {
       const code = codeOf(e);
       if (code === '26000') named.clear();
