@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import { PGlite, type Results } from '@electric-sql/pglite';
 import { lockDirectory } from './dir-lock.ts';
+import { createStatementRunner } from './pglite-statements.ts';
 import { keepNewFilesPrivate, makeTreePrivate } from './private-files.ts';
 import type { Db, QueryResult, Sql } from './types.ts';
 
@@ -18,9 +19,10 @@ const normaliseRows = <T>(rows: unknown[]): T[] => {
   return rows as T[];
 };
 
-const wrap = (q: { query: PGlite['query'] }): Sql => ({
+/** The `Sql` over one way of running a statement (src/db/pglite-statements.ts). */
+const wrap = (run: (text: string, params: readonly unknown[]) => Promise<Results>): Sql => ({
   async query<T>(text: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-    const r = await q.query(text, params as unknown[]);
+    const r = await run(text, params);
     // PGlite reports affectedRows 0 for a SELECT; like pg's rowCount, a SELECT counts its rows.
     return { rows: normaliseRows<T>(r.rows), rowCount: r.affectedRows || r.rows.length };
   },
@@ -113,11 +115,38 @@ export async function createPglite(dir: string | undefined, opts: { loadDataDir?
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
     startParams: START_PARAMS,
   });
-  const base = wrap(pg);
+  const run = createStatementRunner(pg);
+  // As PGlite's own query(): a statement outside a transaction waits for any transaction to end,
+  // then holds the query lock; one inside a transaction only the query lock (the transaction holds
+  // the other). Its files are synced after each statement outside a transaction, as query() does.
+  const base = wrap(async (text, params) => {
+    await pg._checkReady();
+    return pg._runExclusiveTransaction(() =>
+      pg.runExclusive(async () => {
+        const r = await run(text, params, false);
+        await pg.syncToFs();
+        return r;
+      }),
+    );
+  });
   const db: Db = {
     kind: 'pglite',
     query: base.query,
-    transaction: <T>(fn: (tx: Sql) => Promise<T>) => pg.transaction((tx) => fn(wrap(tx))),
+    // PGlite's transaction (BEGIN, COMMIT or ROLLBACK, its locks); the statements go through `run`.
+    transaction: <T>(fn: (tx: Sql) => Promise<T>) =>
+      pg.transaction(async () => {
+        let open = true;
+        const tx = wrap((text, params) => {
+          // As PGlite's own transaction object: a statement after the transaction ended is refused.
+          if (!open) throw new Error('Transaction is closed');
+          return pg.runExclusive(() => run(text, params, true));
+        });
+        try {
+          return await fn(tx);
+        } finally {
+          open = false;
+        }
+      }),
     close: () => pg.close(),
     listenLocally({ channels, onMessage, onState }) {
       void (async () => {

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAIN_MIGRATIONS } from '../../src/db/open.ts';
+import { STATEMENT_NAME_PREFIX } from '../../src/db/pglite-statements.ts';
 import { SECRETS_MIGRATIONS } from '../../src/secrets/secret-store.ts';
 import { newPglite } from './db.ts';
 import { fingerprintOf, givePglite, shapeOf, takePglite, type Pooled } from './pglite-pool.ts';
@@ -70,11 +71,12 @@ async function stateOf(pg: PGlite) {
   for (const t of shape.tables) rows[t] = Number((await pg.query<{ n: string }>(`select count(*) as n from ${t}`)).rows[0]!.n);
   const sequences: Record<string, unknown> = {};
   for (const s of shape.sequences) sequences[s] = (await pg.query(`select last_value, is_called from ${s}`)).rows[0];
+  // The driver's own named statements (src/db/pglite-statements.ts) are not counted: it prepares them again after a reset.
   const session = (
     await pg.query(`select current_setting('statement_timeout') as statement_timeout, current_setting('session_replication_role') as role,
       (select count(*)::int from pg_locks where locktype = 'advisory') as advisory_locks,
       (select count(*)::int from pg_listening_channels()) as listening,
-      (select count(*)::int from pg_prepared_statements) as prepared,
+      (select count(*)::int from pg_prepared_statements where name not like '${STATEMENT_NAME_PREFIX}%') as prepared,
       (select count(*)::int from pg_class where relpersistence = 't') as temp_relations`)
   ).rows[0];
   return { fingerprint: await fingerprintOf(pg), rows, sequences, session };

@@ -1,4 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { forgetPreparedStatements } from '../../src/db/pglite-statements.ts';
 import type { Db } from '../../src/db/types.ts';
 
 /**
@@ -72,6 +73,7 @@ export async function resetToMigrated(pg: PGlite, shape: Shape): Promise<boolean
   // is rolled back first.
   await pg.exec('rollback');
   await pg.exec('discard all');
+  forgetPreparedStatements(pg); // the Db's named statements went with the session
   const statements: string[] = [];
   if (shape.tables.length > 0) statements.push(`truncate ${shape.tables.join(', ')} restart identity cascade`);
   for (const s of shape.sequences) statements.push(`alter sequence ${s} restart`);

@@ -17,13 +17,14 @@ const TENANT_ROUTE = /^\/api\/v1\/tenants\/:tenantId(\/|$)/;
  * authentication and validation: another account's tenant (or an id that cannot exist) is a 404
  * `tenant_not_found` before any service runs. Services then take the resolved row.
  */
-export default fp(async function tenantScopePlugin(app: FastifyInstance, opts: { tenants: Pick<TenantsService, 'getRow' | 'readRow'> }) {
+export default fp(async function tenantScopePlugin(app: FastifyInstance, opts: { tenants: Pick<TenantsService, 'readRow' | 'writeRow'> }) {
   app.decorateRequest('tenant', null);
   const resolve: preHandlerAsyncHookHandler = async (req) => {
     const { tenantId } = req.params as { tenantId: string };
     // A read may take the row from the process's tenant cache (every change reaches it before the
-    // change is answered); anything that writes resolves it from the database.
-    req.tenant = await (req.method === 'GET' || req.method === 'HEAD' ? opts.tenants.readRow : opts.tenants.getRow)(
+    // change is answered); a write resolves it from the database, except on PGlite, where the
+    // cache holds exactly the committed row (writeRow, src/modules/tenants/tenants.service.ts).
+    req.tenant = await (req.method === 'GET' || req.method === 'HEAD' ? opts.tenants.readRow : opts.tenants.writeRow)(
       req.auth!.accountId,
       tenantId,
     );

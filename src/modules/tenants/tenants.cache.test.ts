@@ -112,5 +112,19 @@ describeEachDb('tenant cache in the service', (backend) => {
     if (backend === 'postgres') await other.settled();
     expect((await tenants.readRow(accountId, created.id)).giro).toBe('Tres');
     await expect(tenants.readRow(accountId, '00000000-0000-4000-8000-00000000dead')).rejects.toMatchObject({ code: 'tenant_not_found' });
+
+    // A write's row (writeRow): on PGlite the cached, committed row, with no query, and a commit's
+    // change is in it as soon as the commit resolved; on PostgreSQL always from the database.
+    queries = 0;
+    expect((await tenants.writeRow(accountId, created.id)).giro).toBe('Tres');
+    expect(queries).toBe(backend === 'pglite' ? 0 : 1);
+    await t.db.query(`update tenants set giro = 'Cuatro' where id = $1`, [created.id]);
+    queries = 0;
+    expect((await tenants.writeRow(accountId, created.id)).giro).toBe('Cuatro');
+    expect(queries).toBe(1);
+    queries = 0;
+    expect((await tenants.writeRow(accountId, created.id)).giro).toBe('Cuatro');
+    expect(queries).toBe(backend === 'pglite' ? 0 : 1);
+    await expect(tenants.writeRow(accountId, '00000000-0000-4000-8000-00000000dead')).rejects.toMatchObject({ code: 'tenant_not_found' });
   });
 });

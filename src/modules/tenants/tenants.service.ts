@@ -206,6 +206,16 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
     cache?.set(row, startedAt);
     return row;
   };
+  /**
+   * For a write that takes the tenant's committed row as the request starts, without locking it (the
+   * tenant-scope plugin: a DTE create reads the issuer's data from it). On PGlite that is the cached
+   * row: one process owns the database, and each of its commits that changes a tenant drops the row
+   * before the commit resolves (tenants.cache.ts), so the cache holds exactly what a statement would
+   * read at this moment, one statement fewer per write (docs/performance.md, "Fourth round: PGlite
+   * creation"). On PostgreSQL another process's commit reaches this cache only after it committed,
+   * so writes read the database.
+   */
+  const writeRow = db.kind === 'pglite' ? readRow : getRow;
   return {
     /**
      * `bindResult`, when given, runs in the transaction that inserts the tenant: the API binds the
@@ -246,6 +256,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
     /** For other modules: the row, or a 404 that never tells whether it exists elsewhere. */
     getRow,
     readRow,
+    writeRow,
     /**
      * For other modules that change tenant rows in their own transaction (the credential summary):
      * call after the commit, before answering, so the change is seen by every process.
