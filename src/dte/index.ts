@@ -99,6 +99,26 @@ export type { BuildEnvelopeInput, BuiltEnvelope, EnvelopeKind } from './envelope
 export { buildEnvelope } from './envelope.ts';
 
 export type {
+  BookEntry,
+  BookHeader,
+  BuiltBook,
+  IvaTreatment,
+  TypeTotals,
+  GuiaEntry,
+  LibroGuiaInput,
+  LibroGuiaTotals,
+  LibroCompraVentaInput,
+} from './books/index.ts';
+export {
+  buildLibroCompraVenta,
+  buildLibroGuia,
+  guiaTotals,
+  creditoUsoComun,
+  CODIGO_RETENCION_TOTAL,
+  TPO_OPER_VENTA,
+} from './books/index.ts';
+
+export type {
   VerifyOptions,
   VerificationIssue,
   DteVerification,
