@@ -40,7 +40,7 @@ import { siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { createCertificationService } from './modules/certification/index.ts';
+import { createCertificationBooks, createCertificationService } from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
@@ -197,6 +197,8 @@ export function createContext(deps: ContextDeps) {
   exchange.registerComposer('respuesta', createRespuestaComposer({ getTenant: tenants.getRow, received }));
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
   const certification = createCertificationService({ db, clock });
+  // Its books: the purchase book from the set, the sales and guía books from the set's documents.
+  const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte });
   return {
     ...deps,
     provider,
@@ -229,6 +231,7 @@ export function createContext(deps: ContextDeps) {
       received,
       exchange,
       certification,
+      certificationBooks,
     },
   };
 }

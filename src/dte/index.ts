@@ -97,6 +97,8 @@ export { rutFromCertificate, OID_SII_RUT } from './certificate.ts';
 
 export type { BuildEnvelopeInput, BuiltEnvelope, EnvelopeKind } from './envelope.ts';
 export { buildEnvelope } from './envelope.ts';
+export type { TaxCode } from './tax-codes.ts';
+export { TAX_CODES } from './tax-codes.ts';
 
 export type {
   BookEntry,
@@ -111,6 +113,7 @@ export type {
 } from './books/index.ts';
 export {
   buildLibroCompraVenta,
+  libroCompraVentaTotals,
   buildLibroGuia,
   guiaTotals,
   creditoUsoComun,

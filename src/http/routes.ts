@@ -8,7 +8,7 @@ import { foliosRoutes } from '../modules/folios/index.ts';
 import { dteRoutes } from '../modules/dte/index.ts';
 import { receivedRoutes } from '../modules/received/index.ts';
 import { exchangeRoutes } from '../modules/exchange/index.ts';
-import { certificationRoutes } from '../modules/certification/index.ts';
+import { certificationBooksRoutes, certificationRoutes } from '../modules/certification/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -22,4 +22,5 @@ export const routeModules: RouteModule[] = [
   receivedRoutes,
   exchangeRoutes,
   certificationRoutes,
+  certificationBooksRoutes,
 ];

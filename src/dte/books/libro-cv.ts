@@ -86,8 +86,11 @@ function totales(t: TypeTotals, operacion: 'COMPRA' | 'VENTA'): string {
   );
 }
 
-export function buildLibroCompraVenta(input: LibroCompraVentaInput): BuiltBook<TypeTotals[]> {
-  const h = checkHeader(input);
+/** The entries' amounts and the ResumenPeriodo, checked, without writing or signing anything. */
+export function libroCompraVentaTotals(input: Pick<LibroCompraVentaInput, 'operacion' | 'entries' | 'factorProporcionalidad'>): {
+  amounts: EntryAmounts[];
+  totals: TypeTotals[];
+} {
   if (input.operacion !== 'COMPRA' && input.operacion !== 'VENTA')
     throw new DteEngineError('invalid_field', 'operacion must be COMPRA or VENTA', 'operacion');
   if (!Array.isArray(input.entries) || input.entries.length === 0)
@@ -111,7 +114,12 @@ export function buildLibroCompraVenta(input: LibroCompraVentaInput): BuiltBook<T
     seen.add(key);
     return { tipoDoc: e.tipoDoc, a: entryAmounts(e, i, input.operacion) };
   });
-  const totals = typeTotals(amounts, factor);
+  return { amounts: amounts.map((x) => x.a), totals: typeTotals(amounts, factor) };
+}
+
+export function buildLibroCompraVenta(input: LibroCompraVentaInput): BuiltBook<TypeTotals[]> {
+  const h = checkHeader(input);
+  const { amounts, totals } = libroCompraVentaTotals(input);
   const body =
     '<Caratula>' +
     el('RutEmisorLibro', h.rutEmisor) +
@@ -125,7 +133,7 @@ export function buildLibroCompraVenta(input: LibroCompraVentaInput): BuiltBook<T
     el('FolioNotificacion', h.folioNotificacion) +
     '</Caratula>' +
     `<ResumenPeriodo>${totals.map((t) => totales(t, input.operacion)).join('')}</ResumenPeriodo>` +
-    input.entries.map((e, i) => detalle(e, amounts[i]!.a, input.operacion, i)).join('');
+    input.entries.map((e, i) => detalle(e, amounts[i]!, input.operacion, i)).join('');
   const xml = writeSignedBook('LibroCompraVenta', 'LibroCV_v10.xsd', h, body);
   return { xml, id: h.id, rutEnvia: h.rutEnvia, timestamp: h.timestamp, totals };
 }
