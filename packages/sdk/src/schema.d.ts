@@ -12311,6 +12311,11 @@ export interface paths {
            */
           proveedorRazonSocial?: string;
           /**
+           * @description FolioNotificacion. Default: the attention number of the set's book section. Each special book sent needs a fresh one.
+           * @example 4244620
+           */
+          folioNotificacion?: number;
+          /**
            * @description Guías: the folio of the factura that invoiced the guía the set says was invoiced.
            * @example 12
            */
@@ -12504,6 +12509,11 @@ export interface paths {
            * @example Proveedor Ltda
            */
           proveedorRazonSocial?: string;
+          /**
+           * @description FolioNotificacion. Default: the attention number of the set's book section. Each special book sent needs a fresh one.
+           * @example 4244620
+           */
+          folioNotificacion?: number;
           /**
            * @description Guías: the folio of the factura that invoiced the guía the set says was invoiced.
            * @example 12

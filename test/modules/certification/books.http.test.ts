@@ -90,6 +90,9 @@ describeEachDb('certification books', (backend) => {
     const xml = r.rawPayload;
     expect(xml.toString('latin1')).toContain('<TipoOperacion>COMPRA</TipoOperacion>');
     expect(xml.toString('latin1')).toContain('<TotCredIVAUsoComun>3395</TotCredIVAUsoComun>');
+    expect(xml.toString('latin1')).toContain('<FolioNotificacion>4244620</FolioNotificacion>');
+    const again = await book('compras/xml', tenantId, setId, '?folioNotificacion=4244699');
+    expect(again.rawPayload.toString('latin1')).toContain('<FolioNotificacion>4244699</FolioNotificacion>');
     const c = runCheckSiiXml([{ name: 'libro-compras.xml', bytes: xml }]);
     expect(c.failures, c.output).toEqual([]);
   });

@@ -37,6 +37,15 @@ export const BookQuery = Type.Object(
         examples: ['Proveedor Ltda'],
       }),
     ),
+    folioNotificacion: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 9_999_999_999,
+        description:
+          "FolioNotificacion. Default: the attention number of the set's book section. Each special book sent needs a fresh one.",
+        examples: [4244620],
+      }),
+    ),
     facturaFolio: Type.Optional(
       Type.Integer({
         minimum: 1,

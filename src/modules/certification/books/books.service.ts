@@ -38,6 +38,8 @@ export interface BookOptions {
   /** The supplier of the purchase list (the set names none): default the tenant itself. */
   proveedorRut?: string | undefined;
   proveedorRazonSocial?: string | undefined;
+  /** FolioNotificacion; default the attention number of the set's book section. */
+  folioNotificacion?: number | undefined;
   /** The folio of the factura that invoiced the guía the set says was invoiced. */
   facturaFolio?: number | undefined;
   facturaFecha?: string | undefined;
@@ -102,7 +104,7 @@ export function createCertificationBooks(deps: CertificationBooksDeps) {
       object: 'certification_book' as const,
       setId: row.id,
       kind,
-      folioNotificacion: Number(section.attentionNumber),
+      folioNotificacion: o.folioNotificacion ?? Number(section.attentionNumber),
       periodo: fecha.slice(0, 7),
     };
 
