@@ -73,6 +73,10 @@ describe('sales book (VENTA)', () => {
     expect(() => buildLibroCompraVenta({ ...header, operacion: 'VENTA', entries: [] })).toThrow(
       expect.objectContaining({ code: 'required_field' }),
     );
+    // IECV validation 35: a sales book holds the documents of its month only.
+    expect(() => buildLibroCompraVenta({ ...header, operacion: 'VENTA', entries: [{ ...entries[0]!, fecha: '2026-10-31' }] })).toThrow(
+      expect.objectContaining({ code: 'book_period_mismatch', param: 'entries[0].fecha' }),
+    );
   });
 
   it('a tampered book fails the signature check', () => {

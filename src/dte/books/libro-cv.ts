@@ -119,6 +119,18 @@ export function libroCompraVentaTotals(input: Pick<LibroCompraVentaInput, 'opera
 
 export function buildLibroCompraVenta(input: LibroCompraVentaInput): BuiltBook<TypeTotals[]> {
   const h = checkHeader(input);
+  // The IECV validations (docs/sources.md [IECV], "validaciones", no. 35, a rejection): every
+  // document of a sales book is dated in the book's month.
+  if (input.operacion === 'VENTA') {
+    input.entries.forEach((e, i) => {
+      if (!e.anulado && typeof e.fecha === 'string' && e.fecha.slice(0, 7) !== h.periodo)
+        throw new DteEngineError(
+          'book_period_mismatch',
+          `entries[${i}] is dated ${e.fecha}, outside the book's period ${h.periodo}: a sales book holds the documents of its month`,
+          `entries[${i}].fecha`,
+        );
+    });
+  }
   const { amounts, totals } = libroCompraVentaTotals(input);
   const body =
     '<Caratula>' +

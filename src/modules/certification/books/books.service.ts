@@ -132,17 +132,19 @@ export function createCertificationBooks(deps: CertificationBooksDeps) {
     const empty = { ...base, ready: false, missingCases, factorProporcionalidad: null, entries: [], totals: null };
     if (caseIds.length === 0 || missingCases.length > 0) return empty;
     const docs = await Promise.all(caseIds.map(async (caseId) => ({ caseId, dte: await deps.dtes.get(tenant, made.get(caseId)!) })));
+    // The book's month is its documents' (made on one day with the set) unless fecha says otherwise.
+    const periodo = o.fecha?.slice(0, 7) ?? docs[0]!.dte.fechaEmision.slice(0, 7);
     if (kind === 'ventas') {
       const entries = tryEngine(() => salesBookEntries(docs.map((d) => d.dte)));
       const { totals } = tryEngine(() => libroCompraVentaTotals({ operacion: 'VENTA', entries }));
-      return { ...empty, ready: true, entries, totals };
+      return { ...empty, periodo, ready: true, entries, totals };
     }
     const factura =
       o.facturaFolio === undefined
         ? null
         : { tipoDoc: documentTypeCode('FACTURA ELECTRONICA')!, folio: o.facturaFolio, fecha: o.facturaFecha ?? fecha };
     const entries = guideBookEntries(docs, section.guideBook?.instructions ?? [], factura);
-    return { ...empty, ready: true, entries, totals: guiaTotals(entries) };
+    return { ...empty, periodo, ready: true, entries, totals: guiaTotals(entries) };
   }
 
   return {
