@@ -1,9 +1,15 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, validTenant, type TestApp } from '../../support/app.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { readyTenant } from '../../support/issuing.ts';
 import { runCheckSiiXml } from '../../support/dte/check-sii-xml.ts';
+import { caseOptions, issuedForCase } from '../../support/certification-documents.ts';
+import { createCertificationBooks, parseSet } from '../../../src/modules/certification/index.ts';
+import { caseRequests } from '../../../src/modules/certification/set/case-request.ts';
+import { createSignerCache } from '../../../src/modules/credentials/index.ts';
+import type { Dte } from '../../../src/modules/dte/index.ts';
 
 /**
  * The set's books through the real app (docs/certification.md, "Books"): the purchase book of
@@ -16,6 +22,7 @@ const set01 = readFileSync(new URL('../../fixtures/certification/SIISetDePruebas
 describeEachDb('certification books', (backend) => {
   let t: TestApp;
   let key: string;
+  let accountId: string;
   let tenantId: string;
   let bareTenantId: string;
   let setId: string;
@@ -34,7 +41,7 @@ describeEachDb('certification books', (backend) => {
 
   beforeAll(async () => {
     t = await startTestApp(backend);
-    ({ key } = await t.account());
+    ({ key, accountId } = await t.account());
     tenantId = await readyTenant(t, key);
     const bare = await t.call(key, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() });
     bareTenantId = bare.json().id;
@@ -113,6 +120,40 @@ describeEachDb('certification books', (backend) => {
       expect([x.statusCode, x.json().error.code], kind).toEqual([409, 'certification_documents_missing']);
     }
     expect((await book('guias')).json().missingCases).toEqual(['4244621-1', '4244621-2', '4244621-3']);
+  });
+
+  it('once the documents exist (the documents hook), ventas and guias are built from them, signed, and pass the checker', async () => {
+    // The documents step is not in this branch: the hook gets the case → DTE map it will keep, and
+    // the DTEs are the engine's for each case (test/support/certification-documents.ts).
+    const fecha = new Date().toISOString().slice(0, 10);
+    const reqs = caseRequests(parseSet(set01), caseOptions(fecha)).filter((r) => /^4244(618|621)-/.test(r.caseId));
+    const byId = new Map<string, ReturnType<typeof issuedForCase>>();
+    const made = new Map<string, string>();
+    for (const r of reqs) {
+      const id = randomUUID();
+      byId.set(id, issuedForCase(r));
+      made.set(r.caseId, id);
+    }
+    const books = createCertificationBooks({
+      db: t.tdb.db,
+      clock: t.clock,
+      signers: createSignerCache({ source: t.ctx.services.credentials, db: t.tdb.db }),
+      dtes: { get: async (_tenant, id) => byId.get(id) as unknown as Dte },
+      documents: async (_tx, _accountId, sid) => (sid === setId ? made : new Map()),
+    });
+    const tenant = await t.ctx.services.tenants.getRow(accountId, tenantId);
+    const ventas = await books.describe(tenant, setId, 'ventas', {});
+    expect(ventas).toMatchObject({ ready: true, missingCases: [], periodo: fecha.slice(0, 7) });
+    expect(ventas.entries).toHaveLength(8);
+    const guias = await books.describe(tenant, setId, 'guias', { facturaFolio: 12 });
+    expect(guias.totals).toMatchObject({ guiasVenta: 1, guiasAnuladas: 1, montoGuiasVenta: 239_599 });
+    const files = [
+      { name: 'ventas.xml', bytes: await books.xml(tenant, setId, 'ventas', {}) },
+      { name: 'guias.xml', bytes: await books.xml(tenant, setId, 'guias', { facturaFolio: 12 }) },
+    ];
+    const c = runCheckSiiXml(files);
+    expect(c.failures, c.output).toEqual([]);
+    expect(c.lines.filter((l) => /ok +.*book signature/.test(l))).toHaveLength(2);
   });
 
   it('bad kind or query is a 400, another account or an unknown set a 404', async () => {

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildLibroCompraVenta, buildLibroGuia, libroCompraVentaTotals, prepareDte, type DocumentInput } from '../../../dte/index.ts';
+import { buildLibroCompraVenta, buildLibroGuia, libroCompraVentaTotals } from '../../../dte/index.ts';
+import { caseOptions, issuedForCase } from '../../../../test/support/certification-documents.ts';
 import { runCheckSiiXml } from '../../../../test/support/dte/check-sii-xml.ts';
 import { createTestCertificate } from '../../../../test/support/dte/test-certificate.ts';
-import { caseRequests, type CaseRequest } from '../set/case-request.ts';
+import { caseRequests } from '../set/case-request.ts';
 import { parseSet } from '../set/set.parse.ts';
-import { guideBookEntries, type IssuedGuia } from './guide-book.ts';
+import { guideBookEntries } from './guide-book.ts';
 import { purchaseBookInput } from './purchase-book.ts';
-import { salesBookEntries, type IssuedDocument } from './sales-book.ts';
+import { salesBookEntries } from './sales-book.ts';
 
 /**
  * The set's books from the set (docs/certification.md, "Books"): the purchase book of sets 01 and
@@ -17,30 +18,8 @@ import { salesBookEntries, type IssuedDocument } from './sales-book.ts';
 const read = (n: string) =>
   parseSet(readFileSync(new URL(`../../../../test/fixtures/certification/SIISetDePruebas-${n}.txt`, import.meta.url)));
 const cert = createTestCertificate();
-const emisor = {
-  rut: '76.192.083-9',
-  razonSocial: 'Servicios Ejemplo SpA',
-  giro: 'Desarrollo de software',
-  acteco: [620200],
-  direccion: 'Av. Providencia 1234',
-  comuna: 'Providencia',
-  ciudad: 'Santiago',
-};
-const party = {
-  rut: '77.777.777-7',
-  razonSocial: 'Cliente SpA',
-  giro: 'Comercio',
-  direccion: 'Calle 1',
-  comuna: 'Santiago',
-  ciudad: 'Santiago',
-};
 const fecha = '2026-11-28';
-const opts = {
-  fecha,
-  receptor: party,
-  emisor: { ...emisor, acteco: undefined },
-  receptorExtranjero: { rut: '55.555.555-5', razonSocial: 'Globex', giro: 'Import', direccion: '1 Main St', ciudad: 'Bremen' },
-};
+const opts = caseOptions(fecha);
 const header = (folioNotificacion: number) => ({
   rutEmisor: '76192083-9',
   periodo: '2026-11',
@@ -56,31 +35,6 @@ const check = (name: string, xml: Buffer) => {
 };
 const summary = (totals: { tipoDoc: number; documentos: number; exento: number; neto: number; iva: number; total: number }[]) =>
   Object.fromEntries(totals.map((x) => [x.tipoDoc, [x.documentos, x.exento, x.neto, x.iva, x.total]]));
-
-/** What GET …/dte/{id} would say of the case's document, its folio being the case's number. */
-function issued(r: CaseRequest, all: readonly CaseRequest[]): IssuedDocument & IssuedGuia {
-  const folioOf = (caseId: string) => Number(caseId.split('-')[1]);
-  const referencias = r.body.referencias.map((x, i) => {
-    const pending = r.pending.find((p) => p.index === i);
-    return { ...x, folioRef: pending ? folioOf(pending.caseId) : x.folioRef || 1 };
-  });
-  expect(all.some((x) => x.caseId === r.caseId)).toBe(true);
-  const p = prepareDte({ ...(r.body as unknown as DocumentInput), emisor, referencias } as DocumentInput);
-  return {
-    tipoDte: p.tipoDte,
-    folio: folioOf(r.caseId),
-    fechaEmision: p.fechaEmision,
-    receptor: p.stored.receptor,
-    referencias: p.stored.referencias,
-    montoNeto: p.totals.montoNeto,
-    montoExento: p.totals.montoExento,
-    iva: p.totals.iva,
-    impuestos: p.totals.impuestos.map(({ tipo, tasa, monto }) => ({ tipo, tasa, monto })),
-    ivaRetenido: p.totals.ivaRetenido,
-    montoTotal: p.totals.montoTotal,
-    indTraslado: r.body.indTraslado ?? null,
-  };
-}
 
 describe('purchase book from the set', () => {
   it('set 01: IVA 19 % half up, uso común credited at 0.6, the gift not recoverable, the factura de compra withheld', () => {
@@ -133,7 +87,7 @@ describe('sales and guía books of set 01 from the documents of its cases', () =
   const basico = reqs.filter((r) => r.caseId.startsWith('4244618-'));
 
   it('sales: four facturas, three credit notes, one debit note, as the engine computed them', () => {
-    const entries = salesBookEntries(basico.map((r) => issued(r, reqs)));
+    const entries = salesBookEntries(basico.map((r) => issuedForCase(r)));
     const book = buildLibroCompraVenta({ ...header(4244619), operacion: 'VENTA', entries });
     // Facturas (case-request.test.ts by hand): 427,452 + 81,216; 2,018,250 + 383,468;
     // case 3: 32 × 3,767 + 179 × 3,251 = 702,473, IVA 133,469.87 → 133,470, exempt 34,908;
@@ -150,7 +104,7 @@ describe('sales and guía books of set 01 from the documents of its cases', () =
   });
 
   it('guías: the invoiced one names its factura, the cancelled one is Anulado 2, the internal move is a transfer', () => {
-    const guias = reqs.filter((r) => r.caseId.startsWith('4244621-')).map((r) => ({ caseId: r.caseId, dte: issued(r, reqs) }));
+    const guias = reqs.filter((r) => r.caseId.startsWith('4244621-')).map((r) => ({ caseId: r.caseId, dte: issuedForCase(r) }));
     const instructions = set.sections.find((s) => s.kind === 'libro_guias')!.guideBook!.instructions;
     const entries = guideBookEntries(guias, instructions, { tipoDoc: 33, folio: 12, fecha });
     const book = buildLibroGuia({ ...header(4244622), entries });
