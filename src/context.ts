@@ -22,7 +22,7 @@ import type { SiiKeys } from './dte/index.ts';
 import { createLogoPreparer, type LogoPreparer } from './pdf/index.ts';
 import { createFoliosService } from './modules/folios/index.ts';
 import { createFolioAnnulment } from './modules/folios/index.ts';
-import { createDteMailComposer, createDteService } from './modules/dte/index.ts';
+import { createDteDeliveries, createDteMailComposer, createDteService, DTE_DELIVERY_SUBJECT } from './modules/dte/index.ts';
 import { createSendService } from './modules/dte/index.ts';
 import { credentialsEncryptedColumns } from './modules/credentials/index.ts';
 import { webhooksEncryptedColumns } from './modules/webhooks/index.ts';
@@ -32,11 +32,17 @@ import { createEnvelope } from './secrets/envelope.ts';
 import type { Keyrings } from './secrets/keyring-files.ts';
 import { createDbSecretStore, SECRETS_MIGRATIONS } from './secrets/secret-store.ts';
 import { createWebhooksService } from './modules/webhooks/index.ts';
-import { createReceivedService, createRespuestaComposer } from './modules/received/index.ts';
+import {
+  createReceivedDeliveries,
+  createReceivedService,
+  createRespuestaComposer,
+  RECEIVED_DTE_SUBJECT,
+  RECEIVED_ENVIO_SUBJECT,
+} from './modules/received/index.ts';
 import { schemaValidatorFrom, type ApiKeyVerifier } from './provider/emulator/index.ts';
 import { createExchangeService, createMailboxTransport, createSmtpTransport } from './modules/exchange/index.ts';
 import { folioStock } from './modules/folios/index.ts';
-import { siiDate } from './dte/index.ts';
+import { isDteEngineError, siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
@@ -103,7 +109,7 @@ export function createContext(deps: ContextDeps) {
   const dataCipher = createEnvelope(deps.keyrings.data.keyring);
   const secretsEnvelope = createEnvelope(deps.keyrings.secrets.keyring);
   const secretStore = createDbSecretStore({ db: deps.secretsDb, envelope: secretsEnvelope, clock });
-  const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider });
+  const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider, siiObserver: metrics.sii });
   const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
   const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
   // One writer keeps the two-database write order for the API and the hosted page alike.
@@ -149,23 +155,21 @@ export function createContext(deps: ContextDeps) {
     log: backgroundLog,
   });
   const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
-  // Outbound exchange (docs/exchange.md): the outbox of e-mails to receptors and suppliers; the
-  // dte and received modules write the messages (their composers, registered below).
+  // Outbound mail (docs/exchange.md): the generic outbox of e-mails. What goes, and the messages,
+  // are the dte and received modules' (their deliveries and composers, registered below).
   const exchange = createExchangeService({
     db,
     clock,
     transport: smtpTransport ?? createMailboxTransport({ db, clock }),
     from: deps.config.smtp.from,
     retryScheduleMs: deps.config.smtp.retryScheduleMs,
-    documents: dte,
-    // The received module's reads, for the lists of answers sent to suppliers (docs/received.md);
-    // bound lazily because the received module is handed this module's outbox in turn.
-    respuestas: {
-      envio: (tenant, id) => received.envio(tenant, id),
-      get: (tenant, id) => received.get(tenant, id),
-    },
     log: backgroundLog,
   });
+  // Accepted documents to their receptors: the dte module's rules, through the outbox.
+  const dteDeliveries = createDteDeliveries({ db, outbox: exchange, documents: dte });
+  // The tenant's signed answers to its suppliers: the received module's rules, through the outbox;
+  // its reads bound lazily because the received module is handed these deliveries in turn.
+  const receivedDeliveries = createReceivedDeliveries({ outbox: exchange, received: () => received });
   const dteSend = createSendService({
     db,
     clock,
@@ -175,7 +179,7 @@ export function createContext(deps: ContextDeps) {
     getTenant: tenants.getRow,
     sendWaitMs: deps.config.dteSendWaitMs,
     pollInitialMs: deps.config.dtePollInitialMs,
-    onAccepted: exchange.onAccepted,
+    onAccepted: dteDeliveries.onAccepted,
   });
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas beside the engine (the published XSDs, src/dte/schemas).
@@ -190,14 +194,20 @@ export function createContext(deps: ContextDeps) {
     credentials,
     getTenant: tenants.getRow,
     // Its answers are e-mailed to the supplier through the exchange module's outbox.
-    respuestas: exchange,
+    respuestas: receivedDeliveries,
     log: backgroundLog,
   });
-  exchange.registerComposer('dte', createDteMailComposer({ clock, getTenant: tenants.getRow, signers, documents: dte }));
-  exchange.registerComposer('respuesta', createRespuestaComposer({ getTenant: tenants.getRow, received }));
+  exchange.registerSubject(DTE_DELIVERY_SUBJECT, {
+    compose: createDteMailComposer({ clock, getTenant: tenants.getRow, signers, documents: dte }),
+    // The engine's errors (an expired certificate…) are recorded with their code, and retried.
+    explainError: (e) => (isDteEngineError(e) ? { code: e.code, message: e.message } : undefined),
+  });
+  const respuestaComposer = createRespuestaComposer({ getTenant: tenants.getRow, received });
+  exchange.registerSubject(RECEIVED_ENVIO_SUBJECT, { compose: respuestaComposer });
+  exchange.registerSubject(RECEIVED_DTE_SUBJECT, { compose: respuestaComposer });
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
-  const certification = createCertificationService({ db, clock });
-  // Its books: the purchase book from the set, the sales and guía books from the set's documents.
+  const certification = createCertificationService({ db, clock, dte, folios, dteSend });
+  // Its books: the purchase book from the set, the sales and guía books from the documents made for its cases.
   const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte });
   return {
     ...deps,
@@ -228,7 +238,9 @@ export function createContext(deps: ContextDeps) {
       folioAnnulment,
       dte,
       dteSend,
+      dteDeliveries,
       received,
+      receivedDeliveries,
       exchange,
       certification,
       certificationBooks,

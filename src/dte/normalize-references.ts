@@ -79,13 +79,19 @@ export function normalizeReferences(
     };
   });
   if (type.requiresReferencias) {
-    // A note names the document it modifies with a codRef (REF-3-758 without one); other
-    // references it carries (an order, a passport 813) need none.
+    // A note names the document it modifies with a codRef (REF-3-758 without one), in any of its
+    // references: the SII's test set puts its own (TpoDocRef SET) first (docs/certification.md).
+    // Other references it carries (an order, a passport 813, the set's) need none. The error names
+    // the first reference to a document type (a number below 800), else the first.
     if (!out.some((r) => r.codRef !== undefined)) {
+      const i = Math.max(
+        0,
+        out.findIndex((r) => /^\d+$/.test(r.tipoDocRef) && Number(r.tipoDocRef) < 800),
+      );
       throw new DteEngineError(
         'required_field',
-        'referencias[0].codRef is required: a credit or debit note names the document it modifies with codRef 1 (anula), 2 (corrige texto) or 3 (corrige montos)',
-        'referencias[0].codRef',
+        `referencias[${i}].codRef is required: a credit or debit note names the document it modifies with codRef 1 (anula), 2 (corrige texto) or 3 (corrige montos)`,
+        `referencias[${i}].codRef`,
       );
     }
     const anula = out.filter((r) => r.codRef === 1);

@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import type { AppContext } from '../context.ts';
 import { routeModules } from './routes.ts';
 import { webModules } from '../web/index.ts';
-import { loggerOptions } from './log.ts';
+import { loggerOptions, OneLineLogController } from './log.ts';
 import authPlugin from './plugins/auth.ts';
 import errorsPlugin, { frameworkError, sendError } from './plugins/errors.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
@@ -31,6 +31,7 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     logger: opts.logger ?? loggerOptions(ctx.config.logLevel),
     genReqId: genRequestId,
     requestIdHeader: false,
+    logController: new OneLineLogController(),
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.env === 'production',
     routerOptions: { maxParamLength: 500 },

@@ -5,9 +5,8 @@ import { tenantsRoutes } from '../modules/tenants/index.ts';
 import { credentialsRoutes } from '../modules/credentials/index.ts';
 import { webhooksRoutes } from '../modules/webhooks/index.ts';
 import { foliosRoutes } from '../modules/folios/index.ts';
-import { dteRoutes } from '../modules/dte/index.ts';
-import { receivedRoutes } from '../modules/received/index.ts';
-import { exchangeRoutes } from '../modules/exchange/index.ts';
+import { dteDeliveriesRoutes, dteRoutes } from '../modules/dte/index.ts';
+import { receivedDeliveriesRoutes, receivedRoutes } from '../modules/received/index.ts';
 import { certificationBooksRoutes, certificationRoutes } from '../modules/certification/index.ts';
 import type { RouteModule } from './route-module.ts';
 
@@ -20,7 +19,10 @@ export const routeModules: RouteModule[] = [
   foliosRoutes,
   dteRoutes,
   receivedRoutes,
-  exchangeRoutes,
+  // The deliveries of documents and of answers (the exchange outbox's records), served by the
+  // modules that own them; after the received routes, as the contract's document lists them.
+  dteDeliveriesRoutes,
+  receivedDeliveriesRoutes,
   certificationRoutes,
   certificationBooksRoutes,
 ];

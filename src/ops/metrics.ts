@@ -127,6 +127,12 @@ export function createMetrics(sources: MetricsSources) {
     labelNames: ['host', 'operation', 'status_class'],
     registers: [registry],
   });
+  const siiCalls = new Counter({
+    name: 'dte_sii_calls_total',
+    help: 'HTTP calls to the SII for tenants that send straight to it (also the in-process emulator), by service, operation and status class (error: no answer).',
+    labelNames: ['service', 'operation', 'status_class'],
+    registers: [registry],
+  });
   const providerRateLimited = new Counter({
     name: 'dte_provider_rate_limited_total',
     help: 'Billing-provider answers 429 (rate limited), by host and operation.',
@@ -151,6 +157,12 @@ export function createMetrics(sources: MetricsSources) {
       call(host: string, operation: string, status: number | null) {
         providerCalls.inc({ host, operation, status_class: statusClass(status) });
         if (status === 429) providerRateLimited.inc({ host, operation });
+      },
+    },
+    /** The SII adapter's observer (src/provider/sii/http.ts, caf-forms.ts): fixed operation names, no ids. */
+    sii: {
+      call(service: string, operation: string, status: number | null) {
+        siiCalls.inc({ service, operation, status_class: statusClass(status) });
       },
     },
     /** The exposition text and its content type. */

@@ -123,6 +123,10 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
         return { payload: { to: 'buyer@example.com' } };
       case 'POST /api/v1/tenants/{tenantId}/certification/sets':
         return { payload: Buffer.from(CERTIFICATION_SET, 'latin1'), headers: { 'content-type': 'text/plain; charset=ISO-8859-1' } };
+      case 'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/documents':
+        return { payload: {} };
+      case 'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/send':
+        return {};
       default:
         return method === 'POST' || method === 'PATCH' || method === 'PUT' ? undefined : {};
     }

@@ -358,6 +358,8 @@ describeEachDb('free text: one policy for every field of every route (issue 30)'
         leaf.path === 'recinto' ? { accion: 'ERM' } : { accion: 'ACD' },
       // The set's text itself is the free text: what is not a test set is a 422, never a 5xx.
       'POST /api/v1/tenants/{tenantId}/certification/sets': () => ({}),
+      // The receptor's free text of a set's documents: checked as POST …/dte checks it, never a 5xx.
+      'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/documents': () => ({}),
     };
     const withBody = ops.filter((op) => op.leaves.some((l) => l.where !== 'query'));
     expect(withBody.map((op) => `${op.method} ${op.path}`).filter((k) => !bases[k])).toEqual([]);

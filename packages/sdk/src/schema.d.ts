@@ -5427,10 +5427,10 @@ export interface paths {
                */
               precioUnitario?: number;
               /**
-               * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos). Required; a value other than the computed one is a 422.
+               * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML).
                * @example 70000
                */
-              montoItem: number;
+              montoItem?: number;
               /**
                * @description Exempt line (IndExe 1). Every line of 34, 41 and 110–112 is exempt; a 33 needs at least one taxed line.
                * @example true
@@ -10349,12 +10349,12 @@ export interface paths {
              *               "observations": [
              *                 "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *               ],
-             *               "document": null
+             *               "dteId": "0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d"
              *             }
              *           ],
              *           "progress": {
              *             "cases": 19,
-             *             "documents": 0
+             *             "documents": 19
              *           },
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
@@ -10660,12 +10660,12 @@ export interface paths {
              *           "observations": [
              *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *           ],
-             *           "document": null
+             *           "dteId": "0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d"
              *         }
              *       ],
              *       "progress": {
              *         "cases": 19,
-             *         "documents": 0
+             *         "documents": 19
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
@@ -10999,15 +10999,15 @@ export interface paths {
                   } | null;
                 } | null;
                 observations: string[];
-                /** @description The document made for this case; null until the set’s documents are created. */
-                document: null;
+                /** @description The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null. */
+                dteId: string | null;
               }[];
               progress: {
                 /** @example 19 */
                 cases: number;
                 /**
-                 * @description Cases with their document made (0 until the documents step exists).
-                 * @example 0
+                 * @description Cases with their document made.
+                 * @example 19
                  */
                 documents: number;
               };
@@ -11201,12 +11201,12 @@ export interface paths {
              *           "observations": [
              *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *           ],
-             *           "document": null
+             *           "dteId": "0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d"
              *         }
              *       ],
              *       "progress": {
              *         "cases": 19,
-             *         "documents": 0
+             *         "documents": 19
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
@@ -11540,15 +11540,15 @@ export interface paths {
                   } | null;
                 } | null;
                 observations: string[];
-                /** @description The document made for this case; null until the set’s documents are created. */
-                document: null;
+                /** @description The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null. */
+                dteId: string | null;
               }[];
               progress: {
                 /** @example 19 */
                 cases: number;
                 /**
-                 * @description Cases with their document made (0 until the documents step exists).
-                 * @example 0
+                 * @description Cases with their document made.
+                 * @example 19
                  */
                 documents: number;
               };
@@ -11843,12 +11843,12 @@ export interface paths {
              *           "observations": [
              *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
              *           ],
-             *           "document": null
+             *           "dteId": "0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d"
              *         }
              *       ],
              *       "progress": {
              *         "cases": 19,
-             *         "documents": 0
+             *         "documents": 19
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
@@ -12182,15 +12182,15 @@ export interface paths {
                   } | null;
                 } | null;
                 observations: string[];
-                /** @description The document made for this case; null until the set’s documents are created. */
-                document: null;
+                /** @description The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null. */
+                dteId: string | null;
               }[];
               progress: {
                 /** @example 19 */
                 cases: number;
                 /**
-                 * @description Cases with their document made (0 until the documents step exists).
-                 * @example 0
+                 * @description Cases with their document made.
+                 * @example 19
                  */
                 documents: number;
               };
@@ -12275,6 +12275,1372 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/documents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make every case's document of the set
+     * @description Creates each document case's DTE for the tenant (ambiente certificacion), in the set's order, each case's references resolved to the documents made for the cases it names; the set comes back with each case's dteId. Nothing is made unless every case can be built (422 certification_cases_unbuildable names each case and why) and the tenant has the folios of every type it needs (409 certification_folios_missing). 201 when this call made documents; 200 when they were all made before (idempotent; a call after one that failed midway makes the rest). The documents are not sent: POST …/dte/send with their ids, as any document.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * @description The documents' date (FchEmis), YYYY-MM-DD; today in Chile when left out.
+             * @example 2026-11-28
+             */
+            fechaEmision?: string;
+            /** @description The receptor of the set's domestic documents; the SII itself (60.803.000-K) when left out. A guía moving goods between the issuer's premises names the issuer. */
+            receptor?: {
+              /** @example 77.777.777-7 */
+              rut: string;
+              /** @example Cliente de Prueba SpA */
+              razonSocial: string;
+              /** @example Comercio */
+              giro?: string;
+              /** @example Teatinos 120 */
+              direccion?: string;
+              /** @example Santiago */
+              comuna?: string;
+              /** @example Santiago */
+              ciudad?: string;
+            };
+            /** @description The foreign receptor of the export documents (RUT 55.555.555-5); a stand-in foreign buyer when left out. */
+            receptorExtranjero?: {
+              /** @example 77.777.777-7 */
+              rut: string;
+              /** @example Cliente de Prueba SpA */
+              razonSocial: string;
+              /** @example Comercio */
+              giro?: string;
+              /** @example Teatinos 120 */
+              direccion?: string;
+              /** @example Santiago */
+              comuna?: string;
+              /** @example Santiago */
+              ciudad?: string;
+            };
+          };
+        };
+      };
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
+             *           "notes": [
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
+             *           ],
+             *           "caseIds": [
+             *             "4244618-1"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 29,
+             *                 "documentType": {
+             *                   "name": "FACTURA",
+             *                   "code": 30
+             *                 },
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 0.6,
+             *             "observations": [
+             *               "DEL IVA ES DE 0.60"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
+             *                 "status": "facturada",
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "4244618-2",
+             *           "section": "basico",
+             *           "number": 2,
+             *           "line": 29,
+             *           "documentType": {
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
+             *           },
+             *           "reference": {
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
+             *             "tipoDte": 33,
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
+             *           },
+             *           "traslado": {
+             *             "motivo": "VENTA",
+             *             "indTraslado": 1,
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 29,
+             *               "tipo": "descuento",
+             *               "valor": 12,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "DOLAR USA",
+             *               "code": 13
+             *             },
+             *             "formaPago": {
+             *               "name": "ACRED",
+             *               "code": 11
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "A FIRME",
+             *               "code": 1
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "FOB",
+             *               "code": 5
+             *             },
+             *             "totalClausulaVenta": 372.38,
+             *             "viaTransporte": {
+             *               "name": "AEREO",
+             *               "code": 4
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "BREMEN",
+             *               "code": 591
+             *             },
+             *             "unidadTara": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "tipoBulto": {
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
+             *             },
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
+             *             "paisReceptor": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "paisDestino": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "nacionalidad": {
+             *               "name": "ITALIA",
+             *               "code": 504
+             *             }
+             *           },
+             *           "observations": [
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
+             *           ],
+             *           "dteId": "0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d"
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 19,
+             *         "documents": 19
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
+                title: string;
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
+                attentionNumber: string;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    documentType: {
+                      /** @example FACTURA */
+                      name: string;
+                      /** @example 30 */
+                      code: number;
+                    };
+                    /** @example 234 */
+                    folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    /** @example 4244621-3 */
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example 2 */
+                number: number;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                documentType: {
+                  /** @example FACTURA ELECTRONICA */
+                  name: string;
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
+                  code: number;
+                };
+                reference: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /** @example FACTURA ELECTRONICA */
+                  documentName: string;
+                  /** @example 4244618-2 */
+                  caseId: string;
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  /** @example VENTA */
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
+                    name: string;
+                    /** @example 13 */
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
+                    name: string;
+                    /** @example 11 */
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
+                    name: string;
+                    /** @example 1 */
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
+                    name: string;
+                    /** @example 5 */
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
+                    name: string;
+                    /** @example 4 */
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
+                    name: string;
+                    /** @example 903 */
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
+                    name: string;
+                    /** @example 591 */
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
+                    name: string;
+                    /** @example 76 */
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
+                    name: string;
+                    /** @example 504 */
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null. */
+                dteId: string | null;
+              }[];
+              progress: {
+                /** @example 19 */
+                cases: number;
+                /**
+                 * @description Cases with their document made.
+                 * @example 19
+                 */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Created. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_set",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
+             *       "sections": [
+             *         {
+             *           "kind": "basico",
+             *           "title": "SET BASICO - NUMERO DE ATENCION: 4244618",
+             *           "attentionNumber": "4244618",
+             *           "line": 29,
+             *           "notes": [
+             *             "CONSTRUYA EL LIBRO DE VENTAS CON LOS DOCUMENTOS CON QUE GENERO"
+             *           ],
+             *           "caseIds": [
+             *             "4244618-1"
+             *           ],
+             *           "purchaseBook": {
+             *             "entries": [
+             *               {
+             *                 "line": 29,
+             *                 "documentType": {
+             *                   "name": "FACTURA",
+             *                   "code": 30
+             *                 },
+             *                 "folio": 234,
+             *                 "observation": "FACTURA DEL GIRO CON DERECHO A CREDITO",
+             *                 "montoExento": 8832,
+             *                 "montoAfecto": 21081
+             *               }
+             *             ],
+             *             "factorProporcionalidadIva": 0.6,
+             *             "observations": [
+             *               "DEL IVA ES DE 0.60"
+             *             ]
+             *           },
+             *           "guideBook": {
+             *             "instructions": [
+             *               {
+             *                 "line": 29,
+             *                 "caseId": "4244621-3",
+             *                 "status": "facturada",
+             *                 "text": "- EL CASO 3 CORRESPONDE A UNA GUIA ANULADA"
+             *               }
+             *             ]
+             *           }
+             *         }
+             *       ],
+             *       "cases": [
+             *         {
+             *           "id": "4244618-2",
+             *           "section": "basico",
+             *           "number": 2,
+             *           "line": 29,
+             *           "documentType": {
+             *             "name": "FACTURA ELECTRONICA",
+             *             "code": 33
+             *           },
+             *           "reference": {
+             *             "line": 29,
+             *             "documentName": "FACTURA ELECTRONICA",
+             *             "caseId": "4244618-2",
+             *             "tipoDte": 33,
+             *             "reason": "DEVOLUCION DE MERCADERIAS"
+             *           },
+             *           "traslado": {
+             *             "motivo": "VENTA",
+             *             "indTraslado": 1,
+             *             "por": "CLIENTE",
+             *             "tipoDespacho": 1
+             *           },
+             *           "items": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "charges": [
+             *             {
+             *               "line": 29,
+             *               "name": "Pañuelo AFECTO",
+             *               "exento": false,
+             *               "cantidad": 416,
+             *               "unidad": "Hora",
+             *               "precioUnitario": 3293,
+             *               "montoLinea": 807984,
+             *               "descuentoPct": 6,
+             *               "recargoPct": 10
+             *             }
+             *           ],
+             *           "globalAdjustments": [
+             *             {
+             *               "line": 29,
+             *               "tipo": "descuento",
+             *               "valor": 12,
+             *               "unidad": "%",
+             *               "exento": false,
+             *               "text": "DESCUENTO GLOBAL ITEMES AFECTOS\t\t     12%"
+             *             }
+             *           ],
+             *           "exportacion": {
+             *             "references": [
+             *               {
+             *                 "name": "MIC (MANIFIESTO INTERNACIONAL)",
+             *                 "tipoDocRef": "810"
+             *               }
+             *             ],
+             *             "moneda": {
+             *               "name": "DOLAR USA",
+             *               "code": 13
+             *             },
+             *             "formaPago": {
+             *               "name": "ACRED",
+             *               "code": 11
+             *             },
+             *             "modalidadVenta": {
+             *               "name": "A FIRME",
+             *               "code": 1
+             *             },
+             *             "clausulaVenta": {
+             *               "name": "FOB",
+             *               "code": 5
+             *             },
+             *             "totalClausulaVenta": 372.38,
+             *             "viaTransporte": {
+             *               "name": "AEREO",
+             *               "code": 4
+             *             },
+             *             "puertoEmbarque": {
+             *               "name": "ANTOFAGASTA",
+             *               "code": 903
+             *             },
+             *             "puertoDesembarque": {
+             *               "name": "BREMEN",
+             *               "code": 591
+             *             },
+             *             "unidadTara": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoBruto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "unidadPesoNeto": {
+             *               "name": "U",
+             *               "code": 10
+             *             },
+             *             "tipoBulto": {
+             *               "name": "CONTENEDOR REFRIGERADO",
+             *               "code": 76
+             *             },
+             *             "totalBultos": 16,
+             *             "flete": 23.11,
+             *             "seguro": 1.43,
+             *             "paisReceptor": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "paisDestino": {
+             *               "name": "ALEMANIA",
+             *               "code": 563
+             *             },
+             *             "nacionalidad": {
+             *               "name": "ITALIA",
+             *               "code": 504
+             *             }
+             *           },
+             *           "observations": [
+             *             "EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA"
+             *           ],
+             *           "dteId": "0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d"
+             *         }
+             *       ],
+             *       "progress": {
+             *         "cases": 19,
+             *         "documents": 19
+             *       },
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_set';
+              /** Format: uuid */
+              tenantId: string;
+              /**
+               * @description SHA-256 of the set's decoded text: the same set uploaded again is this one.
+               * @example 9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7
+               */
+              sha256: string;
+              sections: {
+                /** @description Which section of the set. */
+                kind:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example SET BASICO - NUMERO DE ATENCION: 4244618 */
+                title: string;
+                /**
+                 * @description NUMERO DE ATENCION.
+                 * @example 4244618
+                 */
+                attentionNumber: string;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                /** @description The section's free text, verbatim, a line each. */
+                notes: string[];
+                caseIds: string[];
+                purchaseBook: {
+                  entries: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    documentType: {
+                      /** @example FACTURA */
+                      name: string;
+                      /** @example 30 */
+                      code: number;
+                    };
+                    /** @example 234 */
+                    folio: number;
+                    /** @example FACTURA DEL GIRO CON DERECHO A CREDITO */
+                    observation: string;
+                    montoExento: number | null;
+                    montoAfecto: number | null;
+                  }[];
+                  factorProporcionalidadIva: number | null;
+                  observations: string[];
+                } | null;
+                guideBook: {
+                  instructions: {
+                    /**
+                     * @description Line of the set's text (1-based).
+                     * @example 29
+                     */
+                    line: number;
+                    /** @example 4244621-3 */
+                    caseId: string;
+                    status: 'facturada' | 'anulada';
+                    /** @example - EL CASO 3 CORRESPONDE A UNA GUIA ANULADA */
+                    text: string;
+                  }[];
+                } | null;
+              }[];
+              cases: {
+                /**
+                 * @description The case id as the SII writes it after CASO, e.g. 4244618-1.
+                 * @example 4244618-2
+                 */
+                id: string;
+                /** @description Which section of the set. */
+                section:
+                  | 'basico'
+                  | 'libro_ventas'
+                  | 'libro_compras'
+                  | 'guias'
+                  | 'libro_guias'
+                  | 'exenta'
+                  | 'exportacion_1'
+                  | 'exportacion_2'
+                  | 'liquidaciones'
+                  | 'factura_compra';
+                /** @example 2 */
+                number: number;
+                /**
+                 * @description Line of the set's text (1-based).
+                 * @example 29
+                 */
+                line: number;
+                documentType: {
+                  /** @example FACTURA ELECTRONICA */
+                  name: string;
+                  /**
+                   * @description The SII document type code.
+                   * @example 33
+                   */
+                  code: number;
+                };
+                reference: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /** @example FACTURA ELECTRONICA */
+                  documentName: string;
+                  /** @example 4244618-2 */
+                  caseId: string;
+                  /**
+                   * @description The referenced case's type.
+                   * @example 33
+                   */
+                  tipoDte: number;
+                  reason: string | null;
+                } | null;
+                traslado: {
+                  /** @example VENTA */
+                  motivo: string;
+                  indTraslado: number | null;
+                  por: string | null;
+                  tipoDespacho: number | null;
+                } | null;
+                items: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                /** @description Liquidaciones: COMISIONES Y OTROS CARGOS. */
+                charges: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  /**
+                   * @description Exactly as written (trailing blanks dropped), with words like AFECTO and EXENTO.
+                   * @example Pañuelo AFECTO
+                   */
+                  name: string;
+                  /** @description The name carries the word EXENTO. */
+                  exento: boolean;
+                  cantidad: number | null;
+                  unidad: string | null;
+                  precioUnitario: number | null;
+                  montoLinea: number | null;
+                  descuentoPct: number | null;
+                  recargoPct: number | null;
+                }[];
+                globalAdjustments: {
+                  /**
+                   * @description Line of the set's text (1-based).
+                   * @example 29
+                   */
+                  line: number;
+                  tipo: 'descuento' | 'recargo';
+                  /** @example 12 */
+                  valor: number;
+                  unidad: '%' | '$';
+                  exento: boolean;
+                  /** @example DESCUENTO GLOBAL ITEMES AFECTOS		     12% */
+                  text: string;
+                }[];
+                exportacion: {
+                  references: {
+                    /** @example MIC (MANIFIESTO INTERNACIONAL) */
+                    name: string;
+                    tipoDocRef: string | null;
+                  }[];
+                  moneda: {
+                    /**
+                     * @description As the set writes it.
+                     * @example DOLAR USA
+                     */
+                    name: string;
+                    /** @example 13 */
+                    code: number;
+                  } | null;
+                  formaPago: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ACRED
+                     */
+                    name: string;
+                    /** @example 11 */
+                    code: number;
+                  } | null;
+                  modalidadVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example A FIRME
+                     */
+                    name: string;
+                    /** @example 1 */
+                    code: number;
+                  } | null;
+                  clausulaVenta: {
+                    /**
+                     * @description As the set writes it.
+                     * @example FOB
+                     */
+                    name: string;
+                    /** @example 5 */
+                    code: number;
+                  } | null;
+                  totalClausulaVenta: number | null;
+                  viaTransporte: {
+                    /**
+                     * @description As the set writes it.
+                     * @example AEREO
+                     */
+                    name: string;
+                    /** @example 4 */
+                    code: number;
+                  } | null;
+                  puertoEmbarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ANTOFAGASTA
+                     */
+                    name: string;
+                    /** @example 903 */
+                    code: number;
+                  } | null;
+                  puertoDesembarque: {
+                    /**
+                     * @description As the set writes it.
+                     * @example BREMEN
+                     */
+                    name: string;
+                    /** @example 591 */
+                    code: number;
+                  } | null;
+                  unidadTara: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoBruto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  unidadPesoNeto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example U
+                     */
+                    name: string;
+                    /** @example 10 */
+                    code: number;
+                  } | null;
+                  tipoBulto: {
+                    /**
+                     * @description As the set writes it.
+                     * @example CONTENEDOR REFRIGERADO
+                     */
+                    name: string;
+                    /** @example 76 */
+                    code: number;
+                  } | null;
+                  totalBultos: number | null;
+                  flete: number | null;
+                  seguro: number | null;
+                  paisReceptor: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  paisDestino: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ALEMANIA
+                     */
+                    name: string;
+                    /** @example 563 */
+                    code: number;
+                  } | null;
+                  nacionalidad: {
+                    /**
+                     * @description As the set writes it.
+                     * @example ITALIA
+                     */
+                    name: string;
+                    /** @example 504 */
+                    code: number;
+                  } | null;
+                } | null;
+                observations: string[];
+                /** @description The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null. */
+                dteId: string | null;
+              }[];
+              progress: {
+                /** @example 19 */
+                cases: number;
+                /**
+                 * @description Cases with their document made.
+                 * @example 19
+                 */
+                documents: number;
+              };
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certification_folios_missing`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). This route: `certification_cases_unbuildable`. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the set's documents in the envelopes the SII asks for
+     * @description Sends the documents made for the set through the tenant's provider: the básico, guías and exenta sections in one envelope, each other section (each export set, liquidaciones, factura de compra) in its own. Documents already sent are left out (the call again sends nothing: envios []). Their status is followed as for any document (GET …/dte/{dteId}/status). 409 certification_documents_missing before POST …/documents.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Accepted: the work goes on in the background; follow the returned resource or its webhooks. */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "envios": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "trackId": "0241256873",
+             *           "tipoEnvio": "EnvioDTE",
+             *           "dteIds": [
+             *             "a1f889b6-5e09-4c06-9f52-7fba0c8810dd"
+             *           ],
+             *           "status": "pending",
+             *           "sii": {
+             *             "estado": "EPR",
+             *             "glosa": "Envío procesado"
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': {
+              envios: components['schemas']['Envio'][];
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certification_documents_missing`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -13587,15 +14953,15 @@ export interface components {
           } | null;
         } | null;
         observations: string[];
-        /** @description The document made for this case; null until the set’s documents are created. */
-        document: null;
+        /** @description The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null. */
+        dteId: string | null;
       }[];
       progress: {
         /** @example 19 */
         cases: number;
         /**
-         * @description Cases with their document made (0 until the documents step exists).
-         * @example 0
+         * @description Cases with their document made.
+         * @example 19
          */
         documents: number;
       };

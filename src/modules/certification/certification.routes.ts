@@ -1,11 +1,12 @@
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 import { AppError } from '../../errors.ts';
 import type { RouteModule } from '../../http/route-module.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { validatorCompiler } from '../../http/validation.ts';
-import { CertificationSetSchema, SET_MAX_BYTES, SetParams, SetTextBody, TenantParams } from './certification.schemas.ts';
+import { SendResponse } from '../dte/index.ts';
+import { CertificationSetSchema, MakeDocumentsBody, SET_MAX_BYTES, SetParams, SetTextBody, TenantParams } from './certification.schemas.ts';
 
 /**
  * The SII's test set in (docs/certification.md): the set's text as the body, `text/plain` as
@@ -101,6 +102,48 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req) => certification.get(tenantOf(req), req.params.setId),
+  );
+
+  app.post<{ Params: Static<typeof SetParams>; Body: Static<typeof MakeDocumentsBody> | undefined }>(
+    '/api/v1/tenants/:tenantId/certification/sets/:setId/documents',
+    {
+      schema: {
+        tags: ['Certification'],
+        summary: "Make every case's document of the set",
+        description:
+          "Creates each document case's DTE for the tenant (ambiente certificacion), in the set's order, each case's references " +
+          "resolved to the documents made for the cases it names; the set comes back with each case's dteId. Nothing is made " +
+          'unless every case can be built (422 certification_cases_unbuildable names each case and why) and the tenant has ' +
+          'the folios of every type it needs (409 certification_folios_missing). 201 when this call made documents; 200 ' +
+          'when they were all made before (idempotent; a call after one that failed midway makes the rest). The documents ' +
+          'are not sent: POST …/dte/send with their ids, as any document.',
+        params: SetParams,
+        body: Type.Optional(MakeDocumentsBody),
+        response: withErrors({ 200: CertificationSetSchema, 201: CertificationSetSchema }),
+      },
+    },
+    async (req, reply) => {
+      const r = await certification.makeDocuments(tenantOf(req), req.params.setId, req.body ?? {});
+      return reply.status(r.created > 0 ? 201 : 200).send(r.set);
+    },
+  );
+
+  app.post<{ Params: Static<typeof SetParams> }>(
+    '/api/v1/tenants/:tenantId/certification/sets/:setId/send',
+    {
+      schema: {
+        tags: ['Certification'],
+        summary: "Send the set's documents in the envelopes the SII asks for",
+        description:
+          "Sends the documents made for the set through the tenant's provider: the básico, guías and exenta sections in one " +
+          'envelope, each other section (each export set, liquidaciones, factura de compra) in its own. Documents already sent ' +
+          'are left out (the call again sends nothing: envios []). Their status is followed as for any document ' +
+          '(GET …/dte/{dteId}/status). 409 certification_documents_missing before POST …/documents.',
+        params: SetParams,
+        response: withErrors({ 202: SendResponse }),
+      },
+    },
+    async (req, reply) => reply.status(202).send(await certification.sendDocuments(tenantOf(req), req.params.setId)),
   );
 };
 

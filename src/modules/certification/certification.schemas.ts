@@ -109,7 +109,10 @@ const CaseSchema = Type.Object({
   ),
   exportacion: Nullable(ExportData),
   observations: Type.Array(Text(1000, 'EL PRECIO UNITARIO DEL ITEM DEBE SER EL MISMO DE LA FACTURA')),
-  document: Type.Null({ description: 'The document made for this case; null until the set’s documents are created.' }),
+  dteId: Type.Union([Type.String({ format: 'uuid', examples: ['0b9d6a3e-5f1c-4e2a-9b7d-3c8e1f2a4b6d'] }), Type.Null()], {
+    description:
+      'The document made for this case (GET …/dte/{dteId} and its xml, pdf and status); null until POST …/documents makes it. Book cases stay null.',
+  }),
 });
 
 const SectionSchema = Type.Object({
@@ -165,9 +168,44 @@ export const CertificationSetSchema: TSchema = Type.Object(
     cases: Type.Array(CaseSchema),
     progress: Type.Object({
       cases: Int(19),
-      documents: Type.Integer({ examples: [0], description: 'Cases with their document made (0 until the documents step exists).' }),
+      documents: Type.Integer({ examples: [19], description: 'Cases with their document made.' }),
     }),
     createdAt: Timestamp(),
   },
   { $id: 'CertificationSet', title: 'CertificationSet' },
+);
+
+const ReceptorFields = {
+  rut: Type.String({ minLength: 3, maxLength: 12, examples: ['77.777.777-7'] }),
+  razonSocial: Type.String({ minLength: 1, maxLength: 100, examples: ['Cliente de Prueba SpA'] }),
+  giro: Type.Optional(Type.String({ minLength: 1, maxLength: 40, examples: ['Comercio'] })),
+  direccion: Type.Optional(Type.String({ minLength: 1, maxLength: 70, examples: ['Teatinos 120'] })),
+  comuna: Type.Optional(Type.String({ minLength: 1, maxLength: 20, examples: ['Santiago'] })),
+  ciudad: Type.Optional(Type.String({ minLength: 1, maxLength: 20, examples: ['Santiago'] })),
+};
+
+export const MakeDocumentsBody = Type.Object(
+  {
+    fechaEmision: Type.Optional(
+      Type.String({
+        pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+        examples: ['2026-11-28'],
+        description: "The documents' date (FchEmis), YYYY-MM-DD; today in Chile when left out.",
+      }),
+    ),
+    receptor: Type.Optional(
+      Type.Object(ReceptorFields, {
+        additionalProperties: false,
+        description:
+          "The receptor of the set's domestic documents; the SII itself (60.803.000-K) when left out. A guía moving goods between the issuer's premises names the issuer.",
+      }),
+    ),
+    receptorExtranjero: Type.Optional(
+      Type.Object(ReceptorFields, {
+        additionalProperties: false,
+        description: 'The foreign receptor of the export documents (RUT 55.555.555-5); a stand-in foreign buyer when left out.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
 );

@@ -5,6 +5,8 @@ import type { Clock } from '../../lib/clock.ts';
 import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { TenantRow } from '../tenants/index.ts';
+import { createCertificationDocuments, type DocumentsDeps } from './certification.documents.ts';
+import { createCertificationSend, type SendSetDeps } from './certification.send.ts';
 import { certificationStore } from './certification.store.ts';
 import { toCertificationSet, type CertificationSet } from './certification.views.ts';
 import { isSetParseError } from './set/set.errors.ts';
@@ -18,6 +20,10 @@ import { decodeSetText, UnsupportedCharsetError } from './set/set.text.ts';
 export interface CertificationDeps {
   db: Db;
   clock: Clock;
+  /** The dte module's surface the documents step needs (certification.documents.ts). */
+  dte: DocumentsDeps['dte'];
+  folios: DocumentsDeps['folios'];
+  dteSend: SendSetDeps['dteSend'];
 }
 
 export interface SetUpload {
@@ -27,8 +33,12 @@ export interface SetUpload {
   charset?: string | undefined;
 }
 
-export function createCertificationService({ db, clock }: CertificationDeps) {
+export function createCertificationService({ db, clock, dte, folios, dteSend }: CertificationDeps) {
+  const documents = createCertificationDocuments({ db, clock, dte, folios });
   return {
+    makeDocuments: documents.make,
+    sendDocuments: createCertificationSend({ db, dte, dteSend }),
+
     /**
      * Reads and keeps a set. The same text again (ISO-8859-1 or UTF-8, CRLF or LF) is the same
      * set: `created` false and the existing one.
@@ -67,18 +77,25 @@ export function createCertificationService({ db, clock }: CertificationDeps) {
       const existing = await certificationStore.byHash(db, tenant.account_id, tenant.id, sha256);
       // The row that won the race exists: the conflict that kept ours out is on it.
       if (!existing) throw new Error('certification set conflict without a row');
-      return { created: false, set: toCertificationSet(existing) };
+      return { created: false, set: toCertificationSet(existing, await certificationStore.documents(db, tenant.account_id, existing.id)) };
     },
 
     async get(tenant: TenantRow, id: string): Promise<CertificationSet> {
       const row = await certificationStore.get(db, tenant.account_id, tenant.id, id);
       if (!row) throw errors.notFound('certification_set', id, 'setId');
-      return toCertificationSet(row);
+      return toCertificationSet(row, await certificationStore.documents(db, tenant.account_id, row.id));
     },
 
     async list(tenant: TenantRow, o: { limit: number; iterator?: string | undefined }): Promise<Page<CertificationSet>> {
       const rows = await certificationStore.list(db, tenant.account_id, tenant.id, o.limit, decodeIterator(o.iterator));
-      return toPage(rows, o.limit, (r) => ({ createdAt: new Date(r.created_at).toISOString(), id: r.id }), toCertificationSet);
+      const made = new Map<string, Map<string, string>>();
+      for (const r of rows) made.set(r.id, await certificationStore.documents(db, tenant.account_id, r.id));
+      return toPage(
+        rows,
+        o.limit,
+        (r) => ({ createdAt: new Date(r.created_at).toISOString(), id: r.id }),
+        (r) => toCertificationSet(r, made.get(r.id)),
+      );
     },
   };
 }

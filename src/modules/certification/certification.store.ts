@@ -59,4 +59,37 @@ export const certificationStore = {
     );
     return r.rows;
   },
+
+  /** Case → DTE id of the set's documents made so far. */
+  async documents(tx: Sql, accountId: string, setId: string): Promise<Map<string, string>> {
+    const r = await tx.query<{ case_id: string; dte_id: string }>(
+      'select case_id, dte_id from certification_documents where account_id = $1 and set_id = $2',
+      [accountId, setId],
+    );
+    return new Map(r.rows.map((x) => [x.case_id, x.dte_id]));
+  },
+
+  /** Runs in the transaction that stores the DTE (docs/certification.md, "Making the documents"). */
+  async recordDocument(tx: Sql, d: { setId: string; caseId: string; accountId: string; tenantId: string; dteId: string; now: Date }) {
+    await tx.query(
+      `insert into certification_documents (set_id, case_id, account_id, tenant_id, dte_id, created_at)
+       values ($1, $2, $3, $4, $5, $6)`,
+      [d.setId, d.caseId, d.accountId, d.tenantId, d.dteId, d.now],
+    );
+  },
+
+  /** Takes the set's lease to make its documents unless another call holds one still running. */
+  async claimDocumentsLease(tx: Sql, accountId: string, setId: string, now: Date, until: Date): Promise<boolean> {
+    const r = await tx.query(
+      `update certification_sets set documents_lease_until = $4
+       where account_id = $1 and id = $2 and (documents_lease_until is null or documents_lease_until <= $3)
+       returning id`,
+      [accountId, setId, now, until],
+    );
+    return r.rows.length === 1;
+  },
+
+  async releaseDocumentsLease(tx: Sql, accountId: string, setId: string): Promise<void> {
+    await tx.query('update certification_sets set documents_lease_until = null where account_id = $1 and id = $2', [accountId, setId]);
+  },
 };

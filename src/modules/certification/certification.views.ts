@@ -8,14 +8,15 @@ export interface CertificationSet {
   tenantId: string;
   sha256: string;
   sections: SetSection[];
-  /** Each case as read, with the document made for it (null until documents are created). */
-  cases: (SetCase & { document: null })[];
+  /** Each case as read, with the id of the document made for it (null until made). */
+  cases: (SetCase & { dteId: string | null })[];
   progress: { cases: number; documents: number };
   createdAt: string;
 }
 
-export function toCertificationSet(row: CertificationSetRow): CertificationSet {
-  const cases = row.parsed.cases.map((c) => ({ ...c, document: null }));
+/** `made`: case id → DTE id of the documents made so far. */
+export function toCertificationSet(row: CertificationSetRow, made: ReadonlyMap<string, string> = new Map()): CertificationSet {
+  const cases = row.parsed.cases.map((c) => ({ ...c, dteId: made.get(c.id) ?? null }));
   return {
     id: row.id,
     object: 'certification_set',
@@ -23,7 +24,7 @@ export function toCertificationSet(row: CertificationSetRow): CertificationSet {
     sha256: row.sha256,
     sections: row.parsed.sections,
     cases,
-    progress: { cases: cases.length, documents: 0 },
+    progress: { cases: cases.length, documents: cases.filter((c) => c.dteId !== null).length },
     createdAt: new Date(row.created_at).toISOString(),
   };
 }

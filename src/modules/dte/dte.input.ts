@@ -98,10 +98,22 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
       { param: 'referencias' },
     );
 
+  // A guía that moves goods without a sale may leave out precioUnitario and montoItem
+  // (docs/decisions.md §11): such a line is worth 0. Every other line states its montoItem; whether
+  // a line may go without a price at all is the engine's rule (only a guía, indTraslado ≠ 1).
+  const detalle = body.detalle.map((d, i) => {
+    if (d.montoItem !== undefined) return d;
+    if (d.precioUnitario === undefined) return { ...d, montoItem: 0 };
+    // A missing body field is invalid_field, as the schema would answer (docs/errors.md).
+    throw errors.invalid('invalid_field', `detalle[${i}].montoItem is required on a line with a precioUnitario.`, {
+      param: `detalle[${i}].montoItem`,
+    });
+  });
+
   // Amounts first, every field at once: the 422 names the expected value of each (docs/dte.md, "Amounts").
   let mismatches: ReturnType<typeof checkAmounts>;
   try {
-    mismatches = checkAmounts(tipoDte, body.detalle, body.montoTotal, {
+    mismatches = checkAmounts(tipoDte, detalle, body.montoTotal, {
       descuentosGlobales: body.descuentosGlobales,
       montoBruto: body.montoBruto,
       indMontoNeto: body.indMontoNeto,
@@ -151,7 +163,7 @@ export function prepareCreate(body: CreateDte, tenant: TenantRow, now: Date): Pr
           extranjero: r.extranjero,
         }
       : undefined,
-    detalle: body.detalle.map((d) => ({ ...d, indExe: d.indExe as DetalleInput['indExe'] })),
+    detalle: detalle.map((d) => ({ ...d, indExe: d.indExe as DetalleInput['indExe'] })),
     referencias: body.referencias?.map((x) => ({ ...x })),
     // Boletas have no FmaPago: a formaPago sent with one is left out, as before (docs/dte.md).
     formaPago: isBoleta(tipoDte) ? undefined : (body.formaPago as DocumentInput['formaPago']),

@@ -2,7 +2,7 @@ import type { PreparedSigner } from '../../dte/index.ts';
 import { buildEnvelope, toSiiRut } from '../../dte/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { documentName } from '../../pdf/index.ts';
-import { addressedHeaders, type DeliveryToCompose, type MailAddressing, type OutgoingMail } from '../exchange/index.ts';
+import { addressedHeaders, type MailAddressing, type MailToCompose, type OutgoingMail } from '../exchange/index.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
 
 /**
@@ -73,7 +73,7 @@ interface DocumentSource {
 }
 
 /**
- * The outbox's composer for kind `dte` (registered by the composition root): gathers the document,
+ * The outbox's composer for the subject `dte` (dte.deliveries.ts; registered by the composition root): gathers the document,
  * its PDF and the tenant's signer, builds the EnvioDTE addressed to the receptor, and writes the
  * message. Runs in the delivery job, outside any transaction (docs/exchange.md).
  */
@@ -83,8 +83,8 @@ export function createDteMailComposer(deps: {
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
   documents: DocumentSource;
 }) {
-  return async (d: DeliveryToCompose, a: MailAddressing): Promise<OutgoingMail> => {
-    const dteId = d.dteId!;
+  return async (d: MailToCompose, a: MailAddressing): Promise<OutgoingMail> => {
+    const dteId = d.subject.id;
     const tenant = await deps.getTenant(d.accountId, d.tenantId);
     const doc = await deps.documents.get(tenant, dteId);
     const [xml, pdf, { signer }] = await Promise.all([

@@ -146,13 +146,15 @@ export const DetalleBody = Type.Object(
         examples: [35000],
       }),
     ),
-    montoItem: Type.Number({
-      minimum: 0,
-      maximum: MAX_AMOUNT,
-      description:
-        'Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos). Required; a value other than the computed one is a 422.',
-      examples: [70000],
-    }),
+    montoItem: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: MAX_AMOUNT,
+        description:
+          'Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML).',
+        examples: [70000],
+      }),
+    ),
     exento: Type.Optional(
       Type.Boolean({
         description: 'Exempt line (IndExe 1). Every line of 34, 41 and 110–112 is exempt; a 33 needs at least one taxed line.',
@@ -1024,3 +1026,18 @@ export const PdfQuery = Type.Object(
 );
 
 export const DteParams = Type.Object({ dteId: Type.String({ maxLength: 64, description: 'DTE id' }) }, { additionalProperties: false });
+
+/** POST …/dte/{dteId}/deliveries (docs/exchange.md): where to send the document again. */
+export const ResendBody = Type.Object(
+  {
+    to: Type.Optional(
+      Type.String({
+        format: 'email',
+        maxLength: 254,
+        description: "Where to send it; default the document's receptor.correo.",
+        examples: ['dte@receptor.cl'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

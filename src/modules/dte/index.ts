@@ -5,9 +5,13 @@
  */
 export { createDteService } from './dte.service.ts';
 export type { DteService, DteDeps, Dte } from './dte.service.ts';
+export type { CreateDte } from './dte.input.ts';
 export { createSendService } from './dte.send.ts';
 export type { SendService, SendDeps, AcceptedDte } from './dte.send.ts';
 export { dteJobHandlers } from './dte.jobs.ts';
 export { createDteMailComposer } from './dte.mail.ts';
-export { DTE_STATUSES } from './dte.schemas.ts';
+export { DTE_STATUSES, SendResponse } from './dte.schemas.ts';
 export { default as dteRoutes } from './dte.routes.ts';
+export { createDteDeliveries, DTE_DELIVERY_SUBJECT } from './dte.deliveries.ts';
+export type { DteDeliveries } from './dte.deliveries.ts';
+export { default as dteDeliveriesRoutes } from './dte.deliveries.routes.ts';

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
-import { DELIVERY_STATUSES, RESPUESTA_TIPOS } from './exchange.store.ts';
+import { DELIVERY_STATUSES } from './exchange.store.ts';
 
-/** Request and response schemas of the deliveries routes (docs/exchange.md). */
-export const TenantDteParams = Type.Object(
-  { tenantId: Type.String({ maxLength: 64 }), dteId: Type.String({ maxLength: 64, description: 'DTE id' }) },
-  { additionalProperties: false },
-);
-
+/**
+ * The contract's Delivery resource (docs/exchange.md): one schema for every deliveries route, served
+ * by the modules that own the subjects (dte: a document to its receptor; received: an answer to a
+ * supplier), each filling the subject fields (kind, dteId, respuesta) of its own deliveries
+ * (toDelivery). The outbox itself stores subjects, not these fields.
+ */
 export const DeliverySchema = Type.Object(
   {
     id: Uuid(),
@@ -22,7 +22,7 @@ export const DeliverySchema = Type.Object(
       Type.Object(
         {
           tipo: Type.Union(
-            RESPUESTA_TIPOS.map((t) => Type.Literal(t)),
+            (['RecepcionEnvio', 'ResultadoDTE', 'EnvioRecibos'] as const).map((t) => Type.Literal(t)),
             {
               description:
                 "RecepcionEnvio: the upload's RespuestaEnvioDTE; ResultadoDTE: the RespuestaDTE of an ACD, RCD, RFP or RFT; " +
@@ -95,26 +95,3 @@ export const DeliverySchema = Type.Object(
 );
 
 export const DeliveryList = Type.Object({ data: Type.Array(DeliverySchema, { description: 'Oldest first.' }) });
-
-export const TenantReceivedParams = Type.Object(
-  { tenantId: Type.String({ maxLength: 64 }), receivedId: Type.String({ maxLength: 64, description: 'Received document id' }) },
-  { additionalProperties: false },
-);
-export const TenantEnvioParams = Type.Object(
-  { tenantId: Type.String({ maxLength: 64 }), envioId: Type.String({ maxLength: 64, description: 'Received envío id' }) },
-  { additionalProperties: false },
-);
-
-export const ResendBody = Type.Object(
-  {
-    to: Type.Optional(
-      Type.String({
-        format: 'email',
-        maxLength: 254,
-        description: "Where to send it; default the document's receptor.correo.",
-        examples: ['dte@receptor.cl'],
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);

@@ -1,5 +1,4 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { isBoleta, isDteEngineError } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import { enqueue, fenced, type JobLease, type JobResult } from '../../jobs/queue.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -8,74 +7,53 @@ import { newId, UUID_RE } from '../../lib/tokens.ts';
 import type { TenantRef } from '../tenants/index.ts';
 import { classifySmtpError, MailSendError, recipientHash, type MailTransport, type OutgoingMail } from './exchange.mail.ts';
 import { isDeliverableAddress } from './exchange.message.ts';
-import { exchangeStore, type DeliveryKind, type DeliveryRow, type RespuestaTipo } from './exchange.store.ts';
-import { toDelivery, toMailboxMessage, type Delivery, type MailboxMessage } from './exchange.views.ts';
+import { exchangeStore, type DeliveryRow, type Subject, type SubjectDetail } from './exchange.store.ts';
+import { toMailboxMessage, toMailDelivery, type MailboxMessage, type MailDelivery } from './exchange.views.ts';
 
 /**
- * Outbound exchange (docs/decisions.md §13, docs/exchange.md): an accepted document that is not a boleta
- * is e-mailed to its receptor as an EnvioDTE addressed to it (Caratula RutReceptor = the receptor,
- * signed with the tenant's certificate) with its PDF.
+ * The outbound-mail outbox (docs/exchange.md, docs/design.md §11): it queues, sends, retries and
+ * records e-mails whose content and rules belong to the modules that own what they are about.
+ * The dte module decides which documents go to their receptors, the received module which answers
+ * go to suppliers; each enqueues in its own transaction and writes its messages with the composer
+ * it registered. This module reads no document, signer, XML or PDF, and imports neither module.
  *
  * Invariants:
- * - The automatic delivery is written by `onAccepted` in the caller's transaction, the one that
- *   records the acceptance (outbox): a committed acceptance always has its delivery row and job,
- *   a rolled-back one has neither. At most one per document (exchange_deliveries_once).
- * - Building the envelope, rendering the PDF and talking SMTP happen in the job, outside any
- *   transaction. The job is at least once: a crash after the server took the message and before
- *   `sent` was recorded sends it again, with the same Message-ID.
+ * - A delivery is written by `enqueue` in the caller's transaction (outbox): a committed one always
+ *   has its job, a rolled-back one has neither. A once key (the owner's) makes a second write a no-op.
+ * - Composing the message and talking SMTP happen in the job, outside any transaction. The job is
+ *   at least once: a crash after the server took the message and before `sent` was recorded sends
+ *   it again, with the same Message-ID.
  * - Attempts are counted on the delivery row and spaced by `retryScheduleMs` (the job reschedules
  *   itself); a permanent refusal (SMTP 5yz) or the last attempt marks it `failed`.
- * - Logs carry the delivery id and a hash of the address, never the address.
- * - A second kind, `respuesta` (docs/received.md, "Sending the signed answers"): the tenant's signed
- *   answers to a supplier, enqueued by `onRespuesta` in the received module's transaction that
- *   stores the answer, sent to the supplier's address with the stored bytes attached unchanged,
- *   with the same jobs, retries and records. An answer the SII refused before its e-mail went out
- *   is not sent (`skipped`, answer_refused_by_sii).
+ * - Once a delivery ends (sent, failed, or skipped by its composer), the owner's `onStatus` is told,
+ *   after the record is committed.
+ * - Logs carry the delivery id, its subject and a hash of the address, never the address.
  */
 export const DELIVERY_QUEUE = 'exchange.deliver';
 
-/** What the dte module tells this one when a document is accepted (its own row, in its transaction). */
-export interface AcceptedDocument {
+/** A delivery to write, in the owner's transaction. */
+export interface MailToEnqueue {
   accountId: string;
   tenantId: string;
-  dteId: string;
-  tipoDte: number;
-  receptor: { correo?: string | null | undefined };
+  subject: Subject;
+  detail?: SubjectDetail | null | undefined;
+  /** The owner's word for why (e.g. accepted, resend); shown on the record. */
+  trigger: string;
+  /** Where it goes; a deliverable address (isDeliverableAddress) unless `skipReason` is given. */
+  to: string | null;
+  /** Nothing to send (the owner's reason, e.g. no address): recorded `skipped`, no job. */
+  skipReason?: string | null | undefined;
+  /** At most one delivery per key within the account: a second `enqueue` with it writes nothing. */
+  onceKey?: string | null | undefined;
 }
 
-/**
- * A signed answer to a supplier to deliver (kind respuesta), told by the received module in the
- * transaction that stores the answer: the upload's RespuestaEnvioDTE (`receivedEnvioId`), or the
- * ResultadoDTE / EnvioRecibos of answer `n` to a received document. `to`: the request's address,
- * else the supplier's CorreoEmisor (a given one was validated by the route already).
- */
-export interface RespuestaToSend {
-  accountId: string;
-  tenantId: string;
-  answer: { receivedEnvioId: string } | { receivedDteId: string; n: number; tipo: 'ResultadoDTE' | 'EnvioRecibos' };
-  to: string | null | undefined;
-}
-
-/** What this module reads of received envíos and documents (a 404 for another tenant's), through the received module's public reads. */
-interface ReceivedReads {
-  envio(tenant: TenantRef, envioId: string): Promise<{ id: string }>;
-  get(tenant: TenantRef, id: string): Promise<{ id: string }>;
-}
-
-/**
- * What a composer is told of the delivery it writes the message for: its id, owner and what it
- * is about (the columns the sending module gave `onAccepted`, `resend` or `onRespuesta`).
- */
-export interface DeliveryToCompose {
+/** What a composer is told of the delivery it writes the message for. */
+export interface MailToCompose {
   id: string;
   accountId: string;
   tenantId: string;
-  kind: DeliveryKind;
-  dteId: string | null;
-  receivedEnvioId: string | null;
-  receivedDteId: string | null;
-  accionN: number | null;
-  respuestaTipo: RespuestaTipo | null;
+  subject: Subject;
+  detail: SubjectDetail | null;
 }
 
 /** The addressing the outbox fixed: the message's Message-ID is `<deliveryId@From domain>` (messageDomain). */
@@ -86,22 +64,21 @@ export interface MailAddressing {
 }
 
 /**
- * Writes one kind's message in the delivery job, outside any transaction; `undefined` when there is
- * nothing to send any more (recorded `skipped`, answer_refused_by_sii). The module that sends that
- * kind supplies it (src/modules/dte/dte.mail.ts, src/modules/received/received.mail.ts) and the
- * composition root registers it (`registerComposer`), so this module holds no document's content.
+ * Writes one subject kind's message in the delivery job, outside any transaction; `{ skip }` when
+ * there is nothing to send any more (recorded `skipped` with that reason).
  */
-export type MailComposer = (d: DeliveryToCompose, a: MailAddressing) => Promise<OutgoingMail | undefined>;
+export type MailComposer = (d: MailToCompose, a: MailAddressing) => Promise<OutgoingMail | { skip: string }>;
 
-/** The documents this module reads, through the dte module's public reads. */
-interface DocumentView {
-  id: string;
-  tipoDte: number;
-  folio: number;
-  status: string;
-  fechaEmision: string;
-  montoTotal: number;
-  receptor: { rut: string; correo?: string | null | undefined };
+/** What the owner of a subject kind registers at wiring time. */
+export interface SubjectHandlers {
+  compose: MailComposer;
+  /**
+   * Errors of the owner's own kinds thrown while composing (beside AppError), as the code and
+   * message recorded on the attempt; undefined for an unexpected one (delivery_build_failed).
+   */
+  explainError?: ((e: unknown) => { code: string; message: string } | undefined) | undefined;
+  /** Told once a delivery has ended (sent, failed, skipped by its composer), after commit. */
+  onStatus?: ((d: MailDelivery) => Promise<void> | void) | undefined;
 }
 
 export interface ExchangeDeps {
@@ -112,59 +89,47 @@ export interface ExchangeDeps {
   from: string;
   /** Delay before each attempt (EXCHANGE_RETRY_SCHEDULE); its length is the number of attempts. */
   retryScheduleMs: readonly number[];
-  /** The dte module's read of a document (a resend's rules, and a 404 for another tenant's). */
-  documents: { get(tenant: TenantRef, id: string): Promise<DocumentView> };
-  /** Received envíos and documents, for the lists of answers sent to suppliers (kind respuesta). */
-  respuestas?: ReceivedReads | undefined;
   log?: { warn: (obj: object, msg: string) => void; error: (obj: object, msg: string) => void };
 }
 
-const ACCEPTED_STATES = ['accepted', 'accepted_with_objections'];
-
 /** What a log line says a delivery is about (ids only). */
-const subjectOf = (d: DeliveryRow) =>
-  d.kind === 'respuesta'
-    ? {
-        kind: d.kind,
-        receivedEnvioId: d.received_envio_id ?? undefined,
-        receivedDteId: d.received_dte_id ?? undefined,
-        n: d.accion_n ?? undefined,
-      }
-    : { dteId: d.dte_id };
+const subjectOf = (d: DeliveryRow) => ({ subject: d.subject_kind, subjectId: d.subject_id });
 
 export function createExchangeService(deps: ExchangeDeps) {
   const { db, clock } = deps;
   const maxAttempts = Math.max(1, deps.retryScheduleMs.length);
   const delayBefore = (attempt: number) => deps.retryScheduleMs[attempt - 1] ?? deps.retryScheduleMs[deps.retryScheduleMs.length - 1] ?? 0;
 
-  const enqueueDelivery = (tx: Sql, accountId: string, deliveryId: string) =>
+  const enqueueJob = (tx: Sql, accountId: string, deliveryId: string) =>
     enqueue(tx, DELIVERY_QUEUE, { deliveryId, accountId }, { delayMs: delayBefore(1), singletonKey: `${DELIVERY_QUEUE}:${deliveryId}` });
 
-  const respuestas = (): ReceivedReads => {
-    if (!deps.respuestas) throw new Error('exchange: no source of received documents is wired');
-    return deps.respuestas;
+  const subjects = new Map<string, SubjectHandlers>();
+  const handlersOf = (kind: string): SubjectHandlers => {
+    const h = subjects.get(kind);
+    if (!h) throw new Error(`exchange: nothing is registered for deliveries about ${kind}`);
+    return h;
   };
 
-  const composers = new Map<DeliveryKind, MailComposer>();
-
-  /** Everything the message needs, gathered and built by its kind's composer outside any transaction. */
-  const build = async (d: DeliveryRow) => {
-    const compose = composers.get(d.kind);
-    if (!compose) throw new Error(`exchange: no composer is registered for deliveries of kind ${d.kind}`);
-    return compose(
-      {
-        id: d.id,
-        accountId: d.account_id,
-        tenantId: d.tenant_id,
-        kind: d.kind,
-        dteId: d.dte_id,
-        receivedEnvioId: d.received_envio_id,
-        receivedDteId: d.received_dte_id,
-        accionN: d.accion_n,
-        respuestaTipo: d.respuesta_tipo,
-      },
+  /** Everything the message needs, gathered and built by its subject's composer outside any transaction. */
+  const build = (d: DeliveryRow) => {
+    const m = toMailDelivery(d);
+    return handlersOf(d.subject_kind).compose(
+      { id: d.id, accountId: d.account_id, tenantId: d.tenant_id, subject: m.subject, detail: m.detail },
       { deliveryId: d.id, from: deps.from, to: d.recipient! },
     );
+  };
+
+  /** The owner hears of an ended delivery after commit; its failure is logged, the delivery stands. */
+  const reportStatus = async (accountId: string, id: string): Promise<void> => {
+    const row = await exchangeStore.get(db, accountId, id);
+    if (!row || row.status === 'pending') return;
+    const onStatus = subjects.get(row.subject_kind)?.onStatus;
+    if (!onStatus) return;
+    try {
+      await onStatus(toMailDelivery(row));
+    } catch (err) {
+      deps.log?.error({ deliveryId: id, ...subjectOf(row), err }, 'exchange delivery status callback failed');
+    }
   };
 
   /** A failed attempt: again after the schedule's next delay, or `failed` when permanent or the last. */
@@ -181,6 +146,7 @@ export function createExchangeService(deps: ExchangeDeps) {
         exchangeStore.recordFailed(sql, { id: d.id, accountId: d.account_id, attempts: attempt, code: e.code, message: e.message, now }),
       );
       deps.log?.warn({ ...log, final: true }, 'exchange delivery failed');
+      await reportStatus(d.account_id, d.id);
       return;
     }
     // ±20 % jitter, as webhook retries: deliveries deferred together do not all come back together.
@@ -200,146 +166,53 @@ export function createExchangeService(deps: ExchangeDeps) {
     return { rescheduleInMs: waitMs };
   };
 
-  /** 404 for a document of another tenant or account (the dte module's read). */
-  const documentOf = (tenant: TenantRef, dteId: string) => deps.documents.get(tenant, dteId);
-
   return {
     transportKind: deps.transport.kind,
 
-    /** At wiring time: the composer of one kind's messages (one per kind). */
-    registerComposer(kind: DeliveryKind, compose: MailComposer): void {
-      composers.set(kind, compose);
+    /** At wiring time: the composer (and status callback) of one subject kind's deliveries, by its owner. */
+    registerSubject(kind: string, handlers: SubjectHandlers): void {
+      if (subjects.has(kind)) throw new Error(`exchange: deliveries about ${kind} are registered already`);
+      subjects.set(kind, handlers);
     },
 
     /**
-     * In the transaction that records a document's acceptance (the dte module calls it there): its
-     * delivery, or a `skipped` entry when the receptor has no usable address; nothing for boletas.
+     * In the owner's transaction (outbox): writes the delivery, pending with its job, or skipped
+     * with the owner's reason. Returns its id, and whether it was written (false: the once key's
+     * delivery is there already).
      */
-    async onAccepted(tx: Sql, doc: AcceptedDocument): Promise<void> {
-      if (isBoleta(doc.tipoDte)) return;
-      const given = doc.receptor.correo?.trim() || null;
-      const ok = isDeliverableAddress(given);
+    async enqueue(tx: Sql, m: MailToEnqueue): Promise<{ id: string; inserted: boolean }> {
+      const skipReason = m.skipReason ?? null;
+      const to = m.to?.trim() || null;
+      if (!skipReason && !isDeliverableAddress(to)) throw new Error('exchange: a pending delivery needs a deliverable address');
       const id = newId();
       const inserted = await exchangeStore.insertDelivery(tx, {
         id,
-        accountId: doc.accountId,
-        tenantId: doc.tenantId,
-        dteId: doc.dteId,
-        trigger: 'accepted',
-        status: ok ? 'pending' : 'skipped',
-        skipReason: ok ? null : given ? 'receptor_email_invalid' : 'receptor_email_missing',
-        recipient: given,
+        accountId: m.accountId,
+        tenantId: m.tenantId,
+        subject: m.subject,
+        detail: m.detail ?? null,
+        onceKey: m.onceKey ?? null,
+        trigger: m.trigger,
+        status: skipReason ? 'skipped' : 'pending',
+        skipReason,
+        recipient: to,
         maxAttempts,
         now: clock.now(),
       });
-      if (inserted && ok) await enqueueDelivery(tx, doc.accountId, id);
+      if (inserted && !skipReason) await enqueueJob(tx, m.accountId, id);
+      return { id, inserted };
     },
 
-    /**
-     * In the transaction that stores a signed answer to a supplier (the received module calls it
-     * there, outbox): its delivery to the supplier's exchange address, or a `skipped` entry saying
-     * why there is none. Returns the delivery's id.
-     */
-    async onRespuesta(tx: Sql, r: RespuestaToSend): Promise<string> {
-      const given = r.to?.trim() || null;
-      const ok = isDeliverableAddress(given);
-      const id = newId();
-      const envio = 'receivedEnvioId' in r.answer ? r.answer : undefined;
-      const accion = 'receivedDteId' in r.answer ? r.answer : undefined;
-      const tipo: RespuestaTipo = envio ? 'RecepcionEnvio' : accion!.tipo;
-      await exchangeStore.insertDelivery(tx, {
-        id,
-        accountId: r.accountId,
-        tenantId: r.tenantId,
-        kind: 'respuesta',
-        dteId: null,
-        receivedEnvioId: envio?.receivedEnvioId ?? null,
-        receivedDteId: accion?.receivedDteId ?? null,
-        accionN: accion?.n ?? null,
-        respuestaTipo: tipo,
-        trigger: envio ? 'recepcion' : 'accion',
-        status: ok ? 'pending' : 'skipped',
-        skipReason: ok ? null : given ? 'supplier_email_invalid' : 'supplier_email_missing',
-        recipient: given,
-        maxAttempts,
-        now: clock.now(),
-      });
-      if (ok) await enqueueDelivery(tx, r.accountId, id);
-      return id;
+    /** A subject's deliveries within the tenant, oldest first (the owner checked the subject is the tenant's). */
+    async ofSubject(tenant: TenantRef, subject: Subject): Promise<MailDelivery[]> {
+      if (!UUID_RE.test(subject.id)) return [];
+      return (await exchangeStore.ofSubject(db, tenant.account_id, tenant.id, subject)).map(toMailDelivery);
     },
 
-    /** GET …/received/envios/{envioId}/deliveries: the upload's answer sent to the supplier. */
-    async listOfReceivedEnvio(tenant: TenantRef, envioId: string): Promise<{ data: Delivery[] }> {
-      const e = await respuestas().envio(tenant, envioId);
-      return { data: (await exchangeStore.ofReceivedEnvio(db, tenant.account_id, tenant.id, e.id)).map(toDelivery) };
-    },
-
-    /** GET …/received/{receivedId}/deliveries: the document's answers sent to the supplier. */
-    async listOfReceivedDte(tenant: TenantRef, receivedId: string): Promise<{ data: Delivery[] }> {
-      const doc = await respuestas().get(tenant, receivedId);
-      return { data: (await exchangeStore.ofReceivedDte(db, tenant.account_id, tenant.id, doc.id)).map(toDelivery) };
-    },
-
-    /** GET …/dte/{dteId}/deliveries: every delivery of the document, oldest first. */
-    async list(tenant: TenantRef, dteId: string): Promise<{ data: Delivery[] }> {
-      const doc = await documentOf(tenant, dteId);
-      return { data: (await exchangeStore.ofDte(db, tenant.account_id, tenant.id, doc.id)).map(toDelivery) };
-    },
-
-    /** POST …/dte/{dteId}/deliveries: send an accepted document again (to `to`, or its receptor's correo). */
-    async resend(
-      tenant: TenantRef,
-      dteId: string,
-      body: { to?: string | undefined },
-      opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
-    ): Promise<Delivery> {
-      const doc = await documentOf(tenant, dteId);
-      if (isBoleta(doc.tipoDte))
-        throw errors.conflict('delivery_not_applicable', `A boleta (type ${doc.tipoDte}) is not exchanged with its receptor.`);
-      if (!ACCEPTED_STATES.includes(doc.status))
-        throw errors.conflict(
-          'dte_not_accepted',
-          `The DTE is ${doc.status}: only a document the SII accepted is delivered to its receptor.`,
-          {
-            details: { status: doc.status },
-          },
-        );
-      const to = body.to?.trim() || doc.receptor.correo?.trim() || null;
-      if (body.to && !isDeliverableAddress(to))
-        throw errors.invalid('invalid_email', '`to` is not an e-mail address a delivery can be sent to (name@domain.tld).', {
-          param: 'to',
-        });
-      if (!isDeliverableAddress(to))
-        throw errors.conflict(
-          'receptor_email_missing',
-          "The document's receptor has no usable correo: pass `to` with the receptor's exchange address.",
-          { param: 'to', details: { correo: doc.receptor.correo ?? null } },
-        );
-      const id = newId();
-      const now = clock.now();
-      await db.transaction(async (tx) => {
-        await exchangeStore.insertDelivery(tx, {
-          id,
-          accountId: tenant.account_id,
-          tenantId: tenant.id,
-          dteId: doc.id,
-          trigger: 'resend',
-          status: 'pending',
-          skipReason: null,
-          recipient: to,
-          maxAttempts,
-          now,
-        });
-        await enqueueDelivery(tx, tenant.account_id, id);
-        await opts.bindResult?.(tx, id);
-      });
-      return toDelivery((await exchangeStore.get(db, tenant.account_id, id))!);
-    },
-
-    /** A delivery by id within the account (the replay of a resend whose response was lost). */
-    async byId(accountId: string, id: string): Promise<Delivery | undefined> {
+    /** A delivery by id within the account. */
+    async byId(accountId: string, id: string): Promise<MailDelivery | undefined> {
       const r = UUID_RE.test(id) ? await exchangeStore.get(db, accountId, id) : undefined;
-      return r ? toDelivery(r) : undefined;
+      return r ? toMailDelivery(r) : undefined;
     },
 
     /**
@@ -359,23 +232,23 @@ export function createExchangeService(deps: ExchangeDeps) {
       } catch (e) {
         // The tenant's certificate removed or expired, the document unreadable: retried on the
         // schedule (the tenant can fix its certificate), then failed with the reason's code.
-        const known = e instanceof AppError ? e.code : isDteEngineError(e) ? e.code : undefined;
+        const known = e instanceof AppError ? { code: e.code, message: e.message } : subjects.get(d.subject_kind)?.explainError?.(e);
         if (!known) deps.log?.error({ deliveryId: d.id, ...subjectOf(d), err: e }, 'exchange delivery could not be built');
         return failedAttempt(
           d,
           attempt,
           {
-            code: known ?? 'delivery_build_failed',
-            message: e instanceof AppError || isDteEngineError(e) ? e.message : 'The message could not be built; it is tried again.',
+            code: known?.code ?? 'delivery_build_failed',
+            message: known?.message ?? 'The message could not be built; it is tried again.',
             permanent: false,
           },
           job.fence,
         );
       }
-      if (!mail) {
-        await fenced(db, job.fence, (sql) =>
-          exchangeStore.recordSkipped(sql, { id: d.id, accountId, reason: 'answer_refused_by_sii', now: clock.now() }),
-        );
+      if ('skip' in mail) {
+        const reason = mail.skip;
+        await fenced(db, job.fence, (sql) => exchangeStore.recordSkipped(sql, { id: d.id, accountId, reason, now: clock.now() }));
+        await reportStatus(accountId, d.id);
         return;
       }
       let sent;
@@ -397,6 +270,7 @@ export function createExchangeService(deps: ExchangeDeps) {
           now: clock.now(),
         }),
       );
+      await reportStatus(accountId, d.id);
     },
 
     /** The local mailbox (dashboard): the messages of the account, newest first. */

@@ -2,34 +2,33 @@ import type { Sql } from '../../db/types.ts';
 import { cursorCondition, type Cursor } from '../../lib/pagination.ts';
 
 /**
- * Deliveries of accepted documents to their receptors and of a tenant's signed answers to its
- * suppliers (kind respuesta), and the embedded default's local mailbox.
+ * The outbox's deliveries (docs/exchange.md): each names its subject — a kind the owning module
+ * chose and that module's id, with an opaque detail — and never a document's columns; and the
+ * embedded default's local mailbox.
  * Every query is scoped by account (another account's row is never found). Functions take the
  * caller's `Sql`: a transaction or the pool, never a transaction of their own.
  */
 export const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
-/** dte: accepted → resend; respuesta: recepcion (an upload's RespuestaEnvioDTE), accion (an acceptance or claim's answer). */
-export type DeliveryTrigger = 'accepted' | 'resend' | 'recepcion' | 'accion';
-export const DELIVERY_KINDS = ['dte', 'respuesta'] as const;
-export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
-export const RESPUESTA_TIPOS = ['RecepcionEnvio', 'ResultadoDTE', 'EnvioRecibos'] as const;
-export type RespuestaTipo = (typeof RESPUESTA_TIPOS)[number];
 export type DeliveryTransport = 'smtp' | 'mailbox';
+
+/** What a delivery is about, in its owner's words: `kind` (e.g. dte) and the owner's id. */
+export interface Subject {
+  kind: string;
+  id: string;
+}
+/** What the owner keeps beside the subject's id (flat, JSON): read back unchanged, never interpreted here. */
+export type SubjectDetail = Record<string, string | number | null>;
 
 export interface DeliveryRow {
   id: string;
   account_id: string;
   tenant_id: string;
-  kind: DeliveryKind;
-  /** kind dte: the document sent. */
-  dte_id: string | null;
-  /** kind respuesta: the upload whose RespuestaEnvioDTE it carries, or the received document and answer n. */
-  received_envio_id: string | null;
-  received_dte_id: string | null;
-  accion_n: number | null;
-  respuesta_tipo: RespuestaTipo | null;
-  trigger: DeliveryTrigger;
+  subject_kind: string;
+  subject_id: string;
+  subject_detail: SubjectDetail | string | null;
+  /** Why the owner wrote it (its own word, e.g. accepted, resend). */
+  trigger: string;
   status: DeliveryStatus;
   skip_reason: string | null;
   recipient: string | null;
@@ -50,14 +49,11 @@ export interface NewDelivery {
   id: string;
   accountId: string;
   tenantId: string;
-  /** Default 'dte' (dteId); 'respuesta' names receivedEnvioId, or receivedDteId and accionN. */
-  kind?: DeliveryKind;
-  dteId: string | null;
-  receivedEnvioId?: string | null;
-  receivedDteId?: string | null;
-  accionN?: number | null;
-  respuestaTipo?: RespuestaTipo | null;
-  trigger: DeliveryTrigger;
+  subject: Subject;
+  detail: SubjectDetail | null;
+  /** Unique within the account when given: a second insert with it writes nothing. */
+  onceKey: string | null;
+  trigger: string;
   status: 'pending' | 'skipped';
   skipReason: string | null;
   recipient: string | null;
@@ -70,9 +66,8 @@ export interface MailboxRow {
   account_id: string;
   tenant_id: string;
   delivery_id: string;
-  dte_id: string | null;
-  received_envio_id: string | null;
-  received_dte_id: string | null;
+  subject_kind: string;
+  subject_id: string;
   message_id: string;
   from_address: string;
   to_address: string;
@@ -96,10 +91,10 @@ export interface NewMailboxMessage {
   now: Date;
 }
 
-const DELIVERY_COLS = `id, account_id, tenant_id, kind, dte_id, received_envio_id, received_dte_id, accion_n, respuesta_tipo, trigger, status, skip_reason, recipient, transport, attempts, max_attempts,
+const DELIVERY_COLS = `id, account_id, tenant_id, subject_kind, subject_id, subject_detail, trigger, status, skip_reason, recipient, transport, attempts, max_attempts,
   last_error_code, last_error_message, message_id, smtp_response, next_attempt_at, sent_at, created_at, updated_at`;
 
-const MAILBOX_SELECT = `select m.id, m.account_id, m.tenant_id, m.delivery_id, d.dte_id, d.received_envio_id, d.received_dte_id, m.message_id, m.from_address, m.to_address, m.subject,
+const MAILBOX_SELECT = `select m.id, m.account_id, m.tenant_id, m.delivery_id, d.subject_kind, d.subject_id, m.message_id, m.from_address, m.to_address, m.subject,
     octet_length(m.raw) as size, m.created_at,
     coalesce((select json_agg(json_build_object('idx', a.idx, 'filename', a.filename, 'contentType', a.content_type,
         'size', octet_length(a.content)) order by a.idx)
@@ -107,29 +102,27 @@ const MAILBOX_SELECT = `select m.id, m.account_id, m.tenant_id, m.delivery_id, d
   from exchange_mailbox m join exchange_deliveries d on d.id = m.delivery_id and d.account_id = m.account_id`;
 
 export const exchangeStore = {
-  /** Returns false when the document already has its automatic delivery (exchange_deliveries_once). */
+  /** Returns false when a delivery with the same once key is there already (exchange_deliveries_once). */
   async insertDelivery(tx: Sql, d: NewDelivery): Promise<boolean> {
     const r = await tx.query(
-      `insert into exchange_deliveries (id, account_id, tenant_id, dte_id, trigger, status, skip_reason, recipient, max_attempts,
-         next_attempt_at, created_at, updated_at, kind, received_envio_id, received_dte_id, accion_n, respuesta_tipo)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, case when $6 = 'pending' then $10::timestamptz end, $10, $10, $11, $12, $13, $14, $15)
+      `insert into exchange_deliveries (id, account_id, tenant_id, subject_kind, subject_id, subject_detail, once_key, trigger, status,
+         skip_reason, recipient, max_attempts, next_attempt_at, created_at, updated_at)
+       values ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11, $12, case when $9 = 'pending' then $13::timestamptz end, $13, $13)
        on conflict do nothing`,
       [
         d.id,
         d.accountId,
         d.tenantId,
-        d.dteId,
+        d.subject.kind,
+        d.subject.id,
+        d.detail ? JSON.stringify(d.detail) : null,
+        d.onceKey,
         d.trigger,
         d.status,
         d.skipReason,
         d.recipient,
         d.maxAttempts,
         d.now,
-        d.kind ?? 'dte',
-        d.receivedEnvioId ?? null,
-        d.receivedDteId ?? null,
-        d.accionN ?? null,
-        d.respuestaTipo ?? null,
       ],
     );
     return r.rowCount === 1;
@@ -143,44 +136,17 @@ export const exchangeStore = {
     return r.rows[0];
   },
 
-  async getForUpdate(tx: Sql, accountId: string, id: string): Promise<DeliveryRow | undefined> {
-    const r = await tx.query<DeliveryRow>(`select ${DELIVERY_COLS} from exchange_deliveries where account_id = $1 and id = $2 for update`, [
-      accountId,
-      id,
-    ]);
-    return r.rows[0];
-  },
-
-  /** A document's deliveries, oldest first. */
-  async ofDte(sql: Sql, accountId: string, tenantId: string, dteId: string): Promise<DeliveryRow[]> {
-    const r = await sql.query<DeliveryRow>(
-      `select ${DELIVERY_COLS} from exchange_deliveries where account_id = $1 and tenant_id = $2 and dte_id = $3 order by created_at, id`,
-      [accountId, tenantId, dteId],
-    );
-    return r.rows;
-  },
-
-  /** The answers sent to a supplier for one upload (its RespuestaEnvioDTE), oldest first. */
-  async ofReceivedEnvio(sql: Sql, accountId: string, tenantId: string, envioId: string): Promise<DeliveryRow[]> {
+  /** A subject's deliveries within one tenant, oldest first. */
+  async ofSubject(sql: Sql, accountId: string, tenantId: string, subject: Subject): Promise<DeliveryRow[]> {
     const r = await sql.query<DeliveryRow>(
       `select ${DELIVERY_COLS} from exchange_deliveries
-       where account_id = $1 and tenant_id = $2 and received_envio_id = $3 order by created_at, id`,
-      [accountId, tenantId, envioId],
+       where account_id = $1 and tenant_id = $2 and subject_kind = $3 and subject_id = $4 order by created_at, id`,
+      [accountId, tenantId, subject.kind, subject.id],
     );
     return r.rows;
   },
 
-  /** The answers sent to a supplier for one received document (its ResultadoDTE / EnvioRecibos), oldest first. */
-  async ofReceivedDte(sql: Sql, accountId: string, tenantId: string, receivedDteId: string): Promise<DeliveryRow[]> {
-    const r = await sql.query<DeliveryRow>(
-      `select ${DELIVERY_COLS} from exchange_deliveries
-       where account_id = $1 and tenant_id = $2 and received_dte_id = $3 order by created_at, id`,
-      [accountId, tenantId, receivedDteId],
-    );
-    return r.rows;
-  },
-
-  /** A pending delivery found to have nothing to send after all (an answer the SII refused meanwhile). */
+  /** A pending delivery found to have nothing to send after all (its composer said why). */
   async recordSkipped(sql: Sql, u: { id: string; accountId: string; reason: string; now: Date }): Promise<void> {
     await sql.query(
       `update exchange_deliveries set status = 'skipped', skip_reason = $3, next_attempt_at = null, updated_at = $4

@@ -1,13 +1,15 @@
-import type { DeliveryRow, MailboxRow, RespuestaTipo } from './exchange.store.ts';
+import type { DeliveryRow, MailboxRow, Subject, SubjectDetail } from './exchange.store.ts';
 
-/** The API's views of the exchange rows (the response schemas in exchange.schemas.ts are their allow-list). */
-export interface Delivery {
+/**
+ * The outbox's record of one delivery, as its owner reads it (exchange's public surface): what it
+ * is about in the owner's words (`subject`, `detail`) and where the sending stands.
+ */
+export interface MailDelivery {
   id: string;
   tenantId: string;
-  kind: DeliveryRow['kind'];
-  dteId: string | null;
-  respuesta: { tipo: RespuestaTipo; receivedEnvioId: string | null; receivedDteId: string | null; n: number | null } | null;
-  trigger: DeliveryRow['trigger'];
+  subject: Subject;
+  detail: SubjectDetail | null;
+  trigger: string;
   status: DeliveryRow['status'];
   skipReason: string | null;
   to: string | null;
@@ -25,15 +27,16 @@ export interface Delivery {
 
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
-export function toDelivery(r: DeliveryRow): Delivery {
+// jsonb comes back parsed from both drivers; a string is parsed in case a driver leaves it as text.
+const detailOf = (d: DeliveryRow['subject_detail']): SubjectDetail | null =>
+  d == null ? null : typeof d === 'string' ? (JSON.parse(d) as SubjectDetail) : d;
+
+export function toMailDelivery(r: DeliveryRow): MailDelivery {
   return {
     id: r.id,
     tenantId: r.tenant_id,
-    kind: r.kind,
-    dteId: r.dte_id,
-    respuesta: r.respuesta_tipo
-      ? { tipo: r.respuesta_tipo, receivedEnvioId: r.received_envio_id, receivedDteId: r.received_dte_id, n: r.accion_n }
-      : null,
+    subject: { kind: r.subject_kind, id: r.subject_id },
+    detail: detailOf(r.subject_detail),
     trigger: r.trigger,
     status: r.status,
     skipReason: r.skip_reason,
@@ -51,14 +54,48 @@ export function toDelivery(r: DeliveryRow): Delivery {
   };
 }
 
+/**
+ * The contract's Delivery resource (exchange.schemas.ts is its allow-list), served by the modules
+ * that own the subjects (dte, received): they say what it is about in the contract's words.
+ */
+export interface DeliveryAbout {
+  kind: 'dte' | 'respuesta';
+  dteId: string | null;
+  respuesta: { tipo: string; receivedEnvioId: string | null; receivedDteId: string | null; n: number | null } | null;
+}
+export type Delivery = Omit<MailDelivery, 'subject' | 'detail'> & DeliveryAbout;
+
+/** The contract's view of a delivery, fields in the contract's order. */
+export function toDelivery(m: MailDelivery, about: DeliveryAbout): Delivery {
+  return {
+    id: m.id,
+    tenantId: m.tenantId,
+    kind: about.kind,
+    dteId: about.dteId,
+    respuesta: about.respuesta,
+    trigger: m.trigger,
+    status: m.status,
+    skipReason: m.skipReason,
+    to: m.to,
+    transport: m.transport,
+    attempts: m.attempts,
+    maxAttempts: m.maxAttempts,
+    lastError: m.lastError,
+    messageId: m.messageId,
+    smtpResponse: m.smtpResponse,
+    nextAttemptAt: m.nextAttemptAt,
+    sentAt: m.sentAt,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+  };
+}
+
 export interface MailboxMessage {
   id: string;
   tenantId: string;
   deliveryId: string;
-  /** The document a delivery sent (kind dte); null for an answer to a supplier (receivedDteId / receivedEnvioId). */
-  dteId: string | null;
-  receivedDteId: string | null;
-  receivedEnvioId: string | null;
+  /** What its delivery is about, in its owner's words (kind dte: the document sent). */
+  about: Subject;
   messageId: string;
   from: string;
   to: string;
@@ -73,9 +110,7 @@ export function toMailboxMessage(r: MailboxRow): MailboxMessage {
     id: r.id,
     tenantId: r.tenant_id,
     deliveryId: r.delivery_id,
-    dteId: r.dte_id,
-    receivedDteId: r.received_dte_id,
-    receivedEnvioId: r.received_envio_id,
+    about: { kind: r.subject_kind, id: r.subject_id },
     messageId: r.message_id,
     from: r.from_address,
     to: r.to_address,

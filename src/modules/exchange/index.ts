@@ -1,24 +1,27 @@
 /**
- * Outbound exchange: the outbox of e-mails to receptors and suppliers (docs/exchange.md, decisions
- * §13); SMTP or the local mailbox, retries, records. Told of acceptances by the dte module
- * (`onAccepted`) and of signed answers by the received module (`onRespuesta`) in their own
- * transactions; the messages are written by the composers those modules supply
- * (`registerComposer`), so this module holds no document's content.
+ * Outbound mail: a generic outbox of e-mails (docs/exchange.md, docs/design.md §11) — queues,
+ * sends over SMTP or into the local mailbox, retries, records, and tells each delivery's owner how
+ * it ended. The modules that own what is sent (dte: documents to receptors; received: answers to
+ * suppliers) decide what goes, enqueue in their own transactions (`enqueue`), write the messages
+ * (`registerSubject`'s composer) and serve the deliveries routes from `ofSubject` / `byId`. This
+ * module imports neither of them.
  */
 export { createExchangeService, DELIVERY_QUEUE } from './exchange.service.ts';
 export type {
   ExchangeService,
   ExchangeDeps,
-  AcceptedDocument,
-  DeliveryToCompose,
+  MailToEnqueue,
+  MailToCompose,
   MailAddressing,
   MailComposer,
+  SubjectHandlers,
 } from './exchange.service.ts';
 export { createSmtpTransport, createMailboxTransport, recipientHash } from './exchange.mail.ts';
 export type { MailTransport, OutgoingMail } from './exchange.mail.ts';
-export type { Delivery, MailboxMessage } from './exchange.views.ts';
+export { toDelivery } from './exchange.views.ts';
+export type { Delivery, DeliveryAbout, MailDelivery, MailboxMessage } from './exchange.views.ts';
+export { DeliveryList, DeliverySchema } from './exchange.schemas.ts';
 export { DELIVERY_STATUSES } from './exchange.store.ts';
+export type { Subject, SubjectDetail } from './exchange.store.ts';
 export { exchangeJobHandlers } from './exchange.jobs.ts';
-export { default as exchangeRoutes } from './exchange.routes.ts';
-export type { RespuestaToSend } from './exchange.service.ts';
 export { addressedHeaders, isDeliverableAddress, messageDomain } from './exchange.message.ts';

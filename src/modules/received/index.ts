@@ -11,3 +11,6 @@ export { RECEIVED_STATUSES } from './received.store.ts';
 export { default as receivedRoutes, RECEIVED_MAX_BYTES } from './received.routes.ts';
 export { receivedPeriodics } from './received.jobs.ts';
 export { createRespuestaComposer } from './received.mail.ts';
+export { createReceivedDeliveries, RECEIVED_DTE_SUBJECT, RECEIVED_ENVIO_SUBJECT } from './received.deliveries.ts';
+export type { ReceivedDeliveries, RespuestaToSend } from './received.deliveries.ts';
+export { default as receivedDeliveriesRoutes } from './received.deliveries.routes.ts';

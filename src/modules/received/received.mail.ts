@@ -1,7 +1,8 @@
 import { toSiiRut } from '../../dte/index.ts';
 import { documentName } from '../../pdf/index.ts';
-import { addressedHeaders, type DeliveryToCompose, type MailAddressing, type OutgoingMail } from '../exchange/index.ts';
+import { addressedHeaders, type MailAddressing, type MailToCompose, type OutgoingMail } from '../exchange/index.ts';
 import type { TenantRef, TenantRow } from '../tenants/index.ts';
+import { respuestaOf } from './received.deliveries.ts';
 
 /** Title case of the SII's upper-case document name ("FACTURA ELECTRÓNICA" → "Factura electrónica"). */
 const sentenceCase = (s: string): string => s.charAt(0) + s.slice(1).toLocaleLowerCase('es-CL');
@@ -109,20 +110,22 @@ interface RespuestaSource {
 }
 
 /**
- * The outbox's composer for kind `respuesta` (registered by the composition root): the tenant's
- * signed answer as stored, attached unchanged. `undefined` when there is nothing to send any more:
- * the SII refused the answer before its e-mail went out (the outbox records it `skipped`).
+ * The outbox's composer for the received module's subjects (received.deliveries.ts; registered by
+ * the composition root): the tenant's signed answer as stored, attached unchanged. `{ skip }` when
+ * there is nothing to send any more: the SII refused the answer before its e-mail went out (the
+ * outbox records it `skipped`, answer_refused_by_sii).
  */
 export function createRespuestaComposer(deps: {
   getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
   received: RespuestaSource;
 }) {
-  return async (d: DeliveryToCompose, a: MailAddressing): Promise<OutgoingMail | undefined> => {
+  return async (d: MailToCompose, a: MailAddressing): Promise<OutgoingMail | { skip: string }> => {
     const tenant = await deps.getTenant(d.accountId, d.tenantId);
     const src = deps.received;
     const base = { ...a, replyTo: tenant.email, responde: { rut: tenant.rut_empresa, razonSocial: tenant.razon_social } };
-    if (d.receivedEnvioId) {
-      const [envio, xml] = await Promise.all([src.envio(tenant, d.receivedEnvioId), src.respuesta(tenant, d.receivedEnvioId)]);
+    const answer = respuestaOf(d);
+    if (answer.receivedEnvioId) {
+      const [envio, xml] = await Promise.all([src.envio(tenant, answer.receivedEnvioId), src.respuesta(tenant, answer.receivedEnvioId)]);
       return composeRespuestaMail({
         ...base,
         tipo: 'RecepcionEnvio',
@@ -136,13 +139,13 @@ export function createRespuestaComposer(deps: {
         xml,
       });
     }
-    const doc = await src.get(tenant, d.receivedDteId!);
-    const accion = doc.acciones.find((x) => x.n === d.accionN);
-    if (!accion || accion.sii.state === 'refused') return undefined;
+    const doc = await src.get(tenant, answer.receivedDteId!);
+    const accion = doc.acciones.find((x) => x.n === answer.n);
+    if (!accion || accion.sii.state === 'refused') return { skip: 'answer_refused_by_sii' };
     const { xml } = await src.acceptanceXml(tenant, doc.id, accion.n);
     return composeRespuestaMail({
       ...base,
-      tipo: d.respuestaTipo === 'EnvioRecibos' ? 'EnvioRecibos' : 'ResultadoDTE',
+      tipo: answer.tipo === 'EnvioRecibos' ? 'EnvioRecibos' : 'ResultadoDTE',
       accion: accion.accion,
       documentos: [{ tipoDte: doc.tipoDte, folio: doc.folio, rutEmisor: doc.emisor.rut }],
       envio: null,

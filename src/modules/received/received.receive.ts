@@ -20,7 +20,8 @@ import { AppError, errors } from '../../errors.ts';
 import { emitEvent } from '../../events/outbox.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
-import { isDeliverableAddress, type RespuestaToSend } from '../exchange/index.ts';
+import { isDeliverableAddress } from '../exchange/index.ts';
+import type { RespuestaToSend } from './received.deliveries.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { receivedStore, type EnvioDocument, type ReceivedDteRow } from './received.store.ts';
 import { documentProblem, envelopeError, type DocumentProblem } from './received.verdict.ts';
@@ -52,7 +53,7 @@ export interface ReceiveDeps {
   cafKeys: SiiKeys;
   schemaValidator: SchemaValidator;
   /**
-   * The exchange module's outbox for answers to suppliers: called in the transaction that stores
+   * The answers' deliveries (received.deliveries.ts, through the exchange outbox): called in the transaction that stores
    * an answer, it records its delivery (or a skipped one) and enqueues the e-mail sent after commit.
    */
   respuestas?: { onRespuesta(tx: Sql, r: RespuestaToSend): Promise<unknown> } | undefined;

@@ -4,6 +4,7 @@ import type { Pacer } from '../simpleapi/pacing.ts';
 import type { ProviderCallObserver } from '../simpleapi/client.ts';
 import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
 import { createSiiProvider, type SiiProvider } from '../sii/sii-provider.ts';
+import type { SiiCallObserver } from '../sii/context.ts';
 import { createEmulatorCore, type EmulatorCoreOptions } from './emulator.ts';
 import { buildEmulatorServer } from './server.ts';
 import { startCafFormsListener } from './sii/caf-forms.ts';
@@ -39,7 +40,12 @@ export interface InProcessEmulator extends Provider {
 const BASE = 'http://emulator.invalid';
 
 export function createInProcessEmulator(
-  opts: EmulatorCoreOptions & { timeoutMs?: number; pacer?: Pacer | undefined; observer?: ProviderCallObserver | undefined },
+  opts: EmulatorCoreOptions & {
+    timeoutMs?: number;
+    pacer?: Pacer | undefined;
+    observer?: ProviderCallObserver | undefined;
+    siiObserver?: SiiCallObserver | undefined;
+  },
 ): InProcessEmulator {
   const core = createEmulatorCore(opts);
   let server: Promise<FastifyInstance> | undefined;
@@ -79,7 +85,13 @@ export function createInProcessEmulator(
     const { origin, ca } = await forms;
     return { origin, ca };
   };
-  const siiProvider = createSiiProvider({ baseUrl: BASE, fetch: viaInject, timeoutMs: opts.timeoutMs ?? 120_000, cafForms });
+  const siiProvider = createSiiProvider({
+    baseUrl: BASE,
+    fetch: viaInject,
+    timeoutMs: opts.timeoutMs ?? 120_000,
+    cafForms,
+    observer: opts.siiObserver,
+  });
   return {
     ...adapter,
     name: 'emulator',

@@ -14,6 +14,7 @@ import { createSimpleApiProvider } from '../simpleapi/simpleapi.ts';
 import type { ProviderCallObserver } from '../simpleapi/client.ts';
 import { cafTrust } from '../sii-keys.ts';
 import { createSiiProvider } from '../sii/sii-provider.ts';
+import type { SiiCallObserver } from '../sii/context.ts';
 
 /**
  * The provider the service calls (routed.ts): each call goes the way its tenant's `provider` says,
@@ -36,7 +37,10 @@ export interface ProviderSetup {
  */
 const routed = <P extends Provider>(simpleapi: P, sii?: Provider): P => ({ ...simpleapi, ...createRoutedProvider({ simpleapi, sii }) });
 
-export function createProvider(config: Config, deps: { db: Db; clock: Clock; observer?: ProviderCallObserver }): ProviderSetup {
+export function createProvider(
+  config: Config,
+  deps: { db: Db; clock: Clock; observer?: ProviderCallObserver; siiObserver?: SiiCallObserver },
+): ProviderSetup {
   const limits = config.simpleapi.rateLimits;
   const pacer = limits ? createDbPacer(deps.db, limits, { maxWaitMs: config.simpleapi.maxPaceWaitMs }) : undefined;
   // SII_CAF_KEYS, read and checked by config.ts (never the SII's 100/300, never the emulator's IDK).
@@ -55,7 +59,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
           pacer,
           observer: deps.observer,
         }),
-        createSiiProvider({ baseUrl: config.sii.baseUrl, timeoutMs: config.simpleapi.timeoutMs }),
+        createSiiProvider({ baseUrl: config.sii.baseUrl, timeoutMs: config.simpleapi.timeoutMs, observer: deps.siiObserver }),
       ),
       cafKeys: cafTrust([...emulatorKey, ...operatorKeys]),
     };
@@ -72,6 +76,7 @@ export function createProvider(config: Config, deps: { db: Db; clock: Clock; obs
     rateLimits: limits,
     pacer,
     observer: deps.observer,
+    siiObserver: deps.siiObserver,
   });
   return {
     provider: routed(emulator, emulator.siiProvider),

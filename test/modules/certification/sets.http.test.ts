@@ -50,7 +50,7 @@ describeEachDb('certification sets', (backend) => {
       'exenta:4244623',
     ]);
     const c2 = s.cases.find((c: { id: string }) => c.id === '4244618-2');
-    expect(c2).toMatchObject({ documentType: { name: 'FACTURA ELECTRONICA', code: 33 }, document: null });
+    expect(c2).toMatchObject({ documentType: { name: 'FACTURA ELECTRONICA', code: 33 }, dteId: null });
     expect(c2.items[0]).toMatchObject({ name: 'Pañuelo AFECTO', cantidad: 416, precioUnitario: 3293, descuentoPct: 6 });
     expect(s.sections[2].purchaseBook.factorProporcionalidadIva).toBe(0.6);
 

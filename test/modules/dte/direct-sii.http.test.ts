@@ -68,6 +68,15 @@ describeEachDb('a direct tenant on the embedded default', (backend) => {
     expect(after.rest - before.rest).toBeLessThanOrEqual(1);
     expect(after.soap + after.rest).toBeLessThanOrEqual(2);
     expect(emulator.stats().sii.routes['DTEUpload']?.total).toBeGreaterThanOrEqual(2);
+    // The service's own count of its SII calls (/metrics, docs/operations.md) agrees with the SII's.
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const count = (service: string, operation: string) =>
+      [...metrics.matchAll(/^dte_sii_calls_total\{([^}]*)\} (\d+)$/gm)]
+        .filter(([, labels]) => labels!.includes(`service="${service}"`) && labels!.includes(`operation="${operation}"`))
+        .reduce((n, m) => n + Number(m[2]), 0);
+    expect(count('dtews', 'DTEUpload')).toBe(emulator.stats().sii.routes['DTEUpload']?.total);
+    expect(count('dtews', 'GetTokenFromSeed.getToken') + count('rest', 'boleta.token')).toBe(after.soap + after.rest);
+    expect(metrics).not.toMatch(/TOKEN=|sk_live_/);
   });
 
   it("shows the SII's rejection on the document: a factura found with QueryEstDte, a boleta from the envío's detail", async () => {

@@ -99,7 +99,12 @@ describeEachDb('outbound exchange: deliveries over HTTP, local mailbox', (backen
     const page = await t.ctx.services.exchange.mailbox(accountId, { limit: 10 });
     expect(page.data).toHaveLength(1);
     const m = page.data[0]!;
-    expect(m).toMatchObject({ deliveryId: d!.id, dteId: ids.withCorreo, to: 'dte@receptor.example.cl', from: 'DTE <dte@localhost>' });
+    expect(m).toMatchObject({
+      deliveryId: d!.id,
+      about: { kind: 'dte', id: ids.withCorreo },
+      to: 'dte@receptor.example.cl',
+      from: 'DTE <dte@localhost>',
+    });
     expect(m.subject).toBe('Factura electrónica N° 1 de Servicios Ejemplo SpA');
     expect(m.attachments.map((a) => [a.filename.replace(/_\d+-[\dK]_/, '_RUT_'), a.contentType])).toEqual([
       ['EnvioDTE_RUT_T33_F1.xml', 'application/xml'],

@@ -119,7 +119,7 @@ describeEachDb('received: signed answers e-mailed to the supplier (local mailbox
       messageId: `<${d!.id}@localhost>`,
     });
     const { m, a, raw } = await mailOf(d!.id);
-    expect(m).toMatchObject({ to: SUPPLIER_MAIL, dteId: null, receivedEnvioId: envioId });
+    expect(m).toMatchObject({ to: SUPPLIER_MAIL, about: { kind: 'received_envio', id: envioId } });
     expect(m.subject).toBe(`Acuse de recibo del envío: Factura electrónica N° ${f.folio}, emisor RUT ${rutS}`);
     expect(raw).toContain('Reply-To: contabilidad@comprador.example.cl');
     expect(a.filename).toBe(`RespuestaEnvioDTE_${rutB}_${r.json().envio.codEnvio}.xml`);

@@ -175,7 +175,7 @@ describeEachDb('dashboard actions', (backend) => {
 
   it('e-mails the document to its receptor again after a confirmation', async () => {
     const url = `/tenants/${tenantId}/documents/${facturaId}`;
-    const before = (await t.ctx.services.exchange.list({ account_id: accountId, id: tenantId }, facturaId)).data.length;
+    const before = (await t.ctx.services.dteDeliveries.list({ account_id: accountId, id: tenantId }, facturaId)).data.length;
     const confirm = await c.get(`${url}/resend`);
     expect(confirm.body).toContain('value="compras@cliente.example"');
     expect(confirm.body).toContain('name="confirmed"');
@@ -188,7 +188,7 @@ describeEachDb('dashboard actions', (backend) => {
     const r = await c.post(`${url}/resend`, { to: 'otra@cliente.example', confirmed: 'yes' });
     expect([r.statusCode, r.headers.location]).toEqual([303, `${url}?done=resent#deliveries`]);
     expect(textOf((await c.get(`${url}?done=resent`)).body)).toContain('Reenvío en cola.');
-    const after = (await t.ctx.services.exchange.list({ account_id: accountId, id: tenantId }, facturaId)).data;
+    const after = (await t.ctx.services.dteDeliveries.list({ account_id: accountId, id: tenantId }, facturaId)).data;
     expect(after).toHaveLength(before + 1);
   }, 30_000);
 

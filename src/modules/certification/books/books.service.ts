@@ -26,8 +26,8 @@ import { salesBookEntries } from './sales-book.ts';
 /**
  * The set's three books (docs/certification.md, "Books"): what each holds and its totals, and the
  * signed file. The purchase book comes from the set alone; the sales and guía books from the
- * documents made for the set's cases, which `documents` finds (case id → DTE id). Until the set's
- * documents can be made, that map is empty and those books say which cases they wait for.
+ * documents made for the set's cases (case id → DTE id, kept by the documents step); until they are
+ * all made, those books say which cases they wait for.
  */
 export type BookKind = 'ventas' | 'compras' | 'guias';
 export const BOOK_KINDS: readonly BookKind[] = ['ventas', 'compras', 'guias'];
@@ -65,10 +65,7 @@ export interface CertificationBooksDeps {
   clock: Clock;
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
   dtes: { get(tenant: TenantRow, id: string): Promise<Dte> };
-  /**
-   * Case id → DTE id of the documents made for a set. The documents step (POST …/sets/{setId}/documents)
-   * keeps that map; until it is wired here, no set has documents.
-   */
+  /** Case id → DTE id of the documents made for a set; default the ones POST …/sets/{setId}/documents recorded. */
   documents?: (tx: Db, accountId: string, setId: string) => Promise<Map<string, string>>;
 }
 
@@ -91,7 +88,7 @@ function engineError(e: unknown): unknown {
 
 export function createCertificationBooks(deps: CertificationBooksDeps) {
   const { db, clock } = deps;
-  const documents = deps.documents ?? (async () => new Map<string, string>());
+  const documents = deps.documents ?? ((tx: Db, accountId: string, setId: string) => certificationStore.documents(tx, accountId, setId));
 
   async function describe(tenant: TenantRow, setId: string, kind: BookKind, o: BookOptions): Promise<CertificationBook> {
     const row = await certificationStore.get(db, tenant.account_id, tenant.id, setId);

@@ -71,7 +71,7 @@ describe('set 01 cases as document requests', () => {
     expect(r.body.montoTotal).toBe(508668);
     expect(prepare(r).totals).toMatchObject({ montoNeto: 427452, iva: 81216, montoExento: 0, montoTotal: 508668 });
     expect(r.body.referencias).toEqual([{ tipoDocRef: 'SET', folioRef: 0, fechaRef: '2026-11-28', razonRef: 'CASO 4244618-1' }]);
-    expect([r.pending, r.limits]).toEqual([[], []]);
+    expect([r.pending, r.limits, r.unbuildable]).toEqual([[], [], []]);
   });
 
   it('CASO 4244618-2 by hand: line discounts of 6 % and 11 %', () => {
@@ -122,11 +122,14 @@ describe('set 01 cases as document requests', () => {
     expect(prepare(r).totals).toMatchObject({ montoNeto: 0, montoExento: 6291, montoTotal: 6291 });
   });
 
-  it('guías: IndTraslado and TipoDespacho; a move between premises names the issuer; priceless lines reported', () => {
-    expect(byId('4244621-1').body).toMatchObject({ indTraslado: 5, receptor: { rut: emisor.rut } });
-    expect(byId('4244621-1').limits).toEqual([
-      'priceless guía lines: the route still requires montoItem (docs/decisions.md §11); written with precioUnitario 0',
-    ]);
+  it('guías: IndTraslado and TipoDespacho; a move between premises names the issuer, its lines priceless', () => {
+    const move = byId('4244621-1');
+    expect(move.body).toMatchObject({ indTraslado: 5, receptor: { rut: emisor.rut }, montoTotal: 0 });
+    // A move without a sale leaves out precioUnitario and montoItem (docs/decisions.md §11).
+    expect(move.body.detalle.length).toBeGreaterThan(0);
+    for (const l of move.body.detalle) expect([l.precioUnitario, l.montoItem, typeof l.cantidad]).toEqual([undefined, undefined, 'number']);
+    expect([move.limits, move.unbuildable]).toEqual([[], []]);
+    expect(prepare(move).totals).toMatchObject({ montoNeto: 0, iva: 0, montoTotal: 0 });
     expect(byId('4244621-2').body).toMatchObject({ indTraslado: 1, tipoDespacho: 2, montoTotal: 239599 });
     expect(byId('4244621-3').body).toMatchObject({ indTraslado: 1, tipoDespacho: 1 });
   });
@@ -172,8 +175,9 @@ describe('set 02: exports, liquidaciones, factura de compra', () => {
   });
 
   it('says which cases the API cannot express yet, and the rest are accepted by the engine', () => {
-    const limited = reqs.filter((r) => r.limits.some((l) => /engine requires|cannot be computed/.test(l))).map((r) => r.caseId);
+    const limited = reqs.filter((r) => r.unbuildable.length > 0).map((r) => r.caseId);
     expect(limited).toEqual(['4267225-1', '4267225-2', '4267225-4']);
+    for (const r of reqs) expect(r.limits).toEqual(expect.arrayContaining(r.unbuildable));
     for (const r of reqs.filter((x) => !limited.includes(x.caseId))) expect(() => prepare(r), r.caseId).not.toThrow();
   });
 });

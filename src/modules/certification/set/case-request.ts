@@ -28,7 +28,8 @@ export interface RequestLine {
   recargoPct?: number;
   tipoDocLiquidado?: number;
   impuestoAdicional?: number;
-  montoItem: number;
+  /** Left out with precioUnitario on a priceless guía line (docs/decisions.md §11). */
+  montoItem?: number;
 }
 export interface RequestReference {
   tipoDocRef: string | number;
@@ -67,6 +68,8 @@ export interface CaseRequest {
   pending: { index: number; caseId: string }[];
   /** What the API cannot express yet for this case, in words (docs/certification.md, "Limits"). */
   limits: string[];
+  /** The limits that keep the case from being built at all (a subset of `limits`). */
+  unbuildable: string[];
 }
 export interface CaseRequestOptions {
   /** YYYY-MM-DD: the documents' date, and the date written on references until resolved. */
@@ -122,6 +125,11 @@ const same = (a: string, b: string) => a.trim().toUpperCase() === b.trim().toUpp
 export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: CaseRequest, target?: SetCase): CaseRequest {
   const tipoDte = c.documentType.code;
   const limits: string[] = [];
+  const unbuildable: string[] = [];
+  const cannot = (why: string) => {
+    limits.push(why);
+    unbuildable.push(why);
+  };
   const exempt = isExemptType(tipoDte);
   const isNote = isNoteType(tipoDte);
   const isExport = isExportType(tipoDte);
@@ -180,13 +188,11 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
 
   if (isGuiaType(tipoDte) && c.traslado) {
     if (c.traslado.indTraslado !== null) body.indTraslado = c.traslado.indTraslado;
-    else limits.push(`MOTIVO '${c.traslado.motivo}' is not an IndTraslado this module knows`);
+    else cannot(`MOTIVO '${c.traslado.motivo}' is not an IndTraslado this module knows`);
     if (c.traslado.tipoDespacho !== null) body.tipoDespacho = c.traslado.tipoDespacho;
     // A move between the issuer's own premises names the issuer as receptor (the set's note).
     if (c.traslado.indTraslado === 5) body.receptor = opts.emisor;
-    if (detalle.some((l) => l.precioUnitario === undefined))
-      limits.push('priceless guía lines: the route still requires montoItem (docs/decisions.md §11); written with precioUnitario 0');
-    detalle = detalle.map((l) => (l.precioUnitario === undefined ? { ...l, precioUnitario: 0 } : l));
+    // A move without a sale leaves out precioUnitario and montoItem (docs/decisions.md §11).
   }
 
   // The purchase invoice withholds the whole IVA, and the notes that correct it do as well.
@@ -194,16 +200,16 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
     detalle = detalle.map((l) => (l.exento ? l : { ...l, impuestoAdicional: IVA_RETENIDO_TOTAL }));
 
   if (isLiquidacionType(tipoDte)) {
-    if (c.charges.length === 0) limits.push('a liquidación without COMISIONES Y OTROS CARGOS: the engine requires comisiones');
+    if (c.charges.length === 0) cannot('a liquidación without COMISIONES Y OTROS CARGOS: the engine requires comisiones');
     detalle = detalle.map((l) => {
       const t = liquidatedTypeOf(l.nombre);
-      if (t === undefined) limits.push(`line '${l.nombre}': no liquidated document type (TpoDocLiq) can be read from its name`);
+      if (t === undefined) cannot(`line '${l.nombre}': no liquidated document type (TpoDocLiq) can be read from its name`);
       return t === undefined ? l : { ...l, tipoDocLiquidado: t };
     });
     if (detalle.some((l) => (l.precioUnitario ?? 0) < 0))
-      limits.push('negative line amounts (a credit note liquidated): the route takes montoItem ≥ 0');
+      cannot('negative line amounts (a credit note liquidated): the route takes montoItem ≥ 0');
     body.comisiones = c.charges.map((ch) => ({ tipo: 'comision', glosa: ch.name, montoNeto: ch.montoLinea ?? 0 }));
-    if (c.charges.some((ch) => (ch.montoLinea ?? 0) < 0)) limits.push('negative commissions: the route takes montoNeto ≥ 0');
+    if (c.charges.some((ch) => (ch.montoLinea ?? 0) < 0)) cannot('negative commissions: the route takes montoNeto ≥ 0');
   }
 
   if (c.exportacion || (exportacion && isExport)) {
@@ -249,15 +255,17 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
       moneda: body.exportacion?.moneda,
       comisiones: body.comisiones,
     });
-    body.detalle = detalle.map((l, i) => ({ ...l, montoItem: totals.lineas[i]! }));
+    body.detalle = detalle.map((l, i) =>
+      isGuiaType(tipoDte) && l.precioUnitario === undefined ? l : { ...l, montoItem: totals.lineas[i]! },
+    );
     body.montoTotal = totals.montoTotal;
   } catch (e) {
     // The engine refuses what the route would refuse (a negative price…): said, never thrown.
     if (!isDteEngineError(e)) throw e;
-    limits.push(`the amounts cannot be computed: ${e.message}`);
+    cannot(`the amounts cannot be computed: ${e.message}`);
     body.detalle = detalle.map((l) => ({ ...l, montoItem: 0 }));
   }
-  return { caseId: c.id, body, pending, limits };
+  return { caseId: c.id, body, pending, limits, unbuildable };
 }
 
 function lineOf(

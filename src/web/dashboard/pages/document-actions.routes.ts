@@ -72,7 +72,7 @@ function readCreditNote(body: FormBody, d: DteRecord) {
 }
 
 export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
-  const { tenants, dte, dteSend, exchange } = ctx.services;
+  const { tenants, dte, dteSend, dteDeliveries } = ctx.services;
   const base = (tenantId: string, dteId: string) => `/tenants/${tenantId}/documents/${dteId}`;
 
   app.post<DocumentParams>('/tenants/:tenantId/documents/:dteId/send', async (req, reply) => {
@@ -99,7 +99,7 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
     const to = fieldText(body, 'to').trim();
     try {
       if (!isConfirmed(body)) throw errors.invalid('confirmation_required', t(req).actions.confirm.tickRequired, { param: 'confirmed' });
-      await exchange.resend(row, doc.id, { to: text(body, 'to', 254).trim() || undefined });
+      await dteDeliveries.resend(row, doc.id, { to: text(body, 'to', 254).trim() || undefined });
       return seeOther(reply, `${base(row.id, doc.id)}?done=resent#deliveries`);
     } catch (e) {
       const err = formFailure(e);

@@ -17,12 +17,12 @@ export type DocumentParams = { Params: { tenantId: string; dteId: string } };
  * was refused (shown in the page with the error's status, never as a 500).
  */
 export async function documentPage(ctx: AppContext, req: FastifyRequest<DocumentParams>, o: { error?: FormProblem } = {}): Promise<string> {
-  const { tenants, dte, exchange } = ctx.services;
+  const { tenants, dte, dteDeliveries, exchange } = ctx.services;
   const row = await tenants.getRow(accountId(req), req.params.tenantId);
   const [doc, history, deliveries] = await Promise.all([
     dte.get(row, req.params.dteId),
     dte.history(row, req.params.dteId),
-    exchange.list(row, req.params.dteId),
+    dteDeliveries.list(row, req.params.dteId),
   ]);
   const mailbox = await exchange.mailboxOfDeliveries(
     row.account_id,

@@ -1,4 +1,5 @@
 import type { Delivery, MailboxMessage } from '../../../modules/exchange/index.ts';
+import { DTE_DELIVERY_SUBJECT } from '../../../modules/dte/index.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
 import type { Messages } from '../i18n/index.ts';
 import { badge, dl, linkButton, notice, pager, section, table, type Tone } from '../ui/components.ts';
@@ -13,7 +14,7 @@ export const deliveryStatus = (status: string, t: Messages): SafeHtml =>
 
 const size = (bytes: number, t: Messages) => (bytes < 1024 ? `${bytes} B` : `${formatNumber(Math.round(bytes / 102.4) / 10, t)} KB`);
 
-const documentLink = (m: MailboxMessage) => `/tenants/${m.tenantId}/documents/${m.dteId}`;
+const documentLink = (m: MailboxMessage) => `/tenants/${m.tenantId}/documents/${m.about.id}`;
 
 export function mailboxView(
   ctx: PageContext,
@@ -47,7 +48,7 @@ export function mailboxMessageView(ctx: PageContext, m: MailboxMessage): string 
     body: html`<p><a href="/mailbox">← ${t.exchange.mailboxTitle}</a></p>
 <p class="row">${linkButton(`${base}/raw`, t.exchange.downloadEml, 'secondary')} ${
       // An answer to a supplier (a received document's) has no page of its own in the dashboard yet.
-      m.dteId ? linkButton(documentLink(m), t.exchange.document, 'secondary') : ''
+      m.about.kind === DTE_DELIVERY_SUBJECT ? linkButton(documentLink(m), t.exchange.document, 'secondary') : ''
     }</p>
 ${section(
   t.exchange.subject,
