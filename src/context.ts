@@ -46,7 +46,7 @@ import { isDteEngineError, siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { createCertificationService } from './modules/certification/index.ts';
+import { createCertificationBooks, createCertificationService } from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
@@ -207,6 +207,8 @@ export function createContext(deps: ContextDeps) {
   exchange.registerSubject(RECEIVED_DTE_SUBJECT, { compose: respuestaComposer });
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
   const certification = createCertificationService({ db, clock, dte, folios, dteSend });
+  // Its books: the purchase book from the set, the sales and guía books from the documents made for its cases.
+  const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte });
   return {
     ...deps,
     provider,
@@ -241,6 +243,7 @@ export function createContext(deps: ContextDeps) {
       receivedDeliveries,
       exchange,
       certification,
+      certificationBooks,
     },
   };
 }

@@ -97,6 +97,29 @@ export { rutFromCertificate, OID_SII_RUT } from './certificate.ts';
 
 export type { BuildEnvelopeInput, BuiltEnvelope, EnvelopeKind } from './envelope.ts';
 export { buildEnvelope } from './envelope.ts';
+export type { TaxCode } from './tax-codes.ts';
+export { TAX_CODES } from './tax-codes.ts';
+
+export type {
+  BookEntry,
+  BookHeader,
+  BuiltBook,
+  IvaTreatment,
+  TypeTotals,
+  GuiaEntry,
+  LibroGuiaInput,
+  LibroGuiaTotals,
+  LibroCompraVentaInput,
+} from './books/index.ts';
+export {
+  buildLibroCompraVenta,
+  libroCompraVentaTotals,
+  buildLibroGuia,
+  guiaTotals,
+  creditoUsoComun,
+  CODIGO_RETENCION_TOTAL,
+  TPO_OPER_VENTA,
+} from './books/index.ts';
 
 export type {
   VerifyOptions,

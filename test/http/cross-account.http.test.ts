@@ -59,6 +59,7 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
     });
     ids.n = '1';
     ids.setId = (await call('POST', `/api/v1/tenants/${tenantId}/certification/sets`, { text: CERTIFICATION_SET })).id;
+    ids.kind = 'compras';
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
       paths: Record<string, Record<string, { security?: unknown[] }>>;
     };

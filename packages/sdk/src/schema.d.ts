@@ -13647,6 +13647,364 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/books/{kind}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One of the set's books: its entries, its totals, whether it can be built yet
+     * @description compras comes from the set alone; ventas and guias from the documents made for the set (ready false and missingCases until they exist). 422 certification_book_not_in_set when the set asks for no such book.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /**
+           * @description The entries' date; its month is the book's period. Default: today in Chile.
+           * @example 2026-11-28
+           */
+          fecha?: string;
+          /**
+           * @description Purchases: the supplier's RUT (the set names none). Default: the tenant's.
+           * @example 77777777-7
+           */
+          proveedorRut?: string;
+          /**
+           * @description Purchases: the supplier's name (required by the SII for paper documents).
+           * @example Proveedor Ltda
+           */
+          proveedorRazonSocial?: string;
+          /**
+           * @description FolioNotificacion. Default: the attention number of the set's book section. Each special book sent needs a fresh one.
+           * @example 4244620
+           */
+          folioNotificacion?: number;
+          /**
+           * @description Guías: the folio of the factura that invoiced the guía the set says was invoiced.
+           * @example 12
+           */
+          facturaFolio?: number;
+          /**
+           * @description Guías: that factura's date. Default: fecha.
+           * @example 2026-11-28
+           */
+          facturaFecha?: string;
+        };
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+          /** @description ventas (LibroCompraVenta VENTA), compras (LibroCompraVenta COMPRA) or guias (LibroGuia). */
+          kind: 'ventas' | 'compras' | 'guias';
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "object": "certification_book",
+             *       "setId": "6f0c1c2e-9d0b-4a43-9d8e-2f1f3c4d5e6f",
+             *       "kind": "ventas",
+             *       "ready": true,
+             *       "missingCases": [
+             *         "4244618-1"
+             *       ],
+             *       "folioNotificacion": 4244620,
+             *       "periodo": "2026-11",
+             *       "factorProporcionalidad": 0.6,
+             *       "entries": [
+             *         {}
+             *       ],
+             *       "totals": [
+             *         {}
+             *       ]
+             *     }
+             */
+            'application/json': {
+              /** @enum {string} */
+              object: 'certification_book';
+              /** @example 6f0c1c2e-9d0b-4a43-9d8e-2f1f3c4d5e6f */
+              setId: string;
+              kind: 'ventas' | 'compras' | 'guias';
+              /** @description Every document the book needs exists: GET …/xml builds it. */
+              ready: boolean;
+              /** @description Cases whose documents the book waits for. */
+              missingCases: string[];
+              /**
+               * @description FolioNotificacion: the attention number of the set's book section.
+               * @example 4244620
+               */
+              folioNotificacion: number;
+              /** @example 2026-11 */
+              periodo: string;
+              factorProporcionalidad: number | null;
+              entries: {
+                [key: string]: unknown;
+              }[];
+              totals:
+                | (
+                    | {
+                        [key: string]: unknown;
+                      }[]
+                    | {
+                        [key: string]: unknown;
+                      }
+                  )
+                | null;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). This route: `certification_book_not_in_set`. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/books/{kind}/xml': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The signed book: LibroCompraVenta or LibroGuia, ISO-8859-1
+     * @description Signed with the tenant's certificate (409 certificate_not_configured without one). ventas and guias: 409 certification_documents_missing until the documents of their cases exist.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /**
+           * @description The entries' date; its month is the book's period. Default: today in Chile.
+           * @example 2026-11-28
+           */
+          fecha?: string;
+          /**
+           * @description Purchases: the supplier's RUT (the set names none). Default: the tenant's.
+           * @example 77777777-7
+           */
+          proveedorRut?: string;
+          /**
+           * @description Purchases: the supplier's name (required by the SII for paper documents).
+           * @example Proveedor Ltda
+           */
+          proveedorRazonSocial?: string;
+          /**
+           * @description FolioNotificacion. Default: the attention number of the set's book section. Each special book sent needs a fresh one.
+           * @example 4244620
+           */
+          folioNotificacion?: number;
+          /**
+           * @description Guías: the folio of the factura that invoiced the guía the set says was invoiced.
+           * @example 12
+           */
+          facturaFolio?: number;
+          /**
+           * @description Guías: that factura's date. Default: fecha.
+           * @example 2026-11-28
+           */
+          facturaFecha?: string;
+        };
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+          /** @description ventas (LibroCompraVenta VENTA), compras (LibroCompraVenta COMPRA) or guias (LibroGuia). */
+          kind: 'ventas' | 'compras' | 'guias';
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The signed book, ISO-8859-1. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example <?xml version="1.0" encoding="ISO-8859-1"?>
+             *     <DTE xmlns="http://www.sii.cl/SiiDte" version="1.0">
+             *     <Documento ID="F1234T33">
+             *     …
+             *     </Documento>
+             *     <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+             *     …
+             *     </Signature>
+             *     </DTE>
+             */
+            'application/xml; charset=ISO-8859-1': string;
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certificate_not_configured`, `certification_documents_missing`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
