@@ -40,7 +40,7 @@ export const invitationsStore = {
     return r.rows[0];
   },
   async remove(tx: Sql, accountId: string, id: string) {
-    const r = await tx.query<InvitationRow>('delete from member_invitations where account_id = $1 and id = $2 returning *', [accountId, id]);
+    const r = await tx.query<InvitationRow>('delete from member_invitations where account_id = $1 and id::text = $2 returning *', [accountId, id]);
     return r.rows[0];
   },
   async purgeExpired(tx: Sql, now: Date) {

@@ -28,7 +28,7 @@ export const membersStore = {
     return r.rows[0];
   },
   async get(tx: Sql, accountId: string, id: string) {
-    const r = await tx.query<MemberRow>('select * from account_members where account_id = $1 and id = $2', [accountId, id]);
+    const r = await tx.query<MemberRow>('select * from account_members where account_id = $1 and id::text = $2', [accountId, id]);
     return r.rows[0];
   },
   async list(tx: Sql, accountId: string) {
@@ -41,7 +41,7 @@ export const membersStore = {
     return r.rows.map((x) => x.id);
   },
   async setRole(tx: Sql, accountId: string, id: string, role: Role, now: Date) {
-    const r = await tx.query<MemberRow>('update account_members set role = $3, updated_at = $4 where account_id = $1 and id = $2 returning *', [
+    const r = await tx.query<MemberRow>('update account_members set role = $3, updated_at = $4 where account_id = $1 and id::text = $2 returning *', [
       accountId,
       id,
       role,
@@ -61,7 +61,7 @@ export const membersStore = {
     ]);
   },
   async remove(tx: Sql, accountId: string, id: string) {
-    const r = await tx.query<MemberRow>('delete from account_members where account_id = $1 and id = $2 returning *', [accountId, id]);
+    const r = await tx.query<MemberRow>('delete from account_members where account_id = $1 and id::text = $2 returning *', [accountId, id]);
     return r.rows[0];
   },
 };

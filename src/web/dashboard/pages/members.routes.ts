@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../../../errors.ts';
+import { requireAllowed } from '../../../modules/members/index.ts';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { asForm, queryValue, text } from '../http/form.ts';
 import { actor, clearSessionCookie, flashKey, pageContext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
@@ -96,6 +97,8 @@ export const membersRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => 
     const target = await members.get(me, req.params.memberId);
     const m = t(req).teams.members;
     const self = target.id === me.memberId;
+    // Leaving is for everyone; removing someone else is for those who manage members.
+    if (!self) requireAllowed(me, 'members.manage');
     return sendPage(
       reply,
       confirmView(pageContext(req), {
