@@ -141,11 +141,12 @@ export function createMembersService(deps: {
 
     async changeRole(actor: Actor, memberId: string, roleInput: unknown): Promise<{ before: Member; after: Member }> {
       requireAllowed(actor, 'members.manage');
-      const role = parseRole(roleInput);
       return db.transaction(async (tx) => {
         const owners = await membersStore.lockOwners(tx, actor.accountId);
         const row = await membersStore.get(tx, actor.accountId, memberId);
+        // Another account's member is not found whatever the form says (404 before 400).
         if (!row) throw errors.notFound('member', memberId);
+        const role = parseRole(roleInput);
         if (!mayAssign(actor.role, row.role, role)) throw ownershipForbidden(actor.role);
         if (row.role === 'owner' && role !== 'owner' && owners.length <= 1) throw lastOwner();
         const after = (await membersStore.setRole(tx, actor.accountId, memberId, role, clock.now()))!;
