@@ -63,7 +63,7 @@ ${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tena
 </ul></nav>
 <div class="dash-account">${langSwitch(ctx)}${
       ctx.account
-        ? html`<span class="who" title="${t.nav.signedInAs(ctx.account.email)}">${ctx.account.name}${ctx.role ? html` <span class="role-badge">${t.teams.roles[ctx.role]}</span>` : ''}</span>
+        ? html`<span class="who" title="${t.nav.signedInAs(ctx.account.email)}">${ctx.account.name}${ctx.role ? html` <span class="badge badge-info">${t.teams.roles[ctx.role]}</span>` : ''}</span>
 <form method="post" action="/logout" class="inline">${csrfInput(ctx.csrf)}<button type="submit" class="button button-secondary button-small">${t.nav.logout}</button></form>`
         : ''
     }</div>

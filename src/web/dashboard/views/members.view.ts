@@ -77,15 +77,18 @@ ${select({ name: 'role', label: m.invitations.role, options: roleOptions(ctx, gi
         t,
       })}</div>`
     : '';
+  // One row per action of the policy (members/roles.ts), one column per role.
+  const yes = (ok: boolean, label: string) => (ok ? html`<span aria-label="${label}">✓</span>` : html`<span aria-label="${label}">—</span>`);
   const policy = table({
     caption: m.members.rolesTitle,
-    head: [m.members.role, ...DASHBOARD_ACTIONS.filter((a) => a !== 'dashboard.view' && a !== 'members.leave').map((a) => html`<code>${a}</code>`)],
+    head: [t.common.actions, ...ROLES.map((r) => m.roles[r])],
     empty: '',
-    rows: ROLES.map((r) => [
-      html`<strong>${m.roles[r]}</strong><br><span class="hint">${m.roleHints[r]}</span>`,
-      ...DASHBOARD_ACTIONS.filter((a) => a !== 'dashboard.view' && a !== 'members.leave').map((a) => (allowed(r, a) ? '✓' : '—')),
-    ]),
+    rows: [
+      ...DASHBOARD_ACTIONS.map((a) => [m.actions[a], ...ROLES.map((r) => yes(allowed(r, a), allowed(r, a) ? t.teams.yes : t.teams.no))]),
+      [m.ownership, ...ROLES.map((r) => yes(r === 'owner', r === 'owner' ? t.teams.yes : t.teams.no))],
+    ],
   });
+  const hints = html`<ul class="role-hints">${ROLES.map((r) => html`<li><strong>${m.roles[r]}</strong>: ${m.roleHints[r]}</li>`)}</ul>`;
   return layout(ctx, {
     title: `${t.nav.settings} › ${m.members.title}`,
     active: 'members',
@@ -94,7 +97,7 @@ ${select({ name: 'role', label: m.invitations.role, options: roleOptions(ctx, gi
 ${section(m.members.title, table({ caption: m.members.title, head: [m.members.name, m.members.email, m.members.role, m.members.since, m.members.actions], empty: '', rows }), { id: 'members' })}
 ${inviteForm}
 ${section(m.invitations.title, invitations, { id: 'invitations' })}
-${section(m.members.rolesTitle, policy, { id: 'roles' })}`,
+${section(m.members.rolesTitle, html`${hints}${policy}`, { id: 'roles' })}`,
   });
 }
 
