@@ -87,7 +87,9 @@ export function createContext(deps: ContextDeps) {
     clock,
     settings: { invitationTtlMs: 7 * 24 * 3_600_000, publicUrl: deps.config.appUrl },
     accountName: (accountId) => accounts.nameOf(accountId),
-    mailer: smtpTransport ? createInvitationMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog }) : undefined,
+    mailer: smtpTransport
+      ? createInvitationMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog })
+      : undefined,
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
   const tenants = createTenantsService({ db, clock });

@@ -250,7 +250,10 @@ export function createDashboardAuthService(deps: {
         const taken = await pendingSignupsStore.takeByToken(tx, tokenHash);
         if (!taken) return { problem: 'signup_link_invalid' };
         try {
-          const { account, owner } = await deps.accounts.create({ name: taken.name, email: taken.email, passwordHash: taken.password_hash }, tx);
+          const { account, owner } = await deps.accounts.create(
+            { name: taken.name, email: taken.email, passwordHash: taken.password_hash },
+            tx,
+          );
           return { accountId: account.id, memberId: owner.id };
         } catch (e) {
           // Created meanwhile (CLI, or an immediate sign-up before SMTP was configured): the link is spent.

@@ -15,7 +15,10 @@ export interface InvitationRow {
 /** Pending invitations, looked up by the SHA-256 of their token only; taking one deletes it (single use). */
 export const invitationsStore = {
   /** One pending invitation per address and account: inviting again replaces it and voids the old link. */
-  async upsert(tx: Sql, i: { id: string; accountId: string; email: string; role: Role; tokenHash: string; invitedBy: string; now: Date; expiresAt: Date }) {
+  async upsert(
+    tx: Sql,
+    i: { id: string; accountId: string; email: string; role: Role; tokenHash: string; invitedBy: string; now: Date; expiresAt: Date },
+  ) {
     await tx.query(`delete from member_invitations where account_id = $1 and lower(email) = lower($2)`, [i.accountId, i.email]);
     const r = await tx.query<InvitationRow>(
       `insert into member_invitations (id, account_id, email, role, token_hash, invited_by, created_at, expires_at)
@@ -40,7 +43,10 @@ export const invitationsStore = {
     return r.rows[0];
   },
   async remove(tx: Sql, accountId: string, id: string) {
-    const r = await tx.query<InvitationRow>('delete from member_invitations where account_id = $1 and id::text = $2 returning *', [accountId, id]);
+    const r = await tx.query<InvitationRow>('delete from member_invitations where account_id = $1 and id::text = $2 returning *', [
+      accountId,
+      id,
+    ]);
     return r.rows[0];
   },
   async purgeExpired(tx: Sql, now: Date) {

@@ -53,7 +53,13 @@ export interface InvitationMailer {
 }
 
 const toMember = (r: MemberRow): Member => ({ id: r.id, email: r.email, name: r.name, role: r.role, createdAt: r.created_at });
-const toInvitation = (r: InvitationRow): Invitation => ({ id: r.id, email: r.email, role: r.role, createdAt: r.created_at, expiresAt: r.expires_at });
+const toInvitation = (r: InvitationRow): Invitation => ({
+  id: r.id,
+  email: r.email,
+  role: r.role,
+  createdAt: r.created_at,
+  expiresAt: r.expires_at,
+});
 
 export const forbidden = (action: DashboardAction, role: Role) =>
   new AppError('forbidden', 'role_forbidden', `Your role (${role}) does not allow this. It needs one of: ${rolesFor(action).join(', ')}.`, {
@@ -66,7 +72,9 @@ export function requireAllowed(actor: Pick<Actor, 'role'>, action: DashboardActi
 
 const lastOwner = () => errors.conflict('last_owner', 'An account keeps at least one owner: make another member owner first.');
 const emailTaken = (email: string) =>
-  errors.conflict('email_taken', `The e-mail ${email} already has a login on this server (a login belongs to one account).`, { param: 'email' });
+  errors.conflict('email_taken', `The e-mail ${email} already has a login on this server (a login belongs to one account).`, {
+    param: 'email',
+  });
 
 export function normaliseMemberName(name: string): string {
   const n = name.trim();
@@ -76,7 +84,8 @@ export function normaliseMemberName(name: string): string {
 }
 
 function parseRole(role: unknown): Role {
-  if (!isRole(role)) throw errors.invalid('invalid_role', 'The role must be one of: owner, admin, developer, operator, read_only.', { param: 'role' });
+  if (!isRole(role))
+    throw errors.invalid('invalid_role', 'The role must be one of: owner, admin, developer, operator, read_only.', { param: 'role' });
   return role;
 }
 
@@ -111,7 +120,15 @@ export function createMembersService(deps: {
     async createOwnerIn(tx: Sql, o: { accountId: string; email: string; name: string; passwordHash: string | null }) {
       if (await membersStore.findByEmail(tx, o.email)) throw emailTaken(o.email);
       return toMember(
-        await membersStore.insert(tx, { id: newId(), accountId: o.accountId, email: o.email, name: o.name, role: 'owner', passwordHash: o.passwordHash, now: clock.now() }),
+        await membersStore.insert(tx, {
+          id: newId(),
+          accountId: o.accountId,
+          email: o.email,
+          name: o.name,
+          role: 'owner',
+          passwordHash: o.passwordHash,
+          now: clock.now(),
+        }),
       );
     },
     /** True when `email` is the login of a member (of any account, or only of another than `exceptAccountId`). */

@@ -14,7 +14,10 @@ export interface MemberRow {
 
 /** Every query but the login lookup is scoped by account (another account's member is not found). */
 export const membersStore = {
-  async insert(tx: Sql, m: { id: string; accountId: string; email: string; name: string; role: Role; passwordHash: string | null; now: Date }) {
+  async insert(
+    tx: Sql,
+    m: { id: string; accountId: string; email: string; name: string; role: Role; passwordHash: string | null; now: Date },
+  ) {
     const r = await tx.query<MemberRow>(
       `insert into account_members (id, account_id, email, name, role, password_hash, created_at, updated_at)
        values ($1, $2, $3, $4, $5, $6, $7, $7) returning *`,
@@ -37,16 +40,16 @@ export const membersStore = {
   },
   /** Locks the account's owners, so two requests cannot each remove "the other" last owner. */
   async lockOwners(tx: Sql, accountId: string) {
-    const r = await tx.query<{ id: string }>(`select id from account_members where account_id = $1 and role = 'owner' for update`, [accountId]);
+    const r = await tx.query<{ id: string }>(`select id from account_members where account_id = $1 and role = 'owner' for update`, [
+      accountId,
+    ]);
     return r.rows.map((x) => x.id);
   },
   async setRole(tx: Sql, accountId: string, id: string, role: Role, now: Date) {
-    const r = await tx.query<MemberRow>('update account_members set role = $3, updated_at = $4 where account_id = $1 and id::text = $2 returning *', [
-      accountId,
-      id,
-      role,
-      now,
-    ]);
+    const r = await tx.query<MemberRow>(
+      'update account_members set role = $3, updated_at = $4 where account_id = $1 and id::text = $2 returning *',
+      [accountId, id, role, now],
+    );
     return r.rows[0];
   },
   async setPasswordHash(tx: Sql, id: string, passwordHash: string, now: Date) {

@@ -45,13 +45,23 @@ describeEachDb('dashboard security', (backend) => {
     // A second member of A and a pending invitation, so the members routes are tried with A's ids.
     const ownerA = (await t.ctx.services.members.findLogin(emailA))!;
     const actorA = { accountId: accountA, memberId: ownerA.id, email: ownerA.email, role: ownerA.role };
-    const invited = await t.ctx.services.members.invite(actorA, { email: 'colega-a@example.com', role: 'operator', inviterName: 'A', lang: 'es' });
+    const invited = await t.ctx.services.members.invite(actorA, {
+      email: 'colega-a@example.com',
+      role: 'operator',
+      inviterName: 'A',
+      lang: 'es',
+    });
     const accepted = await t.ctx.services.members.acceptInvitation({
       token: new URL(invited.link).searchParams.get('token')!,
       name: 'Colega A',
       passwordHash: 'scrypt$not-a-login',
     });
-    const pending = await t.ctx.services.members.invite(actorA, { email: 'pendiente-a@example.com', role: 'read_only', inviterName: 'A', lang: 'es' });
+    const pending = await t.ctx.services.members.invite(actorA, {
+      email: 'pendiente-a@example.com',
+      role: 'read_only',
+      inviterName: 'A',
+      lang: 'es',
+    });
     ids = {
       memberId: accepted.member.id,
       invitationId: pending.invitation.id,

@@ -65,7 +65,11 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
     expect(open.statusCode).toBe(200);
     expect(textOf(open.body)).toContain(ROLE_NAMES_ES[role]);
     const presented = c.session();
-    const accepted = await c.post('/invitations/accept', { token: new URL(link!.replace(/&amp;/g, '&')).searchParams.get('token')!, name: `Persona ${role}`, password: PASSWORD });
+    const accepted = await c.post('/invitations/accept', {
+      token: new URL(link!.replace(/&amp;/g, '&')).searchParams.get('token')!,
+      name: `Persona ${role}`,
+      password: PASSWORD,
+    });
     expect(accepted.statusCode, accepted.body.slice(0, 500)).toBe(303);
     // Session fixation: accepting issues a new session id, never the one the browser presented.
     expect(c.session()).toBeDefined();
@@ -81,8 +85,10 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
     const account = (await t.ctx.services.accounts.findByEmail(ownerEmail))!;
     accountId = account.id;
     as.owner = owner;
-    for (const [i, role] of (['admin', 'developer', 'operator', 'read_only'] as const).entries()) as[role] = await join(role, `198.51.100.${30 + i}`);
-    for (const m of await t.ctx.services.members.list({ accountId, memberId: '', email: '', role: 'owner' })) if (m.role !== 'owner' || m.email === ownerEmail) memberIds[m.role] = m.id;
+    for (const [i, role] of (['admin', 'developer', 'operator', 'read_only'] as const).entries())
+      as[role] = await join(role, `198.51.100.${30 + i}`);
+    for (const m of await t.ctx.services.members.list({ accountId, memberId: '', email: '', role: 'owner' }))
+      if (m.role !== 'owner' || m.email === ownerEmail) memberIds[m.role] = m.id;
     const tenant = await t.ctx.services.tenants.create(accountId, validTenant());
     const key = await t.ctx.services.apiKeys.create(accountId, { name: 'k' });
     const endpoint = await t.ctx.services.webhooks.createEndpoint(accountId, { url: 'http://127.0.0.1:9/a' });
@@ -204,8 +210,18 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
   });
 
   it('makes an invitation single-use, stores only its hash, and lets it expire; revoking voids it', async () => {
-    const actor = { accountId, memberId: (await t.ctx.services.members.findLogin(ownerEmail))!.id, email: ownerEmail, role: 'owner' as const };
-    const inv = await t.ctx.services.members.invite(actor, { email: 'una-vez@example.com', role: 'developer', inviterName: 'Dueña', lang: 'es' });
+    const actor = {
+      accountId,
+      memberId: (await t.ctx.services.members.findLogin(ownerEmail))!.id,
+      email: ownerEmail,
+      role: 'owner' as const,
+    };
+    const inv = await t.ctx.services.members.invite(actor, {
+      email: 'una-vez@example.com',
+      role: 'developer',
+      inviterName: 'Dueña',
+      lang: 'es',
+    });
     const token = new URL(inv.link).searchParams.get('token')!;
     const rows = await t.tdb.db.query<Record<string, unknown>>('select * from member_invitations');
     expect(JSON.stringify(rows.rows)).not.toContain(token);
@@ -219,8 +235,18 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
     expect(textOf(reused.body)).toContain('no es válido o ya se usó');
     expect((await again.get('/invitations/accept?token=nada')).statusCode).toBe(404);
 
-    const late = await t.ctx.services.members.invite(actor, { email: 'tarde@example.com', role: 'operator', inviterName: 'Dueña', lang: 'es' });
-    const revoked = await t.ctx.services.members.invite(actor, { email: 'anulada@example.com', role: 'operator', inviterName: 'Dueña', lang: 'es' });
+    const late = await t.ctx.services.members.invite(actor, {
+      email: 'tarde@example.com',
+      role: 'operator',
+      inviterName: 'Dueña',
+      lang: 'es',
+    });
+    const revoked = await t.ctx.services.members.invite(actor, {
+      email: 'anulada@example.com',
+      role: 'operator',
+      inviterName: 'Dueña',
+      lang: 'es',
+    });
     await owner.get('/settings/members');
     expect((await owner.post(`/settings/members/invitations/${revoked.invitation.id}/revoke`)).statusCode).toBe(303);
     expect((await again.get(`/invitations/accept?token=${new URL(revoked.link).searchParams.get('token')}`)).statusCode).toBe(404);
@@ -234,7 +260,9 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
   it('ends a removed member’s sessions at once', async () => {
     // Sessions ended with the clock jump of the previous test: log in again.
     const ro = new DashboardClient(t.app, '198.51.100.43');
-    const roEmail = (await t.ctx.services.members.list({ accountId, memberId: '', email: '', role: 'owner' })).find((m) => m.role === 'read_only')!.email;
+    const roEmail = (await t.ctx.services.members.list({ accountId, memberId: '', email: '', role: 'owner' })).find(
+      (m) => m.role === 'read_only',
+    )!.email;
     expect((await ro.logIn(roEmail)).statusCode).toBe(303);
     expect((await ro.get('/')).statusCode).toBe(200);
     const o = new DashboardClient(t.app, '198.51.100.44');

@@ -56,7 +56,8 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
           : undefined);
   if (appErr) {
     if (appErr.retryAfterSeconds !== undefined) reply.header('Retry-After', String(appErr.retryAfterSeconds));
-    if (appErr.kind === 'forbidden') return sendPage(reply, frame(ctx, t.teams.forbiddenTitle, html`${notice(forbiddenText(appErr, t), 'bad')}${home}`), 403);
+    if (appErr.kind === 'forbidden')
+      return sendPage(reply, frame(ctx, t.teams.forbiddenTitle, html`${notice(forbiddenText(appErr, t), 'bad')}${home}`), 403);
     if (appErr.kind === 'not_found')
       return sendPage(reply, frame(ctx, t.errors.notFoundTitle, html`<p>${t.errors.notFound}</p>${home}`), 404);
     const title = appErr.kind === 'rate_limited' ? t.errors.rateLimitedTitle : t.common.errorTitle;

@@ -71,7 +71,8 @@ export const teamsEs = {
     sent: (email: string) => `Enviamos la invitación a ${email}. El enlace vence en 7 días y sirve una vez.`,
     linkIntro: (email: string) =>
       `Sin servidor de correo configurado (SMTP_URL), entrega tú este enlace a ${email}. Vence en 7 días, sirve una vez y solo se muestra ahora.`,
-    linkGone: 'El enlace de la invitación ya se mostró. Si no lo copiaste, invita otra vez a la misma dirección: el enlace anterior deja de servir.',
+    linkGone:
+      'El enlace de la invitación ya se mostró. Si no lo copiaste, invita otra vez a la misma dirección: el enlace anterior deja de servir.',
     acceptTitle: 'Aceptar la invitación',
     acceptIntro: (account: string, role: string, email: string) =>
       `Te invitaron a la cuenta ${account} con el rol ${role}. Elige tu nombre y una contraseña para entrar como ${email}.`,

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isAppError } from '../../../errors.ts';
+import type { AppError } from '../../../errors.ts';
+import { isAppError } from '../../../errors.ts';
 import { requireAllowed } from '../../../modules/members/index.ts';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { asForm, queryValue, text } from '../http/form.ts';
@@ -20,7 +21,10 @@ const SLOT = 'invitation';
 export const membersRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => {
   const { members } = ctx.services;
 
-  const page = async (req: FastifyRequest, o: { flash?: string; invitedLink?: Invited; error?: AppError; form?: { email?: string; role?: string } } = {}) => {
+  const page = async (
+    req: FastifyRequest,
+    o: { flash?: string; invitedLink?: Invited; error?: AppError; form?: { email?: string; role?: string } } = {},
+  ) => {
     const me = actor(req);
     const [list, invitations] = await Promise.all([members.list(me), members.listInvitations(me)]);
     return membersView(pageContext(req), {
@@ -160,7 +164,10 @@ export function invitationRoutes(app: Parameters<DashboardRoutes>[0], { ctx, coo
     try {
       const inv = await members.describeInvitation(token);
       await ensureSession(req, reply);
-      return sendPage(reply, acceptInvitationView(pageContext(req), { token: token!, accountName: inv.accountName, email: inv.email, role: inv.role }));
+      return sendPage(
+        reply,
+        acceptInvitationView(pageContext(req), { token: token!, accountName: inv.accountName, email: inv.email, role: inv.role }),
+      );
     } catch (e) {
       return failed(req, reply, e);
     }

@@ -9,7 +9,8 @@ import type { FormProblem } from './auth.view.ts';
 const roleOptions = (ctx: PageContext, roles: readonly Role[]) => roles.map((r) => ({ value: r, label: ctx.t.teams.roles[r] }));
 
 /** The roles this member may hand out: an owner all, an admin all but owner (members/roles.ts). */
-const assignable = (role: Role | null): readonly Role[] => (role === 'owner' ? ROLES : role === 'admin' ? ROLES.filter((r) => r !== 'owner') : []);
+const assignable = (role: Role | null): readonly Role[] =>
+  role === 'owner' ? ROLES : role === 'admin' ? ROLES.filter((r) => r !== 'owner') : [];
 
 /** Settings → Members: the members, the pending invitations, the invitation form, and the roles table. */
 export function membersView(
@@ -36,7 +37,9 @@ export function membersView(
         ? html`<form method="post" action="/settings/members/${x.id}/role" class="inline role-form">${csrfInput(ctx.csrf)}<label class="visually-hidden" for="role-${x.id}">${`${m.members.changeRole}: ${x.email}`}</label><select id="role-${x.id}" name="role">${roleOptions(
             ctx,
             x.role === 'owner' || give.includes(x.role) ? give : [x.role, ...give],
-          ).map((op) => html`<option value="${op.value}"${op.value === x.role ? html` selected` : ''}>${op.label}</option>`)}</select> <button type="submit" class="button button-secondary button-small" aria-label="${`${m.members.save}: ${x.email}`}">${m.members.save}</button></form>`
+          ).map(
+            (op) => html`<option value="${op.value}"${op.value === x.role ? html` selected` : ''}>${op.label}</option>`,
+          )}</select> <button type="submit" class="button button-secondary button-small" aria-label="${`${m.members.save}: ${x.email}`}">${m.members.save}</button></form>`
         : t.teams.roles[x.role];
     const removal =
       x.id === o.me
@@ -44,7 +47,13 @@ export function membersView(
         : mayTouch
           ? html`<a class="button button-danger button-small" href="/settings/members/${x.id}/remove" aria-label="${`${m.members.remove} ${x.email}`}">${m.members.remove}</a>`
           : '';
-    return [html`${x.name}${x.id === o.me ? html` <span class="hint">${m.members.you}</span>` : ''}`, x.email, roleCell, formatDateTime(x.createdAt.toISOString(), t), removal];
+    return [
+      html`${x.name}${x.id === o.me ? html` <span class="hint">${m.members.you}</span>` : ''}`,
+      x.email,
+      roleCell,
+      formatDateTime(x.createdAt.toISOString(), t),
+      removal,
+    ];
   });
   const invitations = table({
     caption: m.invitations.title,
@@ -55,7 +64,13 @@ export function membersView(
       m.roles[i.role],
       formatDateTime(i.expiresAt.toISOString(), t),
       manage
-        ? postButton({ action: `/settings/members/invitations/${i.id}/revoke`, label: m.invitations.revoke, csrf: ctx.csrf, tone: 'danger', ariaLabel: `${m.invitations.revoke} ${i.email}` })
+        ? postButton({
+            action: `/settings/members/invitations/${i.id}/revoke`,
+            label: m.invitations.revoke,
+            csrf: ctx.csrf,
+            tone: 'danger',
+            ariaLabel: `${m.invitations.revoke} ${i.email}`,
+          })
         : '',
     ]),
   });
@@ -70,15 +85,18 @@ ${select({ name: 'role', label: m.invitations.role, options: roleOptions(ctx, gi
       )
     : '';
   const link = o.invitedLink
-    ? html`<div class="success" role="status" id="invitation-link" tabindex="-1"><p>${m.invitations.linkIntro(o.invitedLink.email)}</p>${copyable({
-        id: 'invitation-link-value',
-        label: m.invitations.title,
-        value: o.invitedLink.link,
-        t,
-      })}</div>`
+    ? html`<div class="success" role="status" id="invitation-link" tabindex="-1"><p>${m.invitations.linkIntro(o.invitedLink.email)}</p>${copyable(
+        {
+          id: 'invitation-link-value',
+          label: m.invitations.title,
+          value: o.invitedLink.link,
+          t,
+        },
+      )}</div>`
     : '';
   // One row per action of the policy (members/roles.ts), one column per role.
-  const yes = (ok: boolean, label: string) => (ok ? html`<span aria-label="${label}">✓</span>` : html`<span aria-label="${label}">—</span>`);
+  const yes = (ok: boolean, label: string) =>
+    ok ? html`<span aria-label="${label}">✓</span>` : html`<span aria-label="${label}">—</span>`;
   const policy = table({
     caption: m.members.rolesTitle,
     head: [t.common.actions, ...ROLES.map((r) => m.roles[r])],
