@@ -85,7 +85,9 @@ export function createContext(deps: ContextDeps) {
   const members = createMembersService({
     db,
     clock,
-    settings: { invitationTtlMs: 7 * 24 * 3_600_000, publicUrl: deps.config.appUrl },
+    // Invitations per account share the login's limit (each may send an e-mail).
+    settings: { invitationTtlMs: 7 * 24 * 3_600_000, publicUrl: deps.config.appUrl, inviteRateLimit: deps.config.dashboard.loginRateLimit },
+    rateLimiter: rateLimiterFor(db),
     accountName: (accountId) => accounts.nameOf(accountId),
     mailer: smtpTransport
       ? createInvitationMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog })

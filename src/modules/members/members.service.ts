@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db, Sql } from '../../db/types.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { RateLimit, RateLimiter } from '../../lib/rate-limiter.ts';
 import { normaliseEmail } from '../../lib/email.ts';
 import { newId, sha256Hex } from '../../lib/tokens.ts';
 import { invitationsStore, type InvitationRow } from './invitations.store.ts';
@@ -92,7 +93,9 @@ function parseRole(role: unknown): Role {
 export function createMembersService(deps: {
   db: Db;
   clock: Clock;
-  settings: { invitationTtlMs: number; publicUrl: string };
+  /** `inviteRateLimit`: invitations per account (each may send an e-mail). */
+  settings: { invitationTtlMs: number; publicUrl: string; inviteRateLimit: RateLimit };
+  rateLimiter: RateLimiter;
   accountName: (accountId: string) => Promise<string | undefined>;
   mailer?: InvitationMailer | undefined;
 }) {
@@ -195,6 +198,16 @@ export function createMembersService(deps: {
       const email = normaliseEmail(input.email);
       const role = parseRole(input.role);
       if (!mayAssign(actor.role, 'read_only', role)) throw ownershipForbidden(actor.role);
+      const r = await deps.rateLimiter.take(`invite-account:${actor.accountId}`, settings.inviteRateLimit);
+      if (!r.allowed)
+        throw new AppError(
+          'rate_limited',
+          'invitation_rate_limited',
+          `Too many invitations. Try again in ${r.retryAfterSeconds} seconds.`,
+          {
+            retryAfterSeconds: r.retryAfterSeconds,
+          },
+        );
       const token = crypto.randomBytes(32).toString('base64url');
       const now = clock.now();
       const invitation = await db.transaction(async (tx) => {

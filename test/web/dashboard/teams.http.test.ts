@@ -2,7 +2,8 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import dashboard from '../../../src/web/dashboard/index.ts';
 import { actionOf, ROUTE_ACTIONS } from '../../../src/web/dashboard/http/route-actions.ts';
-import { allowed, ROLES, rolesFor, type Role } from '../../../src/modules/members/index.ts';
+import { allowed, createMembersService, ROLES, rolesFor, type Role } from '../../../src/modules/members/index.ts';
+import { createMemoryRateLimiter } from '../../../src/lib/rate-limiter.ts';
 import type { AppContext } from '../../../src/context.ts';
 import { manualClock } from '../../../src/lib/clock.ts';
 import { describeEachDb } from '../../support/db.ts';
@@ -255,6 +256,31 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
     expect(expired.statusCode).toBe(410);
     expect(textOf(expired.body)).toContain('Invitación vencida');
     expect(await t.ctx.services.members.purgeExpiredInvitations()).toBe(1);
+  });
+
+  it('limits invitations per account (429 invitation_rate_limited with Retry-After)', async () => {
+    const members = createMembersService({
+      db: t.tdb.db,
+      clock,
+      settings: { invitationTtlMs: 3_600_000, publicUrl: 'http://x', inviteRateLimit: { perSecond: 1 / 60, burst: 2 } },
+      rateLimiter: createMemoryRateLimiter(),
+      accountName: async () => 'A',
+    });
+    const actor = {
+      accountId,
+      memberId: (await t.ctx.services.members.findLogin(ownerEmail))!.id,
+      email: ownerEmail,
+      role: 'owner' as const,
+    };
+    const invite = (n: number) =>
+      members.invite(actor, { email: `limite-${n}@example.com`, role: 'operator', inviterName: 'A', lang: 'es' });
+    await invite(1);
+    await invite(2);
+    await expect(invite(3)).rejects.toMatchObject({
+      code: 'invitation_rate_limited',
+      kind: 'rate_limited',
+      retryAfterSeconds: expect.any(Number),
+    });
   });
 
   it('ends a removed member’s sessions at once', async () => {

@@ -9,7 +9,12 @@ describe('invitation e-mail', () => {
     const sent: Sent[] = [];
     const warnings: object[] = [];
     const mailer = createInvitationMailer({
-      transport: { send: async (m) => void sent.push(m as Sent) },
+      transport: {
+        send: async (m) => {
+          sent.push(m as Sent);
+          return { transport: 'smtp', messageId: m.messageId, response: '250 OK' };
+        },
+      },
       from: 'Panel DTE <dte@example.cl>',
       log: { warn: (c) => void warnings.push(c) },
     });

@@ -95,6 +95,7 @@ export const teamsEn: TeamsMessages = {
     member_exists: 'That person is already a member of this account.',
     invalid_role: 'Choose one of the roles in the list.',
     invitation_invalid: 'This invitation link is not valid or was already used.',
+    invitation_rate_limited: 'Too many invitations in a row. Wait a moment and try again.',
     invitation_expired: 'This invitation link has expired.',
   },
 };

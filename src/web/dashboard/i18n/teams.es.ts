@@ -97,6 +97,7 @@ export const teamsEs = {
     member_exists: 'Esa persona ya es miembro de esta cuenta.',
     invalid_role: 'Elige uno de los roles de la lista.',
     invitation_invalid: 'Este enlace de invitación no es válido o ya se usó.',
+    invitation_rate_limited: 'Demasiadas invitaciones seguidas. Espera un momento y vuelve a intentarlo.',
     invitation_expired: 'Este enlace de invitación venció.',
   },
 };

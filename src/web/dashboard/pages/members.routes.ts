@@ -76,6 +76,7 @@ export const membersRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => 
       return seeOther(reply, `/settings/members?done=invited&who=${encodeURIComponent(invitation.email)}#invitation-link`);
     } catch (e) {
       if (!isAppError(e) || statusOf(e) >= 500 || e.kind === 'forbidden') throw e;
+      if (e.retryAfterSeconds !== undefined) reply.header('Retry-After', String(e.retryAfterSeconds));
       return sendPage(reply, await page(req, { error: e, form }), statusOf(e));
     }
   });
