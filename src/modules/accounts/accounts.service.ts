@@ -74,12 +74,14 @@ export function createAccountsService(deps: {
       if (patch.name !== undefined && !name) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
       const email = patch.email === undefined ? undefined : normaliseEmail(patch.email);
       return db.transaction(async (tx) => {
+        const before = await accountsStore.get(tx, accountId);
         if (email) {
           const other = await accountsStore.findByEmail(tx, email);
-          if ((other && other.id !== accountId) || (await deps.members.emailInUse(email, tx, accountId)))
+          // The holder's login follows the account's e-mail, so no other login may have it.
+          const login = before ? await deps.members.emailInUse(email, tx, { accountId, email: before.email }) : false;
+          if ((other && other.id !== accountId) || login)
             throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
         }
-        const before = await accountsStore.get(tx, accountId);
         const row = await accountsStore.update(tx, accountId, { ...(name ? { name } : {}), ...(email ? { email } : {}) }, clock.now());
         if (!row || !before) throw errors.notFound('account', accountId);
         if (email) await deps.members.followAccountEmail(tx, accountId, before.email, email);

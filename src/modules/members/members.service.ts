@@ -134,10 +134,11 @@ export function createMembersService(deps: {
         }),
       );
     },
-    /** True when `email` is the login of a member (of any account, or only of another than `exceptAccountId`). */
-    async emailInUse(email: string, sql: Sql = db, exceptAccountId?: string) {
+    /** True when `email` is a member's login, other than `except` (an account's holder keeping their own address). */
+    async emailInUse(email: string, sql: Sql = db, except?: { accountId: string; email: string }) {
       const row = await membersStore.findByEmail(sql, email);
-      return row !== undefined && row.account_id !== exceptAccountId;
+      if (!row) return false;
+      return !(except && row.account_id === except.accountId && row.email.toLowerCase() === except.email.toLowerCase());
     },
     /** The account's e-mail changed: its holder's login follows (docs/dashboard.md "Members and roles"). */
     async followAccountEmail(tx: Sql, accountId: string, oldEmail: string, email: string) {

@@ -258,6 +258,24 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
     expect(await t.ctx.services.members.purgeExpiredInvitations()).toBe(1);
   });
 
+  it('keeps the holder’s login on the account’s e-mail (PATCH /api/v1/account), and refuses another login’s address', async () => {
+    const key = await t.ctx.services.apiKeys.create(accountId, { name: 'patch' });
+    const memberEmail = (await t.ctx.services.members.list({ accountId, memberId: '', email: '', role: 'owner' })).find(
+      (m) => m.role === 'developer',
+    )!.email;
+    const taken = await t.call(key.key, { method: 'PATCH', url: '/api/v1/account', payload: { email: memberEmail } });
+    expect(taken.statusCode).toBe(409);
+    expect(taken.json().error.code).toBe('email_taken');
+    const newEmail = `nuevo-${Math.random().toString(36).slice(2)}@example.com`;
+    expect((await t.call(key.key, { method: 'PATCH', url: '/api/v1/account', payload: { email: newEmail } })).statusCode).toBe(200);
+    expect((await t.ctx.services.members.findLogin(newEmail))?.role).toBe('owner');
+    expect(await t.ctx.services.members.findLogin(ownerEmail)).toBeUndefined();
+    // Back as it was, for the other tests.
+    expect((await t.call(key.key, { method: 'PATCH', url: '/api/v1/account', payload: { email: ownerEmail } })).statusCode).toBe(200);
+    expect((await t.ctx.services.members.findLogin(ownerEmail))?.role).toBe('owner');
+    await t.ctx.services.apiKeys.revoke(accountId, key.id);
+  });
+
   it('limits invitations per account (429 invitation_rate_limited with Retry-After)', async () => {
     const members = createMembersService({
       db: t.tdb.db,
