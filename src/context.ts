@@ -7,10 +7,12 @@ import { backgroundLog } from './lib/log-safe.ts';
 import type { Db } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
+import { createMembersService } from './modules/members/index.ts';
 import { createApiKeysService } from './modules/api-keys/index.ts';
 import { createTenantLogos, createTenantsService } from './modules/tenants/index.ts';
 import { createDashboardAuthService } from './modules/dashboard-auth/index.ts';
 import { createSignupMailer } from './web/dashboard/auth/signup-mail.ts';
+import { createInvitationMailer } from './web/dashboard/auth/invitation-mail.ts';
 import { rateLimiterFor } from './lib/rate-limiter.ts';
 import crypto from 'node:crypto';
 import { createActivationService } from './modules/credentials/index.ts';
@@ -82,15 +84,29 @@ export function createContext(deps: ContextDeps) {
     { name: 'secrets_database', db: deps.secretsDb, migrationsDir: SECRETS_MIGRATIONS },
   ]);
   const apiKeys = createApiKeysService({ db, clock });
-  const accounts = createAccountsService({ db, clock, apiKeys });
+  // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations, invitations).
+  const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
+  // Members and invitations (docs/dashboard.md "Members and roles"); the account's name is read
+  // through the accounts service, made just below (it creates each account's owner through this one).
+  const members = createMembersService({
+    db,
+    clock,
+    // Invitations per account share the login's limit (each may send an e-mail).
+    settings: { invitationTtlMs: 7 * 24 * 3_600_000, publicUrl: deps.config.appUrl, inviteRateLimit: deps.config.dashboard.loginRateLimit },
+    rateLimiter: rateLimiterFor(db),
+    accountName: (accountId) => accounts.nameOf(accountId),
+    mailer: smtpTransport
+      ? createInvitationMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog })
+      : undefined,
+  });
+  const accounts = createAccountsService({ db, clock, apiKeys, members });
   const tenants = createTenantsService({ db, clock });
   const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer() });
-  // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations).
-  const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
   const dashboardAuth = createDashboardAuthService({
     db,
     clock,
     accounts,
+    members,
     rateLimiter: rateLimiterFor(db),
     settings: {
       idleMs: deps.config.dashboard.sessionIdleMs,
@@ -228,6 +244,7 @@ export function createContext(deps: ContextDeps) {
     services: {
       apiKeys,
       accounts,
+      members,
       tenants,
       tenantLogos,
       dashboardAuth,

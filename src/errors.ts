@@ -9,6 +9,7 @@
 export type ErrorKind =
   | 'invalid_request'
   | 'unauthorized'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'gone'
@@ -23,6 +24,7 @@ export type ErrorKind =
 export const ERROR_KINDS: readonly ErrorKind[] = [
   'invalid_request',
   'unauthorized',
+  'forbidden',
   'not_found',
   'conflict',
   'gone',

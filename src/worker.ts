@@ -49,6 +49,12 @@ export function collectPeriodics(ctx: AppContext): Periodic[] {
     ...receivedPeriodics(ctx.services.received),
     // Dashboard sessions past their idle or absolute expiry (each is also refused and deleted on sight).
     { name: 'dashboard.sessions.purge', everyMs: 15 * 60_000, run: async () => void (await ctx.services.dashboardAuth.purgeExpired()) },
+    // Member invitations past their expiry (an expired link is refused anyway; this drops the row).
+    {
+      name: 'members.invitations.purge',
+      everyMs: 60 * 60_000,
+      run: async () => void (await ctx.services.members.purgeExpiredInvitations()),
+    },
   ];
 }
 

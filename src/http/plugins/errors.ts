@@ -158,6 +158,8 @@ function toAppError(err: FastifyError & { validation?: AjvError[]; validationCon
 export const STATUS_BY_KIND: Record<ErrorKind, number> = {
   invalid_request: 400,
   unauthorized: 401,
+  /** A dashboard member whose role lacks the action (docs/dashboard.md "Members and roles"). */
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,

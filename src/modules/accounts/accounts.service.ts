@@ -3,6 +3,8 @@ import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { ApiKeysService } from '../api-keys/index.ts';
+import type { MembersService } from '../members/index.ts';
+import { normaliseEmail } from '../../lib/email.ts';
 import { accountsStore, type AccountRow } from './accounts.store.ts';
 
 export interface Account {
@@ -19,13 +21,7 @@ export const toAccount = (r: AccountRow): Account => ({
   createdAt: r.created_at.toISOString(),
 });
 
-const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{1,63}$/;
-
-export function normaliseEmail(email: string): string {
-  const e = email.trim();
-  if (!EMAIL_RE.test(e)) throw errors.invalid('invalid_email', `'${email}' is not a valid e-mail address.`, { param: 'email' });
-  return e;
-}
+export { normaliseEmail };
 
 /** The account name as stored: trimmed, never empty. */
 export function normaliseAccountName(name: string): string {
@@ -34,7 +30,12 @@ export function normaliseAccountName(name: string): string {
   return n;
 }
 
-export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: ApiKeysService }) {
+export function createAccountsService(deps: {
+  db: Db;
+  clock: Clock;
+  apiKeys: ApiKeysService;
+  members: Pick<MembersService, 'createOwnerIn' | 'emailInUse' | 'followAccountEmail'>;
+}) {
   const { db, clock } = deps;
   return {
     /**
@@ -45,17 +46,13 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
       const name = normaliseAccountName(input.name);
       const email = normaliseEmail(input.email);
       const run = async (tx: Sql) => {
-        if (await accountsStore.findByEmail(tx, email))
+        if ((await accountsStore.findByEmail(tx, email)) || (await deps.members.emailInUse(email, tx)))
           throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
-        const row = await accountsStore.insert(tx, {
-          id: newId(),
-          name,
-          email,
-          passwordHash: input.passwordHash ?? null,
-          now: clock.now(),
-        });
+        const row = await accountsStore.insert(tx, { id: newId(), name, email, now: clock.now() });
+        // The holder is the account's first member, its owner; the password (if any) is theirs.
+        const owner = await deps.members.createOwnerIn(tx, { accountId: row.id, email, name, passwordHash: input.passwordHash ?? null });
         const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, row.id, { name: 'default' }) : undefined;
-        return { account: toAccount(row), apiKey };
+        return { account: toAccount(row), owner, apiKey };
       };
       return sql ? run(sql) : db.transaction(run);
     },
@@ -64,7 +61,7 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
       if (!row) throw errors.notFound('account', accountId);
       return toAccount(row);
     },
-    /** For sign-in: the row with its password hash (never leaves the server). */
+    /** The account row of an e-mail (the holder's address). */
     async findByEmail(email: string) {
       return accountsStore.findByEmail(db, email);
     },
@@ -77,20 +74,19 @@ export function createAccountsService(deps: { db: Db; clock: Clock; apiKeys: Api
       if (patch.name !== undefined && !name) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
       const email = patch.email === undefined ? undefined : normaliseEmail(patch.email);
       return db.transaction(async (tx) => {
+        const before = await accountsStore.get(tx, accountId);
         if (email) {
           const other = await accountsStore.findByEmail(tx, email);
-          if (other && other.id !== accountId)
+          // The holder's login follows the account's e-mail, so no other login may have it.
+          const login = before ? await deps.members.emailInUse(email, tx, { accountId, email: before.email }) : false;
+          if ((other && other.id !== accountId) || login)
             throw errors.conflict('email_taken', `An account with the e-mail ${email} already exists.`, { param: 'email' });
         }
         const row = await accountsStore.update(tx, accountId, { ...(name ? { name } : {}), ...(email ? { email } : {}) }, clock.now());
-        if (!row) throw errors.notFound('account', accountId);
+        if (!row || !before) throw errors.notFound('account', accountId);
+        if (email) await deps.members.followAccountEmail(tx, accountId, before.email, email);
         return toAccount(row);
       });
-    },
-    /** `sql` may be the caller's transaction (setting a password also ends the account's sessions). */
-    async setPasswordHash(accountId: string, passwordHash: string, sql: Sql = db) {
-      const row = await accountsStore.update(sql, accountId, { passwordHash }, clock.now());
-      if (!row) throw errors.notFound('account', accountId);
     },
   };
 }

@@ -4,17 +4,18 @@ export interface AccountRow {
   id: string;
   name: string;
   email: string;
+  /** No longer read: the password is the owner member's (migration 202612041100_teams_members). */
   password_hash: string | null;
   created_at: Date;
   updated_at: Date;
 }
 
 export const accountsStore = {
-  async insert(tx: Sql, a: { id: string; name: string; email: string; passwordHash?: string | null; now: Date }) {
+  async insert(tx: Sql, a: { id: string; name: string; email: string; now: Date }) {
     const r = await tx.query<AccountRow>(
-      `insert into accounts (id, name, email, password_hash, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $5) returning *`,
-      [a.id, a.name, a.email, a.passwordHash ?? null, a.now],
+      `insert into accounts (id, name, email, created_at, updated_at)
+       values ($1, $2, $3, $4, $4) returning *`,
+      [a.id, a.name, a.email, a.now],
     );
     return r.rows[0]!;
   },
@@ -26,12 +27,11 @@ export const accountsStore = {
     const r = await tx.query<AccountRow>('select * from accounts where lower(email) = lower($1)', [email]);
     return r.rows[0];
   },
-  async update(tx: Sql, id: string, patch: { name?: string; email?: string; passwordHash?: string }, now: Date) {
+  async update(tx: Sql, id: string, patch: { name?: string; email?: string }, now: Date) {
     const r = await tx.query<AccountRow>(
-      `update accounts set name = coalesce($2, name), email = coalesce($3, email),
-         password_hash = coalesce($4, password_hash), updated_at = $5
+      `update accounts set name = coalesce($2, name), email = coalesce($3, email), updated_at = $4
        where id = $1 returning *`,
-      [id, patch.name ?? null, patch.email ?? null, patch.passwordHash ?? null, now],
+      [id, patch.name ?? null, patch.email ?? null, now],
     );
     return r.rows[0];
   },

@@ -30,8 +30,14 @@ describeEachDb('dashboard auth service', (backend) => {
     const dump = JSON.stringify(rows.rows);
     expect(dump).not.toContain(login.token);
     expect(dump).not.toContain(login.session.csrfToken);
-    const account = await t.tdb.db.query<{ password_hash: string }>('select password_hash from accounts where email = $1', [e]);
-    expect(account.rows[0]!.password_hash).toMatch(/^scrypt\$/);
+    // The password is the owner member's (docs/dashboard.md "Members and roles"), and only its hash.
+    const owner = await t.tdb.db.query<{ password_hash: string; role: string }>(
+      'select password_hash, role from account_members where email = $1',
+      [e],
+    );
+    expect(owner.rows[0]).toMatchObject({ role: 'owner', password_hash: expect.stringMatching(/^scrypt\$/) });
+    const account = await t.tdb.db.query<{ password_hash: string | null }>('select password_hash from accounts where email = $1', [e]);
+    expect(account.rows[0]!.password_hash).toBeNull();
   });
 
   it('gives one generic error for a wrong password, an unknown e-mail and a password-less account', async () => {

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.ts';
 import type { RateLimit, RateLimiter } from '../../lib/rate-limiter.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
 import { normaliseAccountName, normaliseEmail, type AccountsService } from '../accounts/index.ts';
+import { isRole, type MembersService, type Role } from '../members/index.ts';
 import {
   dummyHash,
   hashPassword,
@@ -52,6 +53,8 @@ export interface SignupMailer {
 export interface DashboardSession {
   tokenHash: string;
   account: { id: string; name: string; email: string } | null;
+  /** The member logged in (present whenever `account` is), with the role the database has now. */
+  member: { id: string; name: string; email: string; role: Role } | null;
   csrfToken: string;
   expiresAt: Date;
 }
@@ -92,7 +95,8 @@ export function checkPassword(password: string, param = 'password'): void {
 export function createDashboardAuthService(deps: {
   db: Db;
   clock: Clock;
-  accounts: AccountsService;
+  accounts: Pick<AccountsService, 'create' | 'findByEmail'>;
+  members: Pick<MembersService, 'findLogin' | 'emailInUse' | 'setPasswordHash' | 'acceptInvitation'>;
   rateLimiter: RateLimiter;
   settings: DashboardAuthSettings;
   /** Present when SMTP_URL is set: sign-up then confirms the address by e-mail. */
@@ -103,19 +107,24 @@ export function createDashboardAuthService(deps: {
   const toSession = (row: SessionRow, token: string): DashboardSession => ({
     tokenHash: row.token_hash,
     account: row.account_id ? { id: row.account_id, name: row.account_name ?? '', email: row.account_email ?? '' } : null,
+    member:
+      row.member_id && isRole(row.member_role)
+        ? { id: row.member_id, name: row.member_name ?? '', email: row.member_email ?? '', role: row.member_role }
+        : null,
     csrfToken: csrfTokenFor(token),
     expiresAt: row.expires_at,
   });
 
   /** Creates a session row and returns its token; `replace` is the token it supersedes. */
-  const issue = async (accountId: string | null, replace: string | undefined) => {
+  const issue = async (login: { accountId: string; memberId: string } | null, replace: string | undefined) => {
+    const accountId = login?.accountId ?? null;
     const token = crypto.randomBytes(SESSION_TOKEN_BYTES).toString('base64url');
     const now = clock.now();
     const tokenHash = sha256Hex(token);
     const expiresAt = new Date(now.getTime() + (accountId ? settings.absoluteMs : settings.anonymousMs));
     await db.transaction(async (tx) => {
       if (replace) await sessionsStore.remove(tx, sha256Hex(replace));
-      await sessionsStore.insert(tx, { tokenHash, accountId, now, expiresAt });
+      await sessionsStore.insert(tx, { tokenHash, accountId, memberId: login?.memberId ?? null, now, expiresAt });
     });
     const row = (await sessionsStore.get(db, tokenHash))!;
     return { token, session: toSession(row, token) };
@@ -159,7 +168,9 @@ export function createDashboardAuthService(deps: {
       const row = await sessionsStore.get(db, tokenHash);
       if (!row) return undefined;
       const now = clock.now();
-      if (row.expires_at.getTime() <= now.getTime() || row.last_seen_at.getTime() + settings.idleMs <= now.getTime()) {
+      // A logged-in session whose member is gone (or never recorded) is over.
+      const orphan = row.account_id !== null && row.member_role === null;
+      if (orphan || row.expires_at.getTime() <= now.getTime() || row.last_seen_at.getTime() + settings.idleMs <= now.getTime()) {
         await sessionsStore.remove(db, tokenHash);
         return undefined;
       }
@@ -174,12 +185,12 @@ export function createDashboardAuthService(deps: {
     async signUp(input: { name: string; email: string; password: string; ip: string }, current?: string) {
       await signupAllowed(input.ip);
       checkPassword(input.password);
-      const { account } = await deps.accounts.create({
+      const { account, owner } = await deps.accounts.create({
         name: input.name,
         email: input.email,
         passwordHash: await hashPassword(input.password),
       });
-      return issue(account.id, current);
+      return issue({ accountId: account.id, memberId: owner.id }, current);
     },
 
     /**
@@ -199,7 +210,7 @@ export function createDashboardAuthService(deps: {
       const passwordHash = await hashPassword(input.password);
       const token = crypto.randomBytes(SESSION_TOKEN_BYTES).toString('base64url');
       const now = clock.now();
-      const existing = await deps.accounts.findByEmail(email);
+      const existing = (await deps.accounts.findByEmail(email)) !== undefined || (await deps.members.emailInUse(email));
       await db.transaction(async (tx) => {
         // A pending sign-up for an address that has an account can never be confirmed: dropped.
         if (existing) await pendingSignupsStore.removeByEmail(tx, email);
@@ -232,15 +243,18 @@ export function createDashboardAuthService(deps: {
       const tokenHash = sha256Hex(token);
       const now = clock.now();
       type LinkProblem = Parameters<typeof linkProblem>[0];
-      const outcome = await db.transaction(async (tx): Promise<{ accountId: string } | { problem: LinkProblem }> => {
+      const outcome = await db.transaction(async (tx): Promise<{ accountId: string; memberId: string } | { problem: LinkProblem }> => {
         const row = await pendingSignupsStore.getByToken(tx, tokenHash);
         if (!row) return { problem: 'signup_link_invalid' };
         if (row.expires_at.getTime() <= now.getTime()) return { problem: 'signup_link_expired' };
         const taken = await pendingSignupsStore.takeByToken(tx, tokenHash);
         if (!taken) return { problem: 'signup_link_invalid' };
         try {
-          const { account } = await deps.accounts.create({ name: taken.name, email: taken.email, passwordHash: taken.password_hash }, tx);
-          return { accountId: account.id };
+          const { account, owner } = await deps.accounts.create(
+            { name: taken.name, email: taken.email, passwordHash: taken.password_hash },
+            tx,
+          );
+          return { accountId: account.id, memberId: owner.id };
         } catch (e) {
           // Created meanwhile (CLI, or an immediate sign-up before SMTP was configured): the link is spent.
           if (e instanceof AppError && e.code === 'email_taken') return { problem: 'signup_link_account_exists' };
@@ -248,7 +262,7 @@ export function createDashboardAuthService(deps: {
         }
       });
       if ('problem' in outcome) throw linkProblem(outcome.problem);
-      return issue(outcome.accountId, current);
+      return issue(outcome, current);
     },
 
     /**
@@ -265,29 +279,48 @@ export function createDashboardAuthService(deps: {
       } catch {
         email = undefined;
       }
-      const row = email ? await deps.accounts.findByEmail(email) : undefined;
+      const row = email ? await deps.members.findLogin(email) : undefined;
       const stored = row?.password_hash ?? null;
       const ok = await verifyPassword(input.password, stored ?? (await dummyHash()));
       if (!row || !stored || !ok) throw invalidCredentials();
-      if (needsRehash(stored)) await deps.accounts.setPasswordHash(row.id, await hashPassword(input.password));
-      return issue(row.id, current);
+      if (needsRehash(stored)) await deps.members.setPasswordHash(row.id, await hashPassword(input.password));
+      return issue({ accountId: row.account_id, memberId: row.id }, current);
     },
 
     async logOut(token: string | undefined): Promise<void> {
       if (token && SESSION_TOKEN_RE.test(token)) await sessionsStore.remove(db, sha256Hex(token));
     },
 
-    /** Sets (or replaces) an account's password and ends every session it has. For the CLI. */
-    async setPassword(email: string, password: string): Promise<{ accountId: string; sessionsEnded: number }> {
+    /**
+     * Sets (or replaces) a login's password and ends every session it has. For the CLI
+     * (`account set-password`): the account's holder is its owner member, so it keeps working.
+     */
+    async setPassword(email: string, password: string): Promise<{ accountId: string; memberId: string; sessionsEnded: number }> {
       checkPassword(password);
-      const row = await deps.accounts.findByEmail(normaliseEmail(email));
+      const row = await deps.members.findLogin(normaliseEmail(email));
       if (!row) throw errors.notFound('account', undefined, 'email');
       const hash = await hashPassword(password);
       const sessionsEnded = await db.transaction(async (tx) => {
-        await deps.accounts.setPasswordHash(row.id, hash, tx);
-        return sessionsStore.removeForAccount(tx, row.id);
+        await deps.members.setPasswordHash(row.id, hash, tx);
+        return sessionsStore.removeForMember(tx, row.id);
       });
-      return { accountId: row.id, sessionsEnded };
+      return { accountId: row.account_id, memberId: row.id, sessionsEnded };
+    },
+
+    /**
+     * Accepting an invitation (docs/dashboard.md "Invitations"): the invitee chooses a name and a
+     * password; the member is created as the link is taken (single use), and the browser gets a
+     * new session (never the one it presented).
+     */
+    async acceptInvitation(input: { token: string | undefined; name: string; password: string; ip: string }, current?: string) {
+      await limited(`invite-ip:${input.ip}`);
+      checkPassword(input.password);
+      const { accountId, member } = await deps.members.acceptInvitation({
+        token: input.token,
+        name: input.name,
+        passwordHash: await hashPassword(input.password),
+      });
+      return { ...(await issue({ accountId, memberId: member.id }, current)), member };
     },
 
     /** Periodic clean-up of sessions and sign-up links that can no longer be used; returns the sessions removed. */

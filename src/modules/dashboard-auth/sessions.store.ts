@@ -3,26 +3,33 @@ import type { Sql } from '../../db/types.ts';
 export interface SessionRow {
   token_hash: string;
   account_id: string | null;
+  member_id: string | null;
   created_at: Date;
   last_seen_at: Date;
   expires_at: Date;
   /** Joined from accounts when the session is logged in. */
   account_name: string | null;
   account_email: string | null;
+  /** Joined from account_members: who is logged in, and the role read afresh on every request. */
+  member_email: string | null;
+  member_name: string | null;
+  member_role: string | null;
 }
 
 /** Sessions are looked up by the hash of the cookie value only; the value itself is never stored. */
 export const sessionsStore = {
-  async insert(tx: Sql, s: { tokenHash: string; accountId: string | null; now: Date; expiresAt: Date }) {
+  async insert(tx: Sql, s: { tokenHash: string; accountId: string | null; memberId: string | null; now: Date; expiresAt: Date }) {
     await tx.query(
-      `insert into dashboard_sessions (token_hash, account_id, created_at, last_seen_at, expires_at) values ($1, $2, $3, $3, $4)`,
-      [s.tokenHash, s.accountId, s.now, s.expiresAt],
+      `insert into dashboard_sessions (token_hash, account_id, member_id, created_at, last_seen_at, expires_at) values ($1, $2, $3, $4, $4, $5)`,
+      [s.tokenHash, s.accountId, s.memberId, s.now, s.expiresAt],
     );
   },
   async get(tx: Sql, tokenHash: string) {
     const r = await tx.query<SessionRow>(
-      `select s.*, a.name as account_name, a.email as account_email
+      `select s.*, a.name as account_name, a.email as account_email,
+         m.email as member_email, m.name as member_name, m.role as member_role
        from dashboard_sessions s left join accounts a on a.id = s.account_id
+         left join account_members m on m.id = s.member_id and m.account_id = s.account_id
        where s.token_hash = $1`,
       [tokenHash],
     );
@@ -40,6 +47,10 @@ export const sessionsStore = {
   },
   async removeForAccount(tx: Sql, accountId: string) {
     const r = await tx.query('delete from dashboard_sessions where account_id = $1', [accountId]);
+    return r.rowCount;
+  },
+  async removeForMember(tx: Sql, memberId: string) {
+    const r = await tx.query('delete from dashboard_sessions where member_id = $1', [memberId]);
     return r.rowCount;
   },
   async purgeExpired(tx: Sql, now: Date, idleMs: number) {

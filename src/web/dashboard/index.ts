@@ -7,9 +7,11 @@ import { isCrossSite } from '../shared/csrf.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
 import { ASSET_FILES } from './assets.ts';
 import { csrfMatches } from '../../modules/dashboard-auth/index.ts';
+import { allowed, forbidden } from '../../modules/members/index.ts';
 import { CsrfError, renderError, renderRateLimited } from './http/error-pages.ts';
 import { createOneTimeFlash } from './http/flash.ts';
 import { asForm } from './http/form.ts';
+import { actionOf } from './http/route-actions.ts';
 import { applySecurityHeaders } from './http/security-headers.ts';
 import { clearSessionCookie, cookieSettings, resolveLang } from './http/state.ts';
 import { messagesFor } from './i18n/index.ts';
@@ -17,6 +19,7 @@ import { apiKeysRoutes } from './pages/api-keys.routes.ts';
 import { authRoutes } from './pages/auth.routes.ts';
 import { documentsRoutes } from './pages/documents.routes.ts';
 import { mailboxRoutes } from './pages/mailbox.routes.ts';
+import { invitationRoutes, membersRoutes } from './pages/members.routes.ts';
 import { overviewRoutes } from './pages/overview.routes.ts';
 import { tenantsRoutes } from './pages/tenants.routes.ts';
 import { tenantActionsRoutes } from './pages/tenant-actions.routes.ts';
@@ -34,6 +37,8 @@ import type { DashboardRoutes } from './pages/types.ts';
  * Every route here, in order:
  * 1. security headers (CSP without inline script, no framing, no-referrer, no-store);
  * 2. the session from the cookie, and the language; pages that need an account redirect to /login;
+ *    then the member's role must allow the route's action (http/route-actions.ts, the members
+ *    module's policy), or the page is a 403 naming the role needed — before any body is parsed;
  * 3. on POST: refused if the browser says it comes from another site, and the form's CSRF token
  *    must be the session's (403 otherwise), before any handler runs;
  * 4. errors become HTML pages with the API's status codes (another account's id → 404).
@@ -47,6 +52,8 @@ const PAGES: DashboardRoutes[] = [
   apiKeysRoutes,
   webhooksRoutes,
   webhookLogsRoutes,
+  // Teams (issue 29): members, roles, invitations.
+  membersRoutes,
   // The actions of issue 18: folios, credentials, sending, credit notes, CSV export.
   tenantActionsRoutes,
   documentActionsRoutes,
@@ -64,6 +71,14 @@ const dashboard: RouteModule = async (app, { ctx }) => {
   // Pages are not API operations: keep them out of the OpenAPI document.
   app.addHook('onRoute', (route) => {
     route.schema = { ...(route.schema ?? {}), hide: true } as typeof route.schema;
+    // Every route is public or names its action in the policy: none is left unchecked.
+    const config = (route.config ?? {}) as { dashboardPublic?: boolean; dashboardAction?: string };
+    if (config.dashboardPublic) return;
+    for (const method of [route.method].flat()) {
+      const action = actionOf(method, route.url);
+      if (!action) throw new Error(`dashboard route ${method} ${route.url} has no action in http/route-actions.ts`);
+      route.config = { ...config, dashboardAction: action } as typeof route.config;
+    }
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -75,7 +90,12 @@ const dashboard: RouteModule = async (app, { ctx }) => {
     const session = await auth.resolve(token);
     req.dashboard = { lang, t: messagesFor(lang), session, token: session ? token : undefined };
     if (token && !session) clearSessionCookie(reply, cookies);
-    if (config.dashboardPublic || session?.account) return;
+    if (config.dashboardPublic) return;
+    if (session?.account && session.member) {
+      const action = config.dashboardAction;
+      if (!action || !allowed(session.member.role, action)) throw forbidden(action ?? 'members.manage', session.member.role);
+      return;
+    }
     const query = new URLSearchParams();
     if (req.method === 'GET' && req.url !== '/') query.set('next', req.url);
     if (token) query.set('expired', '1');
@@ -105,6 +125,7 @@ const dashboard: RouteModule = async (app, { ctx }) => {
       onLimited: (req, reply, retryAfter) => renderRateLimited(req, reply, retryAfter),
     });
     authRoutes(pub, { ctx, cookies, flash });
+    invitationRoutes(pub, { ctx, cookies, flash });
   });
   for (const pages of PAGES) pages(app, { ctx, cookies, flash });
 };

@@ -42,7 +42,29 @@ describeEachDb('dashboard security', (backend) => {
     keyA = key.key;
     const endpoint = await t.ctx.services.webhooks.createEndpoint(accountA, { url: 'http://127.0.0.1:9/a' });
     const message = await t.ctx.services.webhooks.sendTestEvent(accountA, endpoint.id);
+    // A second member of A and a pending invitation, so the members routes are tried with A's ids.
+    const ownerA = (await t.ctx.services.members.findLogin(emailA))!;
+    const actorA = { accountId: accountA, memberId: ownerA.id, email: ownerA.email, role: ownerA.role };
+    const invited = await t.ctx.services.members.invite(actorA, {
+      email: 'colega-a@example.com',
+      role: 'operator',
+      inviterName: 'A',
+      lang: 'es',
+    });
+    const accepted = await t.ctx.services.members.acceptInvitation({
+      token: new URL(invited.link).searchParams.get('token')!,
+      name: 'Colega A',
+      passwordHash: 'scrypt$not-a-login',
+    });
+    const pending = await t.ctx.services.members.invite(actorA, {
+      email: 'pendiente-a@example.com',
+      role: 'read_only',
+      inviterName: 'A',
+      lang: 'es',
+    });
     ids = {
+      memberId: accepted.member.id,
+      invitationId: pending.invitation.id,
       tenantId: tenant.id,
       id: key.id,
       endpointId: endpoint.id,
@@ -70,6 +92,11 @@ describeEachDb('dashboard security', (backend) => {
         '/logs/webhooks/:messageId/resend',
         '/settings/api-keys',
         '/settings/api-keys/:id/revoke',
+        '/settings/members/invitations',
+        '/settings/members/invitations/:invitationId/revoke',
+        '/settings/members/:memberId/role',
+        '/settings/members/:memberId/remove',
+        '/invitations/accept',
         '/tenants/:tenantId/activation-link',
         '/tenants/:tenantId/certificates/:certificateId/primary',
         '/tenants/:tenantId/credentials/api-key',
@@ -179,9 +206,12 @@ describeEachDb('dashboard security', (backend) => {
     const anon = new DashboardClient(t.app, '198.51.100.3');
     for (const r of routes.filter(
       // /signup/confirm is the e-mailed link that logs in, /signup/sent the "check your e-mail" page
-      // after a sign-up (their own tests: signup-confirmation.http.test.ts).
+      // after a sign-up (their own tests: signup-confirmation.http.test.ts); /invitations/accept is
+      // an invitation's link (test/web/dashboard/teams.http.test.ts).
       (x) =>
-        x.method === 'GET' && !x.url.startsWith('/assets/') && !['/login', '/signup', '/signup/confirm', '/signup/sent'].includes(x.url),
+        x.method === 'GET' &&
+        !x.url.startsWith('/assets/') &&
+        !['/login', '/signup', '/signup/confirm', '/signup/sent', '/invitations/accept'].includes(x.url),
     )) {
       const res = await anon.get(fill(r.url));
       expect(res.statusCode, r.url).toBe(303);

@@ -26,6 +26,7 @@ describeEachDb('dashboard sign-up with e-mail confirmation', (backend) => {
       db: t.tdb.db,
       clock,
       accounts: t.ctx.services.accounts,
+      members: t.ctx.services.members,
       rateLimiter: createMemoryRateLimiter(),
       settings: {
         idleMs: 30 * 60_000,

@@ -1,7 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { knownError, statusOf } from '../../../http/plugins/errors.ts';
 import { AppError } from '../../../errors.ts';
-import { messagesFor } from '../i18n/index.ts';
+import { isRole } from '../../../modules/members/index.ts';
+import { messagesFor, type Messages } from '../i18n/index.ts';
 import { errorText, notice } from '../ui/components.ts';
 import { html } from '../../shared/html.ts';
 import { bareLayout, layout, type PageContext } from '../ui/layout.ts';
@@ -18,7 +19,14 @@ export class CsrfError extends Error {
 const ctxFor = (req: FastifyRequest): PageContext => {
   const s = req.dashboard;
   const t = s?.t ?? messagesFor('es');
-  return { t, lang: s?.lang ?? 'es', url: req.url, csrf: s?.session?.csrfToken ?? '', account: s?.session?.account ?? null };
+  return {
+    t,
+    lang: s?.lang ?? 'es',
+    url: req.url,
+    csrf: s?.session?.csrfToken ?? '',
+    account: s?.session?.account ?? null,
+    role: s?.session?.member?.role ?? null,
+  };
 };
 
 const frame = (ctx: PageContext, title: string, body: ReturnType<typeof html>) =>
@@ -48,6 +56,8 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
           : undefined);
   if (appErr) {
     if (appErr.retryAfterSeconds !== undefined) reply.header('Retry-After', String(appErr.retryAfterSeconds));
+    if (appErr.kind === 'forbidden')
+      return sendPage(reply, frame(ctx, t.teams.forbiddenTitle, html`${notice(forbiddenText(appErr, t), 'bad')}${home}`), 403);
     if (appErr.kind === 'not_found')
       return sendPage(reply, frame(ctx, t.errors.notFoundTitle, html`<p>${t.errors.notFound}</p>${home}`), 404);
     const title = appErr.kind === 'rate_limited' ? t.errors.rateLimitedTitle : t.common.errorTitle;
@@ -59,6 +69,15 @@ export function renderError(err: FastifyError | Error, req: FastifyRequest, repl
     frame(ctx, t.errors.genericTitle, html`${notice(html`${t.errors.generic} <code>${req.id}</code>`, 'bad')}${home}`),
     500,
   );
+}
+
+/** "Your role (operator) does not allow this. It needs the role owner, admin or developer." */
+function forbiddenText(err: AppError, t: Messages): string {
+  const d = err.details ?? {};
+  const name = (r: unknown) => (isRole(r) ? t.teams.roles[r] : String(r));
+  const needed = Array.isArray(d.roles) ? d.roles.map(name) : [];
+  const list = needed.length > 1 ? `${needed.slice(0, -1).join(', ')}${t.teams.or}${needed.at(-1)}` : (needed[0] ?? '');
+  return t.teams.forbidden(name(d.role), list);
 }
 
 /** The per-IP limit of the pre-login pages was hit (Retry-After is already set). */

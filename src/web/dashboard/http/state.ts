@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DashboardSession } from '../../../modules/dashboard-auth/index.ts';
+import type { Actor, DashboardAction } from '../../../modules/members/index.ts';
 import { LANG_COOKIE, pickLang, type Lang, type Messages } from '../i18n/index.ts';
 import type { PageContext } from '../ui/layout.ts';
 
@@ -21,6 +22,8 @@ declare module 'fastify' {
     dashboardPublic?: boolean;
     /** Static files: no session lookup, cacheable. */
     dashboardAsset?: boolean;
+    /** The role-policy action of the route, set from http/route-actions.ts when it is registered. */
+    dashboardAction?: DashboardAction;
   }
 }
 
@@ -59,8 +62,22 @@ export const state = (req: FastifyRequest): DashboardState => {
 
 export function pageContext(req: FastifyRequest): PageContext {
   const s = state(req);
-  return { t: s.t, lang: s.lang, url: req.url, csrf: s.session?.csrfToken ?? '', account: s.session?.account ?? null };
+  return {
+    t: s.t,
+    lang: s.lang,
+    url: req.url,
+    csrf: s.session?.csrfToken ?? '',
+    account: s.session?.account ?? null,
+    role: s.session?.member?.role ?? null,
+  };
 }
+
+/** The member acting, as the members service takes it; routes that call it are behind the login hook. */
+export const actor = (req: FastifyRequest): Actor => {
+  const s = state(req).session;
+  if (!s?.account || !s.member) throw new Error('not signed in');
+  return { accountId: s.account.id, memberId: s.member.id, email: s.member.email, role: s.member.role };
+};
 
 /** The signed-in account's id; routes that call it are behind the login hook. */
 export const accountId = (req: FastifyRequest): string => {

@@ -1,3 +1,4 @@
+import { allowed, type Role } from '../../../modules/members/index.ts';
 import type { Lang, Messages } from '../i18n/index.ts';
 import { csrfInput } from '../../shared/forms.ts';
 import { html, type SafeHtml } from '../../shared/html.ts';
@@ -15,9 +16,11 @@ export interface PageContext {
   url: string;
   csrf: string;
   account: { id: string; name: string; email: string } | null;
+  /** The member's role: the navigation leaves out what it may not open. */
+  role: Role | null;
 }
 
-export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys';
+export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys' | 'members';
 
 /** The current URL with `lang` replaced, so switching language stays on the same page. */
 export function withLang(url: string, lang: Lang): string {
@@ -52,11 +55,15 @@ ${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tena
       'logs',
       '/logs/webhooks',
       t.nav.logs,
-    )}${item('mailbox', '/mailbox', t.nav.mailbox)}${item('apiKeys', '/settings/api-keys', t.nav.apiKeys)}
+    )}${item('mailbox', '/mailbox', t.nav.mailbox)}${ctx.role && allowed(ctx.role, 'apiKeys.view') ? item('apiKeys', '/settings/api-keys', t.nav.apiKeys) : ''}${item(
+      'members',
+      '/settings/members',
+      t.teams.nav,
+    )}
 </ul></nav>
 <div class="dash-account">${langSwitch(ctx)}${
       ctx.account
-        ? html`<span class="who" title="${t.nav.signedInAs(ctx.account.email)}">${ctx.account.name}</span>
+        ? html`<span class="who" title="${t.nav.signedInAs(ctx.account.email)}">${ctx.account.name}${ctx.role ? html` <span class="badge badge-info">${t.teams.roles[ctx.role]}</span>` : ''}</span>
 <form method="post" action="/logout" class="inline">${csrfInput(ctx.csrf)}<button type="submit" class="button button-secondary button-small">${t.nav.logout}</button></form>`
         : ''
     }</div>
