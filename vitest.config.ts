@@ -59,7 +59,8 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'unit', include: unitFiles, exclude: ISOLATED, testTimeout: 20_000, isolate: false },
+        // Pure files only: no module replaced, no database in the heap (the logo file stays in this tier).
+        test: { name: 'unit', include: unitFiles, testTimeout: 20_000, isolate: false },
       },
       {
         extends: true,
