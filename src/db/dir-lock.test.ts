@@ -76,17 +76,23 @@ it('a second server process on the same PGlite directory stops with a clear mess
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   const first = start();
+  const firstExited = new Promise((r) => first.on('exit', r));
   let out1 = '';
   first.stdout.on('data', (c: Buffer) => (out1 += c));
   first.stderr.on('data', (c: Buffer) => (out1 += c));
-  for (let i = 0; i < 300 && !out1.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
-  expect(out1).toContain('listening on');
-  const second = start();
+  let code: number | null;
   let out2 = '';
-  second.stderr.on('data', (c: Buffer) => (out2 += c));
-  const code = await new Promise<number | null>((r) => second.on('exit', r));
-  first.kill('SIGTERM');
-  await new Promise((r) => first.on('exit', r));
+  try {
+    for (let i = 0; i < 300 && !out1.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(out1).toContain('listening on');
+    const second = start();
+    second.stderr.on('data', (c: Buffer) => (out2 += c));
+    code = await new Promise<number | null>((r) => second.on('exit', r));
+  } finally {
+    // Also when the first never listened: a server left running outlives the test run.
+    first.kill('SIGTERM');
+    await firstExited;
+  }
   expect(code).toBe(1);
   expect(out2).toMatch(/is in use by another process \(pid \d+\)/);
 }, 60_000);
