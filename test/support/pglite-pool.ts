@@ -3,7 +3,8 @@ import { forgetPreparedStatements } from '../../src/db/pglite-statements.ts';
 import type { Db } from '../../src/db/types.ts';
 
 /**
- * Migrated in-memory PGlite databases kept by a test process between tests, by migrations folder.
+ * Migrated in-memory PGlite databases kept by a test process between tests, by migrations folder
+ * (and between test files: they share their worker process, `isolate: false` in vitest.config.ts).
  * Opening one, even from the migrated template, costs a second or more (it unpacks the 42 MB data
  * directory and boots a WebAssembly PostgreSQL) and every test app opens two; putting one back in
  * its migrated state costs tens of milliseconds (docs/performance.md "The test suite").

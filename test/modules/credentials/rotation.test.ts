@@ -173,7 +173,10 @@ describe('npx dte keys …', () => {
     await (await openStores(loadConfig())).close();
   });
   afterAll(() => {
-    process.env = saved;
+    // Restored in place: test files share their worker process (vitest.config.ts, isolate: false),
+    // and replacing process.env with a plain object would stop it reaching child processes' getenv.
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
