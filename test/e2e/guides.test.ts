@@ -33,6 +33,9 @@ beforeAll(async () => {
     path.join(work, 'caf.xml'),
     createTestCaf({ sii, rutEmisor: '76.192.083-9', tipoDte: 52, desde: 1, hasta: 100, fechaAutorizacion }).xml,
   );
+  // The certification guide uploads `set-de-pruebas.txt`, which stands for the test set the SII hands
+  // the company: here the project's copy of a real one.
+  fs.copyFileSync(path.join(ROOT, 'test/fixtures/certification/SIISetDePruebas-01.txt'), path.join(work, 'set-de-pruebas.txt'));
   server = await startServer({
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     EMULATOR_DELAY: '200',
@@ -54,7 +57,7 @@ it('runs every curl example in docs/guides against a live server', async () => {
     .readdirSync(GUIDES)
     .filter((f) => f.endsWith('.md'))
     .sort();
-  expect(files.length).toBeGreaterThanOrEqual(7);
+  expect(files.length).toBeGreaterThanOrEqual(8);
   // A reader's terminal is in the project directory, where `npx dte` runs bin/dte.js; this script
   // runs in a scratch directory, so `npx dte` is pointed at the project's own command.
   let script = `set -euo pipefail\nnpx() { if [ "$1" = dte ]; then shift; "$NODE" "$DTE_BIN" "$@"; else command npx "$@"; fi; }\n`;
@@ -96,6 +99,13 @@ it('runs every curl example in docs/guides against a live server', async () => {
   expect(result.out).toContain('%PDF-'); // the printed document
   expect(result.out).toContain('{"tipoDte":52,"desde":1,"hasta":100,'); // the uploaded CAF
   expect(result.out).toContain('{"code":"caf_unreadable","param":"file"}');
+  // The certification guide: the set's 19 documents made, sent and accepted, its three books built.
+  expect(result.out).toContain('{"progress":{"cases":19,"documents":19}');
+  expect(result.out).toMatch(/^\s*19 accepted$/m);
+  for (const libro of ['ventas', 'compras', 'guias']) {
+    expect(result.out).toContain(`{"libro":"${libro}","ready":true`);
+    expect(fs.readFileSync(path.join(work, `libro-${libro}.xml`), 'latin1')).toMatch(/<EnvioLibro ID=/);
+  }
   // The webhooks guide registers WEBHOOK_URL only after every document of the DTE guide is final and
   // deletes it at the end, so nothing is due to it: anything received would be a stray event.
   expect(receiver.deliveries.map((d) => d.payload?.event)).toEqual([]);
