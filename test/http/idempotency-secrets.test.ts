@@ -74,7 +74,11 @@ describeEachDb('secrets returned under an Idempotency-Key', (backend) => {
     expect(Object.keys(secrets)).toHaveLength(4);
     if (backend === 'pglite') expect(haystacks.length).toBeGreaterThan(100);
     // One line per request (src/http/log.ts): the tenant and the eight idempotent calls at least.
-    expect(Buffer.concat(logs).toString('utf8').match(/"msg":"request completed"/g)?.length ?? 0).toBeGreaterThanOrEqual(9);
+    expect(
+      Buffer.concat(logs)
+        .toString('utf8')
+        .match(/"msg":"request completed"/g)?.length ?? 0,
+    ).toBeGreaterThanOrEqual(9);
     const found: string[] = [];
     for (const [name, value] of Object.entries(secrets))
       for (const needle of [value, value.replace(/^(sk_live_|act_|whsec_)/, '')])
