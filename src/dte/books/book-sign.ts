@@ -60,6 +60,27 @@ export function bookText(value: string, max: number, param: string): string {
 }
 
 /** Writes `el` only when the value is defined. */
+/**
+ * The Caratula both books open with (IECV v3.0 and the guía book's format, docs/sources.md [IECV],
+ * [LGD]): the same fields in the same order, and `TipoOperacion` only on the sales and purchase book.
+ * Every book here is ESPECIAL (asked for by a notification) and TOTAL.
+ */
+export function caratula(h: CheckedHeader, tipoOperacion?: 'VENTA' | 'COMPRA'): string {
+  return (
+    '<Caratula>' +
+    el('RutEmisorLibro', h.rutEmisor) +
+    el('RutEnvia', h.rutEnvia) +
+    el('PeriodoTributario', h.periodo) +
+    el('FchResol', h.fechaResolucion) +
+    el('NroResol', h.numeroResolucion) +
+    opt('TipoOperacion', tipoOperacion) +
+    el('TipoLibro', 'ESPECIAL') +
+    el('TipoEnvio', 'TOTAL') +
+    el('FolioNotificacion', h.folioNotificacion) +
+    '</Caratula>'
+  );
+}
+
 export const opt = (name: string, v: string | number | undefined | null): string => (v === undefined || v === null ? '' : el(name, v));
 
 export function writeSignedBook(

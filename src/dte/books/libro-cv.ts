@@ -2,7 +2,7 @@ import { DteEngineError } from '../errors.ts';
 import { checkSiiDate } from '../dates.ts';
 import { el } from '../xml-escape.ts';
 import { toSiiRut } from '../rut.ts';
-import { bookText, checkHeader, opt, writeSignedBook } from './book-sign.ts';
+import { bookText, caratula, checkHeader, opt, writeSignedBook } from './book-sign.ts';
 import type { BookEntry, BookHeader, BuiltBook } from './book-types.ts';
 import { entryAmounts, typeTotals, type EntryAmounts, type TypeTotals } from './libro-cv-amounts.ts';
 
@@ -133,17 +133,7 @@ export function buildLibroCompraVenta(input: LibroCompraVentaInput): BuiltBook<T
   }
   const { amounts, totals } = libroCompraVentaTotals(input);
   const body =
-    '<Caratula>' +
-    el('RutEmisorLibro', h.rutEmisor) +
-    el('RutEnvia', h.rutEnvia) +
-    el('PeriodoTributario', h.periodo) +
-    el('FchResol', h.fechaResolucion) +
-    el('NroResol', h.numeroResolucion) +
-    el('TipoOperacion', input.operacion) +
-    el('TipoLibro', 'ESPECIAL') +
-    el('TipoEnvio', 'TOTAL') +
-    el('FolioNotificacion', h.folioNotificacion) +
-    '</Caratula>' +
+    caratula(h, input.operacion) +
     `<ResumenPeriodo>${totals.map((t) => totales(t, input.operacion)).join('')}</ResumenPeriodo>` +
     input.entries.map((e, i) => detalle(e, amounts[i]!, input.operacion, i)).join('');
   const xml = writeSignedBook('LibroCompraVenta', 'LibroCV_v10.xsd', h, body);

@@ -2,7 +2,7 @@ import { DteEngineError } from '../errors.ts';
 import { checkSiiDate } from '../dates.ts';
 import { el } from '../xml-escape.ts';
 import { toSiiRut } from '../rut.ts';
-import { bookText, checkHeader, writeSignedBook } from './book-sign.ts';
+import { bookText, caratula, checkHeader, writeSignedBook } from './book-sign.ts';
 import type { BookHeader, BuiltBook } from './book-types.ts';
 
 /**
@@ -122,16 +122,7 @@ export function buildLibroGuia(input: LibroGuiaInput): BuiltBook<LibroGuiaTotals
   const details = input.entries.map(detalle).join('');
   const t = guiaTotals(input.entries);
   const body =
-    '<Caratula>' +
-    el('RutEmisorLibro', h.rutEmisor) +
-    el('RutEnvia', h.rutEnvia) +
-    el('PeriodoTributario', h.periodo) +
-    el('FchResol', h.fechaResolucion) +
-    el('NroResol', h.numeroResolucion) +
-    el('TipoLibro', 'ESPECIAL') +
-    el('TipoEnvio', 'TOTAL') +
-    el('FolioNotificacion', h.folioNotificacion) +
-    '</Caratula>' +
+    caratula(h) +
     '<ResumenPeriodo>' +
     (t.foliosAnulados ? el('TotFolAnulado', t.foliosAnulados) : '') +
     (t.guiasAnuladas ? el('TotGuiaAnulada', t.guiasAnuladas) : '') +

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DashboardSession } from '../../../modules/dashboard-auth/index.ts';
+import type { DashboardAuthService, DashboardSession } from '../../../modules/dashboard-auth/index.ts';
 import type { Actor, DashboardAction } from '../../../modules/members/index.ts';
 import { LANG_COOKIE, pickLang, type Lang, type Messages } from '../i18n/index.ts';
 import type { PageContext } from '../ui/layout.ts';
@@ -42,6 +42,26 @@ export const cookieSettings = (appUrl: string): CookieSettings => {
 export function setSessionCookie(reply: FastifyReply, c: CookieSettings, token: string, session: { expiresAt: Date }, now: Date): void {
   const maxAge = Math.max(1, Math.floor((session.expiresAt.getTime() - now.getTime()) / 1000));
   reply.setCookie(c.sessionCookie, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: c.secure, maxAge });
+}
+
+/**
+ * Makes sure the form about to be shown has a session (and so a CSRF token) behind it: pages reached
+ * without an account (login, sign-up, an invitation) start a pre-login session, so a form posted
+ * from another site is refused as on every other page (login CSRF).
+ */
+export function preLoginSession(
+  auth: Pick<DashboardAuthService, 'startAnonymous'>,
+  cookies: CookieSettings,
+  now: () => Date,
+): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  return async (req, reply) => {
+    const s = state(req);
+    if (s.session) return;
+    const started = await auth.startAnonymous();
+    s.session = started.session;
+    s.token = started.token;
+    setSessionCookie(reply, cookies, started.token, started.session, now());
+  };
 }
 
 export function clearSessionCookie(reply: FastifyReply, c: CookieSettings): void {

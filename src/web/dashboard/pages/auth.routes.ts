@@ -1,10 +1,20 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { isAppError } from '../../../errors.ts';
 import { normaliseAccountName, normaliseEmail } from '../../../modules/accounts/index.ts';
 import { checkPassword } from '../../../modules/dashboard-auth/index.ts';
 import { asForm, fieldChecks, text } from '../http/form.ts';
-import { clearSessionCookie, flashKey, pageContext, safeNext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
+import {
+  clearSessionCookie,
+  flashKey,
+  pageContext,
+  preLoginSession,
+  safeNext,
+  seeOther,
+  sendPage,
+  setSessionCookie,
+  state,
+  t,
+} from '../http/state.ts';
 import { loginView, signupConfirmFailedView, signupConfirmView, signupSentView, signupView } from '../views/auth.view.ts';
 import { errorText } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
@@ -20,15 +30,7 @@ export const authRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => {
   const auth = ctx.services.dashboardAuth;
   const signupEnabled = ctx.config.signupEnabled;
 
-  /** Makes sure the form about to be shown has a session (and so a CSRF token) behind it. */
-  const ensureSession = async (req: FastifyRequest, reply: FastifyReply) => {
-    const s = state(req);
-    if (s.session) return;
-    const started = await auth.startAnonymous();
-    s.session = started.session;
-    s.token = started.token;
-    setSessionCookie(reply, cookies, started.token, started.session, ctx.clock.now());
-  };
+  const ensureSession = preLoginSession(auth, cookies, () => ctx.clock.now());
 
   app.get<{ Querystring: { next?: string; loggedOut?: string; expired?: string } }>(
     '/login',

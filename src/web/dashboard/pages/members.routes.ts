@@ -4,7 +4,18 @@ import { isAppError } from '../../../errors.ts';
 import { requireAllowed } from '../../../modules/members/index.ts';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { asForm, queryValue, text } from '../http/form.ts';
-import { actor, clearSessionCookie, flashKey, pageContext, seeOther, sendPage, setSessionCookie, state, t } from '../http/state.ts';
+import {
+  actor,
+  clearSessionCookie,
+  flashKey,
+  pageContext,
+  preLoginSession,
+  seeOther,
+  sendPage,
+  setSessionCookie,
+  state,
+  t,
+} from '../http/state.ts';
 import { errorText } from '../ui/components.ts';
 import { confirmView } from '../views/confirm.view.ts';
 import { acceptInvitationView, invitationFailedView, membersView } from '../views/members.view.ts';
@@ -147,14 +158,7 @@ export function invitationRoutes(app: Parameters<DashboardRoutes>[0], { ctx, coo
   const auth = ctx.services.dashboardAuth;
   const { members } = ctx.services;
 
-  const ensureSession = async (req: FastifyRequest, reply: FastifyReply) => {
-    const s = state(req);
-    if (s.session) return;
-    const started = await auth.startAnonymous();
-    s.session = started.session;
-    s.token = started.token;
-    setSessionCookie(reply, cookies, started.token, started.session, ctx.clock.now());
-  };
+  const ensureSession = preLoginSession(auth, cookies, () => ctx.clock.now());
   const failed = (req: FastifyRequest, reply: FastifyReply, e: unknown) => {
     if (!isAppError(e) || (e.code !== 'invitation_invalid' && e.code !== 'invitation_expired')) throw e;
     return sendPage(reply, invitationFailedView(pageContext(req), e.code === 'invitation_expired'), statusOf(e));
