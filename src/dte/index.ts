@@ -162,3 +162,5 @@ export { createSelfSignedCertificate } from './self-signed-certificate.ts';
 
 export type { SeedVerification } from './seed-signature.ts';
 export { signSeed, verifySignedSeed, SEED_ERRORS } from './seed-signature.ts';
+
+export { ADUANA_TABLES, aduanaCode, comparable, type AduanaTable } from './aduana/aduana.ts';

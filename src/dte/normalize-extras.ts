@@ -7,6 +7,7 @@ import { toSiiRut } from './rut.ts';
 import { decimalFromNumber, formatDecimal } from './decimal.ts';
 import { percentText } from './normalize-lines.ts';
 import { comisionIva, type Totals } from './amounts.ts';
+import { aduanaCode, type AduanaTable } from './aduana/aduana.ts';
 import type { AduanaInput, ComisionInput, DescuentoGlobalInput, ExportacionInput, PagoInput, TransporteInput } from './types.ts';
 
 /**
@@ -129,6 +130,23 @@ const intCode = (v: number | undefined, digits: number, param: string): number |
   return v;
 };
 
+/**
+ * A code of one of the Aduana's tables, given as its code or as its name in the table ("FOB",
+ * "A FIRME", "MARITIMA, FLUVIAL Y LACUSTRE", "CONTENEDOR REFRIGERADO"; without regard to case or
+ * accents: src/dte/aduana/README.md), as the SII's test sets write them and a person would.
+ */
+const namedCode = (v: number | string | undefined, table: AduanaTable, digits: number, param: string): number | undefined => {
+  if (typeof v !== 'string') return intCode(v, digits, param);
+  const code = aduanaCode(table, v);
+  if (code === undefined)
+    throw new DteEngineError(
+      'invalid_field',
+      `${param} '${v.slice(0, 60)}' is not a name in the Aduana's ${table.replace(/_/g, ' ')} table: give its code, or its name as the table writes it (docs/dte.md, "Exports")`,
+      param,
+    );
+  return intCode(code, digits, param);
+};
+
 const decText = (v: number | undefined, fraction: number, param: string): string | undefined => {
   if (v === undefined) return undefined;
   const d = decimalFromNumber(v, param);
@@ -155,35 +173,35 @@ function normalizeAduana(a: AduanaInput | undefined): NormalizedAduana | undefin
   const txt = (v: string | undefined, name: string, max: number) => cleanText(v, { param: `${p}.${name}`, maxLength: max });
   return {
     fields: {
-      modalidadVenta: intCode(a.modalidadVenta, 2, `${p}.modalidadVenta`),
-      clausulaVenta: intCode(a.clausulaVenta, 2, `${p}.clausulaVenta`),
+      modalidadVenta: namedCode(a.modalidadVenta, 'modalidades_venta', 2, `${p}.modalidadVenta`),
+      clausulaVenta: namedCode(a.clausulaVenta, 'clausulas_venta', 2, `${p}.clausulaVenta`),
       totalClausulaVenta: decText(a.totalClausulaVenta, 2, `${p}.totalClausulaVenta`),
-      viaTransporte: intCode(a.viaTransporte, 2, `${p}.viaTransporte`),
+      viaTransporte: namedCode(a.viaTransporte, 'transportes', 2, `${p}.viaTransporte`),
       nombreTransporte: txt(a.nombreTransporte, 'nombreTransporte', MAX_LENGTH.aduanaTexto),
       rutCompaniaTransporte:
         a.rutCompaniaTransporte === undefined ? undefined : toSiiRut(a.rutCompaniaTransporte, `${p}.rutCompaniaTransporte`),
       nombreCompaniaTransporte: txt(a.nombreCompaniaTransporte, 'nombreCompaniaTransporte', MAX_LENGTH.aduanaTexto),
       booking: txt(a.booking, 'booking', MAX_LENGTH.aduanaId),
       operador: txt(a.operador, 'operador', MAX_LENGTH.aduanaId),
-      puertoEmbarque: intCode(a.puertoEmbarque, 4, `${p}.puertoEmbarque`),
-      puertoDesembarque: intCode(a.puertoDesembarque, 4, `${p}.puertoDesembarque`),
+      puertoEmbarque: namedCode(a.puertoEmbarque, 'puertos', 4, `${p}.puertoEmbarque`),
+      puertoDesembarque: namedCode(a.puertoDesembarque, 'puertos', 4, `${p}.puertoDesembarque`),
       tara: intCode(a.tara, 7, `${p}.tara`),
-      unidadTara: intCode(a.unidadTara, 2, `${p}.unidadTara`),
+      unidadTara: namedCode(a.unidadTara, 'unidades', 2, `${p}.unidadTara`),
       pesoBruto: decText(a.pesoBruto, 2, `${p}.pesoBruto`),
-      unidadPesoBruto: intCode(a.unidadPesoBruto, 2, `${p}.unidadPesoBruto`),
+      unidadPesoBruto: namedCode(a.unidadPesoBruto, 'unidades', 2, `${p}.unidadPesoBruto`),
       pesoNeto: decText(a.pesoNeto, 2, `${p}.pesoNeto`),
-      unidadPesoNeto: intCode(a.unidadPesoNeto, 2, `${p}.unidadPesoNeto`),
+      unidadPesoNeto: namedCode(a.unidadPesoNeto, 'unidades', 2, `${p}.unidadPesoNeto`),
       totalItems: intCode(a.totalItems, 18, `${p}.totalItems`),
       totalBultos: intCode(a.totalBultos, 18, `${p}.totalBultos`),
       flete: decText(a.flete, 4, `${p}.flete`),
       seguro: decText(a.seguro, 4, `${p}.seguro`),
-      paisReceptor: intCode(a.paisReceptor, 3, `${p}.paisReceptor`),
-      paisDestino: intCode(a.paisDestino, 3, `${p}.paisDestino`),
+      paisReceptor: namedCode(a.paisReceptor, 'paises', 3, `${p}.paisReceptor`),
+      paisDestino: namedCode(a.paisDestino, 'paises', 3, `${p}.paisDestino`),
     },
     bultos: (a.bultos ?? []).slice(0, 10).map((b, i) => {
       const q = `${p}.bultos[${i}]`;
       const out: NormalizedAduana['bultos'][number] = {
-        tipo: intCode(b.tipo, 3, `${q}.tipo`)!,
+        tipo: namedCode(b.tipo, 'tipos_bulto', 3, `${q}.tipo`)!,
         cantidad: intCode(b.cantidad, 10, `${q}.cantidad`)!,
       };
       const marcas = cleanText(b.marcas, { param: `${q}.marcas`, maxLength: MAX_LENGTH.marcas });
@@ -226,7 +244,7 @@ export function normalizeExportacion(e: ExportacionInput | undefined, isExport: 
           })(),
         }
       : undefined,
-    formaPago: intCode(e.formaPago, 2, 'exportacion.formaPago'),
+    formaPago: namedCode(e.formaPago, 'formas_pago', 2, 'exportacion.formaPago'),
     aduana: normalizeAduana(e.aduana),
   };
 }

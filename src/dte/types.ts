@@ -96,28 +96,28 @@ export interface TransporteInput {
 
 /** Transporte/Aduana of an export (codes from the SII/Aduana tables). */
 export interface AduanaInput {
-  modalidadVenta?: number | undefined;
-  clausulaVenta?: number | undefined;
+  modalidadVenta?: number | string | undefined;
+  clausulaVenta?: number | string | undefined;
   totalClausulaVenta?: number | undefined;
-  viaTransporte?: number | undefined;
+  viaTransporte?: number | string | undefined;
   nombreTransporte?: string | undefined;
   rutCompaniaTransporte?: string | undefined;
   nombreCompaniaTransporte?: string | undefined;
   booking?: string | undefined;
   operador?: string | undefined;
-  puertoEmbarque?: number | undefined;
-  puertoDesembarque?: number | undefined;
+  puertoEmbarque?: number | string | undefined;
+  puertoDesembarque?: number | string | undefined;
   tara?: number | undefined;
-  unidadTara?: number | undefined;
+  unidadTara?: number | string | undefined;
   pesoBruto?: number | undefined;
-  unidadPesoBruto?: number | undefined;
+  unidadPesoBruto?: number | string | undefined;
   pesoNeto?: number | undefined;
-  unidadPesoNeto?: number | undefined;
+  unidadPesoNeto?: number | string | undefined;
   totalItems?: number | undefined;
   totalBultos?: number | undefined;
   bultos?:
     | readonly {
-        tipo: number;
+        tipo: number | string;
         cantidad: number;
         marcas?: string | undefined;
         idContainer?: string | undefined;
@@ -127,8 +127,8 @@ export interface AduanaInput {
     | undefined;
   flete?: number | undefined;
   seguro?: number | undefined;
-  paisReceptor?: number | undefined;
-  paisDestino?: number | undefined;
+  paisReceptor?: number | string | undefined;
+  paisDestino?: number | string | undefined;
 }
 
 /** 110, 111, 112. */
@@ -137,8 +137,8 @@ export interface ExportacionInput {
   moneda: string;
   /** The totals again in another currency (OtraMoneda), e.g. {moneda: "PESO CL", tipoCambio: 950.5}. */
   otraMoneda?: { moneda: string; tipoCambio: number } | undefined;
-  /** FmaPagExp: the export payment form code (Aduana table, e.g. 1 COB1, 11 ACRED, 21 sin pago). */
-  formaPago?: number | undefined;
+  /** FmaPagExp: the export payment form, its code or its name in the Aduana table (e.g. 1 COB1, 11 ACRED, 21 sin pago). */
+  formaPago?: number | string | undefined;
   aduana?: AduanaInput | undefined;
 }
 

@@ -5698,32 +5698,32 @@ export interface paths {
                 tipoCambio: number;
               };
               /**
-               * @description How the foreign importer pays, as in the DUS (FmaPagExp): a code of the Aduana's "Formas de Pago" table; 21 for samples without commercial value.
+               * @description How the foreign importer pays, as in the DUS (FmaPagExp): a code of the Aduana's "Formas de Pago" table; 21 for samples without commercial value. Its name in that table is taken too (e.g. "ACRED"), without regard to case or accents.
                * @example 1
                */
-              formaPago?: number;
+              formaPago?: number | string;
               /** @description Customs data (Transporte/Aduana), codes from the Aduana tables (www.aduana.cl); exports 110–112. */
               aduana?: {
                 /**
-                 * @description Sale modality of the export (CodModVenta): a code of the Aduana's "Modalidad de Venta" table (www.aduana.cl). Required on a 110 of goods (indServicio other than 3, 4, 5).
+                 * @description Sale modality of the export (CodModVenta): a code of the Aduana's "Modalidad de Venta" table (www.aduana.cl). Required on a 110 of goods (indServicio other than 3, 4, 5). Its name in that table is taken too (e.g. "A FIRME"), without regard to case or accents.
                  * @example 1
                  */
-                modalidadVenta?: number;
+                modalidadVenta?: number | string;
                 /**
-                 * @description Sale clause as in the DUS, FOB, CIF… (CodClauVenta): a code of the Aduana's "Cláusula compra-venta" table. Required on a 110 of goods.
+                 * @description Sale clause as in the DUS, FOB, CIF… (CodClauVenta): a code of the Aduana's "Cláusula compra-venta" table. Required on a 110 of goods. Its name in that table is taken too (e.g. "FOB"), without regard to case or accents.
                  * @example 5
                  */
-                clausulaVenta?: number;
+                clausulaVenta?: number | string;
                 /**
                  * @description Total the importer pays under the sale clause, as in the DUS, in the export currency, 2 decimals (TotClauVenta). Required on a 110 of goods.
                  * @example 24250
                  */
                 totalClausulaVenta?: number;
                 /**
-                 * @description Means of transport abroad, air, land, sea… (CodViaTransp): a code of the Aduana's "Vías de Transporte" table. Required on a 110 unless hotel services (indServicio 4).
+                 * @description Means of transport abroad, air, land, sea… (CodViaTransp): a code of the Aduana's "Vías de Transporte" table. Required on a 110 unless hotel services (indServicio 4). Its name in that table is taken too (e.g. "MARITIMA, FLUVIAL Y LACUSTRE"), without regard to case or accents.
                  * @example 1
                  */
-                viaTransporte?: number;
+                viaTransporte?: number | string;
                 /**
                  * @description Name of the ship or means of transport (NombreTransp).
                  * @example MSC Valparaíso
@@ -5750,45 +5750,45 @@ export interface paths {
                  */
                 operador?: string;
                 /**
-                 * @description Port of loading (CodPtoEmbarque): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4).
+                 * @description Port of loading (CodPtoEmbarque): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4). Its name in that table is taken too (e.g. "SAN ANTONIO"), without regard to case or accents.
                  * @example 906
                  */
-                puertoEmbarque?: number;
+                puertoEmbarque?: number | string;
                 /**
-                 * @description Port of unloading (CodPtoDesemb): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4).
+                 * @description Port of unloading (CodPtoDesemb): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4). Its name in that table is taken too (e.g. "BALBOA"), without regard to case or accents.
                  * @example 222
                  */
-                puertoDesembarque?: number;
+                puertoDesembarque?: number | string;
                 /**
                  * @description Tare, a whole number in unidadTara (Tara).
                  * @example 2200
                  */
                 tara?: number;
                 /**
-                 * @description Unit of the tare (CodUnidMedTara): a code of the Aduana's "Unidades de Medida" table.
+                 * @description Unit of the tare (CodUnidMedTara): a code of the Aduana's "Unidades de Medida" table. Its name in that table is taken too (e.g. "KN"), without regard to case or accents.
                  * @example 6
                  */
-                unidadTara?: number;
+                unidadTara?: number | string;
                 /**
                  * @description Total gross weight of the items, 2 decimals, in unidadPesoBruto (PesoBruto).
                  * @example 8350.5
                  */
                 pesoBruto?: number;
                 /**
-                 * @description Unit of pesoBruto (CodUnidPesoBruto): a code of the Aduana's "Unidades de Medida" table.
+                 * @description Unit of pesoBruto (CodUnidPesoBruto): a code of the Aduana's "Unidades de Medida" table. Its name in that table is taken too (e.g. "KN"), without regard to case or accents.
                  * @example 6
                  */
-                unidadPesoBruto?: number;
+                unidadPesoBruto?: number | string;
                 /**
                  * @description Total net weight of the items, 2 decimals, in unidadPesoNeto (PesoNeto).
                  * @example 7500
                  */
                 pesoNeto?: number;
                 /**
-                 * @description Unit of pesoNeto (CodUnidPesoNeto): a code of the Aduana's "Unidades de Medida" table.
+                 * @description Unit of pesoNeto (CodUnidPesoNeto): a code of the Aduana's "Unidades de Medida" table. Its name in that table is taken too (e.g. "KN"), without regard to case or accents.
                  * @example 6
                  */
-                unidadPesoNeto?: number;
+                unidadPesoNeto?: number | string;
                 /**
                  * @description Number of items of the document (TotItems).
                  * @example 1
@@ -5802,10 +5802,10 @@ export interface paths {
                 /** @description The packages by type (TipoBultos), up to 10; with totalBultos. */
                 bultos?: {
                   /**
-                   * @description Package type (CodTpoBultos): a code of the Aduana's "Tipos de Bultos" table (www.aduana.cl).
-                   * @example 75
+                   * @description Package type (CodTpoBultos): a code of the Aduana's "Tipos de Bultos" table (www.aduana.cl). Its name in that table is taken too (e.g. "CONT40"), without regard to case or accents.
+                   * @example 74
                    */
-                  tipo: number;
+                  tipo: number | string;
                   /**
                    * @description Number of packages of this type (CantBultos).
                    * @example 1
@@ -5843,15 +5843,15 @@ export interface paths {
                  */
                 seguro?: number;
                 /**
-                 * @description Country of the foreign receptor of the goods (CodPaisRecep): a code of the Aduana's country table. Required on a 110 whenever aduana is given.
+                 * @description Country of the foreign receptor of the goods (CodPaisRecep): a code of the Aduana's country table. Required on a 110 whenever aduana is given. Its name in that table is taken too (e.g. "U.S.A."), without regard to case or accents.
                  * @example 225
                  */
-                paisReceptor?: number;
+                paisReceptor?: number | string;
                 /**
-                 * @description Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl).
+                 * @description Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl). Its name in that table is taken too (e.g. "U.S.A."), without regard to case or accents.
                  * @example 225
                  */
-                paisDestino?: number;
+                paisDestino?: number | string;
               };
             };
             /** @description 43 only, required there: commissions and other charges (Comisiones), up to 20, subtracted from the total. */

@@ -21,6 +21,12 @@ const Pct = (description: string, maximum = 100, example = 10) =>
   Type.Number({ exclusiveMinimum: 0, maximum, description, examples: [example] });
 const Code = (description: string, maximum: number, example: number) =>
   Type.Integer({ minimum: 1, maximum, description, examples: [example] });
+/** A code of one of the Aduana's tables, or its name there (src/dte/aduana/README.md). */
+const NamedCode = (description: string, maximum: number, example: number, name: string) =>
+  Type.Union([Type.Integer({ minimum: 1, maximum }), Type.String({ minLength: 1, maxLength: 60 })], {
+    description: `${description} Its name in that table is taken too (e.g. "${name}"), without regard to case or accents.`,
+    examples: [example],
+  });
 const Rut = (description: string, example = '76.123.456-7') =>
   Type.String({ minLength: 3, maxLength: 12, description: `${description} With check digit, dotted or not.`, examples: [example] });
 
@@ -360,17 +366,19 @@ const AduanaText = (maxLength: number, description: string, example: string) =>
 const AduanaBody = Type.Object(
   {
     modalidadVenta: Type.Optional(
-      Code(
+      NamedCode(
         'Sale modality of the export (CodModVenta): a code of the Aduana\'s "Modalidad de Venta" table (www.aduana.cl). Required on a 110 of goods (indServicio other than 3, 4, 5).',
         99,
         1,
+        'A FIRME',
       ),
     ),
     clausulaVenta: Type.Optional(
-      Code(
+      NamedCode(
         'Sale clause as in the DUS, FOB, CIF… (CodClauVenta): a code of the Aduana\'s "Cláusula compra-venta" table. Required on a 110 of goods.',
         99,
         5,
+        'FOB',
       ),
     ),
     totalClausulaVenta: Type.Optional(
@@ -382,10 +390,11 @@ const AduanaBody = Type.Object(
       }),
     ),
     viaTransporte: Type.Optional(
-      Code(
+      NamedCode(
         'Means of transport abroad, air, land, sea… (CodViaTransp): a code of the Aduana\'s "Vías de Transporte" table. Required on a 110 unless hotel services (indServicio 4).',
         99,
         1,
+        'MARITIMA, FLUVIAL Y LACUSTRE',
       ),
     ),
     nombreTransporte: Type.Optional(AduanaText(40, 'Name of the ship or means of transport (NombreTransp).', 'MSC Valparaíso')),
@@ -398,21 +407,25 @@ const AduanaBody = Type.Object(
     booking: Type.Optional(AduanaText(20, "The operator's booking or reservation number (Booking).", 'BK2026-1187')),
     operador: Type.Optional(AduanaText(20, 'Operator code (Operador).', 'OP-45')),
     puertoEmbarque: Type.Optional(
-      Code(
+      NamedCode(
         'Port of loading (CodPtoEmbarque): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4).',
         9999,
         906,
+        'SAN ANTONIO',
       ),
     ),
     puertoDesembarque: Type.Optional(
-      Code(
+      NamedCode(
         'Port of unloading (CodPtoDesemb): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4).',
         9999,
         222,
+        'BALBOA',
       ),
     ),
     tara: Type.Optional(Code('Tare, a whole number in unidadTara (Tara).', 9_999_999, 2200)),
-    unidadTara: Type.Optional(Code('Unit of the tare (CodUnidMedTara): a code of the Aduana\'s "Unidades de Medida" table.', 99, 6)),
+    unidadTara: Type.Optional(
+      NamedCode('Unit of the tare (CodUnidMedTara): a code of the Aduana\'s "Unidades de Medida" table.', 99, 6, 'KN'),
+    ),
     pesoBruto: Type.Optional(
       Type.Number({
         minimum: 0,
@@ -421,7 +434,7 @@ const AduanaBody = Type.Object(
       }),
     ),
     unidadPesoBruto: Type.Optional(
-      Code('Unit of pesoBruto (CodUnidPesoBruto): a code of the Aduana\'s "Unidades de Medida" table.', 99, 6),
+      NamedCode('Unit of pesoBruto (CodUnidPesoBruto): a code of the Aduana\'s "Unidades de Medida" table.', 99, 6, 'KN'),
     ),
     pesoNeto: Type.Optional(
       Type.Number({
@@ -430,7 +443,9 @@ const AduanaBody = Type.Object(
         examples: [7500],
       }),
     ),
-    unidadPesoNeto: Type.Optional(Code('Unit of pesoNeto (CodUnidPesoNeto): a code of the Aduana\'s "Unidades de Medida" table.', 99, 6)),
+    unidadPesoNeto: Type.Optional(
+      NamedCode('Unit of pesoNeto (CodUnidPesoNeto): a code of the Aduana\'s "Unidades de Medida" table.', 99, 6, 'KN'),
+    ),
     totalItems: Type.Optional(Type.Integer({ minimum: 1, description: 'Number of items of the document (TotItems).', examples: [1] })),
     totalBultos: Type.Optional(
       Type.Integer({ minimum: 1, description: 'Total number of packages the document covers (TotBultos).', examples: [1] }),
@@ -439,7 +454,12 @@ const AduanaBody = Type.Object(
       Type.Array(
         Type.Object(
           {
-            tipo: Code('Package type (CodTpoBultos): a code of the Aduana\'s "Tipos de Bultos" table (www.aduana.cl).', 999, 75),
+            tipo: NamedCode(
+              'Package type (CodTpoBultos): a code of the Aduana\'s "Tipos de Bultos" table (www.aduana.cl).',
+              999,
+              74,
+              'CONT40',
+            ),
             cantidad: Type.Integer({ minimum: 1, description: 'Number of packages of this type (CantBultos).', examples: [1] }),
             marcas: Type.Optional(
               Type.String({
@@ -486,14 +506,20 @@ const AduanaBody = Type.Object(
       Type.Number({ minimum: 0, description: 'Insurance amount in the export currency, 4 decimals (MntSeguro).', examples: [120.5] }),
     ),
     paisReceptor: Type.Optional(
-      Code(
+      NamedCode(
         "Country of the foreign receptor of the goods (CodPaisRecep): a code of the Aduana's country table. Required on a 110 whenever aduana is given.",
         999,
         225,
+        'U.S.A.',
       ),
     ),
     paisDestino: Type.Optional(
-      Code("Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl).", 999, 225),
+      NamedCode(
+        "Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl).",
+        999,
+        225,
+        'U.S.A.',
+      ),
     ),
   },
   {
@@ -530,10 +556,11 @@ const ExportacionBody = Type.Object(
       ),
     ),
     formaPago: Type.Optional(
-      Code(
+      NamedCode(
         'How the foreign importer pays, as in the DUS (FmaPagExp): a code of the Aduana\'s "Formas de Pago" table; 21 for samples without commercial value.',
         99,
         1,
+        'ACRED',
       ),
     ),
     aduana: Type.Optional(AduanaBody),

@@ -1,4 +1,4 @@
-import { aduanaCode, comparable, type AduanaTable } from './aduana/aduana.ts';
+import { aduanaCode, comparable, type AduanaTable } from '../../../dte/index.ts';
 import { referenceDocumentCode } from './document-types.ts';
 import { SetParseError } from './set.errors.ts';
 import type { Coded, ExportData } from './set.types.ts';

@@ -1,4 +1,4 @@
-import { comparable } from './aduana/aduana.ts';
+import { comparable } from '../../../dte/index.ts';
 import { parseGuideBook, parsePurchaseBook } from './set.books.ts';
 import { parseCaseSection } from './set.cases.ts';
 import { SetParseError } from './set.errors.ts';
