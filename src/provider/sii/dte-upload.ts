@@ -82,7 +82,7 @@ async function attempt(
 /**
  * A book (LibroCompraVenta, LibroGuia) goes through the same DTEUpload (docs/sources.md §1.3:
  * "envío of EnvioDTE, books"), with the same form, token and STATUS handling; a reused
- * FolioNotificacion comes back as a refusal with "ENVIO NO REGISTRADO PARA LA EMPRESA" (§2.2).
+ * FolioNotificacion comes back as a refusal with "ENVIO NO REGISTRADO PARA LA EMPRESA" (docs/sources.md §1.4).
  */
 export function uploadBook(
   ctx: SiiCallContext,

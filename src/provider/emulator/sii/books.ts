@@ -10,7 +10,7 @@ import { BOOK_ESTADO, BOOK_GLOSA, BOOK_NOT_REGISTERED, UPLOAD_STATUS } from './t
  * docs/emulator.md, "Books"): verified (schema → STATUS 7, EnvioLibro signature or carátula →
  * STATUS 8), the same file again within the window → STATUS 99 with its first track id, a
  * FolioNotificacion this company already used for the same kind of book → STATUS 6 with "ENVIO
- * NO REGISTRADO PARA LA EMPRESA" (the text from live use, docs/sources.md §2.2; the code ours),
+ * NO REGISTRADO PARA LA EMPRESA" (the text from live use, docs/sources.md §1.4; the code ours),
  * else STATUS 0 and an envío whose QueryEstUp ESTADO is LOK, or LRH naming the totals that do not
  * add up (rules/book-totals.ts), revealed after the processing delay like an envelope's verdict.
  */

@@ -62,5 +62,5 @@ export const BAD_PARAMETERS = { estado: '-3', glosa: 'Error en parametros de ent
 export const BOOK_ESTADO = { ok: 'LOK', totals: 'LRH' } as const;
 export const BOOK_GLOSA = { ok: 'Libro Aceptado', totals: 'Libro Rechazado, totales no cuadran con el detalle' } as const;
 
-/** A reused FolioNotificacion (docs/sources.md §2.2, from live use); answered as DTEUpload STATUS 6 (our choice). */
+/** A reused FolioNotificacion (docs/sources.md §1.4, from live use); answered as DTEUpload STATUS 6 (our choice). */
 export const BOOK_NOT_REGISTERED = 'ENVIO NO REGISTRADO PARA LA EMPRESA';
