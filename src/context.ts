@@ -3,6 +3,7 @@
  * globals; tests build their own context with fakes swapped in from outside.
  */
 import type { Config } from './config.ts';
+import { createBookSend } from './modules/certification/index.ts';
 import { backgroundLog } from './lib/log-safe.ts';
 import type { Db } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
@@ -224,7 +225,14 @@ export function createContext(deps: ContextDeps) {
   // Certification (docs/certification.md): the SII's test sets, read and kept per tenant.
   const certification = createCertificationService({ db, clock, dte, folios, dteSend });
   // Its books: the purchase book from the set, the sales and guía books from the documents made for its cases.
-  const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte });
+  // Sent to the SII through the tenant's provider where its path takes books (the direct SII path).
+  const certificationBooks = createCertificationBooks({
+    db,
+    clock,
+    signers,
+    dtes: dte,
+    sends: createBookSend({ db, clock, provider, credentials }),
+  });
   return {
     ...deps,
     provider,

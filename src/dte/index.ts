@@ -129,9 +129,10 @@ export type {
   SchemaValidator,
   SchemaKind,
   SchemaValidationResult,
+  BookVerification,
 } from './verify/index.ts';
-export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync } from './verify/index.ts';
-export { createSchemaValidator, REQUIRED_SCHEMA_FILES, SCHEMA_FILES } from './schema-validator.ts';
+export { verifyDte, verifyDteSync, verifyEnvelope, verifyEnvelopeSync, verifyBook } from './verify/index.ts';
+export { createSchemaValidator, REQUIRED_SCHEMA_FILES, BOOK_SCHEMA_FILES, SCHEMA_FILES } from './schema-validator.ts';
 export { SII_SCHEMA_DIR } from './schema-dir.ts';
 export {
   envelopeParts,

@@ -21,6 +21,8 @@ export const SCHEMA_FILES: Record<SchemaKind, string> = {
   DTE: 'DTE_v10.xsd',
   EnvioDTE: 'EnvioDTE_v10.xsd',
   EnvioBOLETA: 'EnvioBOLETA_v11.xsd',
+  LibroCompraVenta: 'LibroCV_v10.xsd',
+  LibroGuia: 'LibroGuia_v10.xsd',
 };
 
 export const REQUIRED_SCHEMA_FILES = [
@@ -30,6 +32,9 @@ export const REQUIRED_SCHEMA_FILES = [
   'SiiTypes_v10.xsd',
   'xmldsignature_v10.xsd',
 ];
+
+/** The books' schemas (docs/certification.md, "Books"): optional; without them a book is refused as unvalidatable. */
+export const BOOK_SCHEMA_FILES = ['LibroCV_v10.xsd', 'LibroGuia_v10.xsd', 'LceCoCertif_v10.xsd', 'LceCal_v10.xsd', 'LceSiiTypes_v10.xsd'];
 
 function toValidatorInput(xml: Buffer): Uint8Array {
   const enc = declaredEncoding(xml);
@@ -46,6 +51,7 @@ export function createSchemaValidator(schemaFiles: Readonly<Record<string, Uint8
   const files = Object.entries(schemaFiles).map(([fileName, contents]) => ({ fileName, contents: new Uint8Array(contents) }));
   return async (xml: Buffer, kind: SchemaKind): Promise<SchemaValidationResult> => {
     const main = SCHEMA_FILES[kind];
+    if (!files.some((f) => f.fileName === main)) return { valid: false, errors: [`schema ${main} not loaded`] };
     const result = await validateXML({
       xml: [{ fileName: 'document.xml', contents: toValidatorInput(xml) }],
       schema: files.filter((f) => f.fileName === main),

@@ -9,6 +9,7 @@
 export type {
   AcceptanceRegistration,
   Ambiente,
+  BookStatus,
   DocumentOutcome,
   DocumentState,
   DocumentStatusRequest,

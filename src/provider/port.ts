@@ -116,6 +116,14 @@ export interface DocumentStatusRequest {
   ambiente: Ambiente;
 }
 
+/** A book's review (docs/sii-direct.md, "Books"): accepted LOK/LSO, rejected LRH (glosa says why), else pending. */
+export interface BookStatus {
+  trackId: string;
+  estado: string;
+  glosa: string;
+  outcome: 'accepted' | 'rejected' | 'pending';
+}
+
 export interface Provider {
   readonly name: 'simpleapi' | 'emulator' | 'sii';
   verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
@@ -144,6 +152,14 @@ export interface Provider {
     req: { rutEmpresa: string; trackId: string; tipo: 'dte' | 'boleta'; ambiente: Ambiente },
   ): Promise<UploadStatus>;
   documentStatus(creds: ProviderCredentials, req: DocumentStatusRequest): Promise<DocumentState>;
+  /**
+   * Optional: sends a signed book (LibroCompraVenta, LibroGuia) to the SII. Only a path that can
+   * (the direct SII adapter, DTEUpload); absent where the provider takes no books (SimpleAPI, no
+   * source says it does: docs/certification.md "Books").
+   */
+  uploadBook?(creds: ProviderCredentials, req: { rutEmpresa: string; book: Buffer; ambiente: Ambiente }): Promise<UploadResult>;
+  /** Optional, with uploadBook: the SII's review of a book (QueryEstUp: LOK/LSO, LRH…). */
+  bookStatus?(creds: ProviderCredentials, req: { rutEmpresa: string; trackId: string; ambiente: Ambiente }): Promise<BookStatus>;
   annulFolios(
     creds: ProviderCredentials,
     req: { rutEmpresa: string; tipoDte: number; desde: number; hasta: number; ambiente: Ambiente },

@@ -33,6 +33,9 @@ const fromSii = (e: unknown): never => {
   throw e;
 };
 
+const noBooks = () =>
+  new ProviderError('rejected', "This provider takes no books: download the book's XML and upload it in the SII's site.");
+
 export function createRoutedProvider(slots: ProviderSlots): Provider {
   /** `call` on the provider the credentials name; a failure on the direct path marked as the SII's. */
   const on = async <T>(creds: ProviderCredentials, call: (p: Provider) => Promise<T>): Promise<T> => {
@@ -49,6 +52,9 @@ export function createRoutedProvider(slots: ProviderSlots): Provider {
     uploadStatus: (creds, req) => on(creds, (p) => p.uploadStatus(creds, req)),
     documentStatus: (creds, req) => on(creds, (p) => p.documentStatus(creds, req)),
     annulFolios: (creds, req) => on(creds, (p) => p.annulFolios(creds, req)),
+    // Optional capabilities: refused where the tenant's path has none (certification books).
+    uploadBook: (creds, req) => on(creds, (p) => (p.uploadBook ? p.uploadBook(creds, req) : Promise.reject(noBooks()))),
+    bookStatus: (creds, req) => on(creds, (p) => (p.bookStatus ? p.bookStatus(creds, req) : Promise.reject(noBooks()))),
     registerAcceptance: (creds, req) => on(creds, (p) => p.registerAcceptance(creds, req)),
   };
 }

@@ -88,6 +88,8 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
         return { payload: logo, headers: { 'content-type': 'image/png' } };
       case 'POST /api/v1/tenants/{tenantId}/activation-link':
         return { payload: {} };
+      case 'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/books/{kind}/send':
+        return { payload: {} };
       case 'POST /api/v1/tenants/{tenantId}/credentials/api-key':
         return { payload: { apiKey: 'sandbox-ok-key-0001' } };
       case 'POST /api/v1/tenants/{tenantId}/credentials/certificate': {

@@ -13656,7 +13656,7 @@ export interface paths {
     };
     /**
      * One of the set's books: its entries, its totals, whether it can be built yet
-     * @description compras comes from the set alone; ventas and guias from the documents made for the set (ready false and missingCases until they exist). 422 certification_book_not_in_set when the set asks for no such book.
+     * @description compras comes from the set alone; ventas and guias from the documents made for the set (ready false and missingCases until they exist). envio: its latest send to the SII (POST …/send), its review read while pending. 422 certification_book_not_in_set when the set asks for no such book.
      */
     get: {
       parameters: {
@@ -13725,6 +13725,13 @@ export interface paths {
              *       "entries": [
              *         {}
              *       ],
+             *       "envio": {
+             *         "trackId": "4000012",
+             *         "status": "pending",
+             *         "estado": "LOK",
+             *         "glosa": "Libro Aceptado",
+             *         "sentAt": "2026-11-27T14:30:00.000Z"
+             *       },
              *       "totals": [
              *         {}
              *       ]
@@ -13751,6 +13758,15 @@ export interface paths {
               entries: {
                 [key: string]: unknown;
               }[];
+              envio?: {
+                trackId: string | null;
+                /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                status: 'pending' | 'accepted' | 'rejected';
+                estado: string | null;
+                glosa: string | null;
+                /** Format: date-time */
+                sentAt: string;
+              } | null;
               totals:
                 | (
                     | {
@@ -13840,6 +13856,177 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/books/{kind}/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sends the signed book to the SII (direct tenants)
+     * @description Builds the book exactly as …/xml does and uploads it through DTEUpload; its review (LOK, LRH) shows on GET …/books/{kind} as envio. Once per FolioNotificacion: asked again, the first send answers; a new folioNotificacion is a new upload. 409 certification_book_upload_unsupported for a SimpleAPI tenant (download …/xml and upload it in the SII's site).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+          /** @description ventas (LibroCompraVenta VENTA), compras (LibroCompraVenta COMPRA) or guias (LibroGuia). */
+          kind: 'ventas' | 'compras' | 'guias';
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /**
+             * Format: date
+             * @description The entries' date; its month is the book's period. Default: today in Chile.
+             * @example 2026-11-28
+             */
+            fecha?: string;
+            /**
+             * @description Purchases: the supplier's RUT (the set names none). Default: the tenant's.
+             * @example 77777777-7
+             */
+            proveedorRut?: string;
+            /**
+             * @description Purchases: the supplier's name (required by the SII for paper documents).
+             * @example Proveedor Ltda
+             */
+            proveedorRazonSocial?: string;
+            /**
+             * @description FolioNotificacion. Default: the attention number of the set's book section. Each special book sent needs a fresh one.
+             * @example 4244620
+             */
+            folioNotificacion?: number;
+            /**
+             * @description Guías: the folio of the factura that invoiced the guía the set says was invoiced.
+             * @example 12
+             */
+            facturaFolio?: number;
+            /**
+             * Format: date
+             * @description Guías: that factura's date. Default: fecha.
+             * @example 2026-11-28
+             */
+            facturaFecha?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The book sent to the SII (POST …/send). */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "trackId": "4000012",
+             *       "status": "pending",
+             *       "estado": "LOK",
+             *       "glosa": "Libro Aceptado",
+             *       "sentAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              trackId: string | null;
+              /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+              status: 'pending' | 'accepted' | 'rejected';
+              estado: string | null;
+              glosa: string | null;
+              /** Format: date-time */
+              sentAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certification_book_upload_unsupported`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;

@@ -23,6 +23,8 @@ export type {
   VerifyOptions,
   DteVerification,
   EnvelopeVerification,
+  BookVerification,
 } from './types.ts';
 export { verifyDte, verifyDteSync } from './document.ts';
 export { verifyEnvelope, verifyEnvelopeSync } from './envelope.ts';
+export { verifyBook, verifyBookSync } from './book.ts';

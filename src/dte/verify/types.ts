@@ -9,7 +9,7 @@ export interface VerificationIssue {
   message: string;
 }
 
-export type SchemaKind = 'DTE' | 'EnvioDTE' | 'EnvioBOLETA';
+export type SchemaKind = 'DTE' | 'EnvioDTE' | 'EnvioBOLETA' | 'LibroCompraVenta' | 'LibroGuia';
 
 export interface SchemaValidationResult {
   valid: boolean;
@@ -59,6 +59,22 @@ export interface EnvelopeVerification {
     subTotales: { tipoDte: number; cantidad: number }[];
   } | null;
   dtes: DteVerification[];
+}
+
+export interface BookVerification {
+  valid: boolean;
+  kind: 'LibroCompraVenta' | 'LibroGuia' | null;
+  errors: VerificationIssue[];
+  warnings: VerificationIssue[];
+  caratula: {
+    rutEmisor: string | null;
+    rutEnvia: string | null;
+    periodo: string | null;
+    tipoOperacion: string | null;
+    tipoLibro: string | null;
+    tipoEnvio: string | null;
+    folioNotificacion: number | null;
+  } | null;
 }
 
 export function issue(code: string, check: string, message: string): VerificationIssue {

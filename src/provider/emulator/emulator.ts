@@ -461,6 +461,9 @@ export function createEmulatorCore(opts: EmulatorCoreOptions) {
     calls,
     /** The SII face (sii/) keeps its seeds and tokens in the same database, on the same clock. */
     db,
+    /** The SII face's book reception (sii/books.ts) validates and delays like envelopes. */
+    schemaValidator: opts.schemaValidator,
+    processingDelayMs: opts.processingDelayMs,
     clock,
     /** Shared with the SII face (sii/): reception, the envelope's and a document's state. */
     receiveEnvelope,

@@ -59,10 +59,13 @@ export function parseRecepcionDte(xml: string): RecepcionDte | undefined {
 async function attempt(
   ctx: SiiCallContext,
   creds: SiiCredentials,
-  req: { rutEmpresa: string; envelope: Buffer; ambiente: Ambiente },
+  req: { rutEmpresa: string; envelope: Buffer; ambiente: Ambiente; filename?: string },
   token: string,
 ) {
-  const { body, contentType } = siiUploadForm(creds.rutCertificado, req.rutEmpresa, { filename: 'EnvioDTE.xml', data: req.envelope });
+  const { body, contentType } = siiUploadForm(creds.rutCertificado, req.rutEmpresa, {
+    filename: req.filename ?? 'EnvioDTE.xml',
+    data: req.envelope,
+  });
   return siiRequest(ctx, {
     service: 'dtews',
     ambiente: req.ambiente,
@@ -76,10 +79,23 @@ async function attempt(
   });
 }
 
+/**
+ * A book (LibroCompraVenta, LibroGuia) goes through the same DTEUpload (docs/sources.md §1.3:
+ * "envío of EnvioDTE, books"), with the same form, token and STATUS handling; a reused
+ * FolioNotificacion comes back as a refusal with "ENVIO NO REGISTRADO PARA LA EMPRESA" (docs/sources.md §1.4).
+ */
+export function uploadBook(
+  ctx: SiiCallContext,
+  creds: SiiCredentials,
+  req: { rutEmpresa: string; book: Buffer; ambiente: Ambiente },
+): Promise<UploadResult> {
+  return uploadDte(ctx, creds, { rutEmpresa: req.rutEmpresa, envelope: req.book, ambiente: req.ambiente, filename: 'Libro.xml' });
+}
+
 export async function uploadDte(
   ctx: SiiCallContext,
   creds: SiiCredentials,
-  req: { rutEmpresa: string; envelope: Buffer; ambiente: Ambiente },
+  req: { rutEmpresa: string; envelope: Buffer; ambiente: Ambiente; filename?: string },
 ): Promise<UploadResult> {
   let refreshed = false;
   for (let transport = 0; ;) {

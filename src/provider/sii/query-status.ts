@@ -1,4 +1,4 @@
-import type { Ambiente, DocumentState, DocumentStatusRequest, UploadStatus } from '../port.ts';
+import type { Ambiente, BookStatus, DocumentState, DocumentStatusRequest, UploadStatus } from '../port.ts';
 import { ProviderError } from '../port.ts';
 import { FINAL_ENVELOPE_STATES } from '../simpleapi/protocol.ts';
 import { splitRut } from '../../dte/index.ts';
@@ -99,6 +99,24 @@ export async function queryUploadStatus(
     }),
   );
   return parseEstUp(xml, req.trackId);
+}
+
+/**
+ * A book's state at QueryEstUp (docs/sources.md §1.4: books report LSO/LOK accepted, LRH
+ * mismatched totals, not EPR): LOK/LSO accepted; LRH and the envelope rejections (RSC, RFR, RCT)
+ * rejected with the GLOSA; anything else (REC…PDR, a failed query) still pending.
+ */
+const BOOK_ACCEPTED = new Set(['LOK', 'LSO']);
+const BOOK_REJECTED = new Set(['LRH', 'RSC', 'RFR', 'RCT']);
+
+export async function queryBookStatus(
+  ctx: SiiCallContext,
+  creds: SiiCredentials,
+  req: { rutEmpresa: string; trackId: string; ambiente: Ambiente },
+): Promise<BookStatus> {
+  const s = await queryUploadStatus(ctx, creds, req);
+  const outcome = BOOK_ACCEPTED.has(s.estado) ? 'accepted' : BOOK_REJECTED.has(s.estado) ? 'rejected' : 'pending';
+  return { trackId: s.trackId, estado: s.estado, glosa: s.glosa, outcome };
 }
 
 /** `YYYY-MM-DD` → the SII's `ddMMyyyy`. */

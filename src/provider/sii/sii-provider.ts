@@ -6,8 +6,8 @@ import { registerAcceptance } from './claims.ts';
 import { requestCafViaForms } from './caf-forms.ts';
 import { siiHosts, type SiiCallContext, type SiiCallObserver, type SiiTokens } from './context.ts';
 import { siiCredentials } from './credentials.ts';
-import { uploadDte } from './dte-upload.ts';
-import { queryDocumentStatus, queryUploadStatus } from './query-status.ts';
+import { uploadBook, uploadDte } from './dte-upload.ts';
+import { queryBookStatus, queryDocumentStatus, queryUploadStatus } from './query-status.ts';
 import { createSiiTokens } from './tokens.ts';
 
 /**
@@ -38,6 +38,9 @@ export interface SiiProviderOptions {
 
 export interface SiiProvider extends Provider {
   readonly name: 'sii';
+  /** Books go through DTEUpload (dte-upload.ts uploadBook, query-status.ts queryBookStatus). */
+  uploadBook: NonNullable<Provider['uploadBook']>;
+  bookStatus: NonNullable<Provider['bookStatus']>;
   /** The tokens this provider fetched (its cache's counts). */
   readonly tokens: SiiTokens;
 }
@@ -91,6 +94,14 @@ export function createSiiProvider(opts: SiiProviderOptions): SiiProvider {
     async uploadStatus(creds, req) {
       if (req.tipo === 'boleta') return boletaUploadStatus(ctx, siiCredentials(creds), req);
       return queryUploadStatus(ctx, siiCredentials(creds), req);
+    },
+
+    async uploadBook(creds, req) {
+      return uploadBook(ctx, siiCredentials(creds), req);
+    },
+
+    async bookStatus(creds, req) {
+      return queryBookStatus(ctx, siiCredentials(creds), req);
     },
 
     async documentStatus(creds, req) {

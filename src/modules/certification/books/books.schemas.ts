@@ -66,6 +66,22 @@ const Entry = Type.Object(
   { additionalProperties: true, description: 'One document of the book as registered (type, folio, amounts).' },
 );
 
+export const BookEnvioSchema = Type.Object(
+  {
+    trackId: Nullable(Type.String({ examples: ['4000012'], description: "The SII's track id (DTEUpload)." })),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('rejected')], {
+      description: "The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.",
+    }),
+    estado: Nullable(Type.String({ examples: ['LOK'], description: "The SII's code (QueryEstUp ESTADO; '0' or '99' before the review)." })),
+    glosa: Nullable(Type.String({ examples: ['Libro Aceptado'] })),
+    sentAt: Type.String({ format: 'date-time' }),
+  },
+  { description: 'The book sent to the SII (POST …/send).' },
+);
+
+/** The same parameters as the GET's query (BookQuery), as a body. */
+export const BookSendBody = Type.Optional(BookQuery);
+
 export const CertificationBookSchema = Type.Object({
   object: Type.Literal('certification_book'),
   setId: Type.String({ examples: ['6f0c1c2e-9d0b-4a43-9d8e-2f1f3c4d5e6f'] }),
@@ -81,6 +97,7 @@ export const CertificationBookSchema = Type.Object({
     Type.Number({ examples: [0.6], description: 'Purchases: the factor of proportionality of the IVA de uso común.' }),
   ),
   entries: Type.Array(Entry),
+  envio: Type.Optional(Nullable(BookEnvioSchema)),
   totals: Nullable(
     Type.Union([
       Type.Array(Type.Object({}, { additionalProperties: true, description: 'ResumenPeriodo/TotalesPeriodo of one document type.' })),

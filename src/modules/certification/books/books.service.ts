@@ -19,6 +19,7 @@ import type { Dte } from '../../dte/index.ts';
 import { certificationStore } from '../certification.store.ts';
 import type { ParsedSet, SectionKind } from '../set/set.types.ts';
 import { documentTypeCode } from '../set/document-types.ts';
+import type { BookEnvio, BookSend } from './book-send.ts';
 import { guideBookEntries } from './guide-book.ts';
 import { purchaseBookInput } from './purchase-book.ts';
 import { salesBookEntries } from './sales-book.ts';
@@ -65,6 +66,8 @@ export interface CertificationBooksDeps {
   clock: Clock;
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
   dtes: { get(tenant: TenantRow, id: string): Promise<Dte> };
+  /** Sending books to the SII (book-send.ts); absent: books are not sent, `envio` is null. */
+  sends?: BookSend | undefined;
   /** Case id → DTE id of the documents made for a set; default the ones POST …/sets/{setId}/documents recorded. */
   documents?: (tx: Db, accountId: string, setId: string) => Promise<Map<string, string>>;
 }
@@ -144,37 +147,60 @@ export function createCertificationBooks(deps: CertificationBooksDeps) {
     return { ...empty, periodo, ready: true, entries, totals: guiaTotals(entries) };
   }
 
+  /** The signed book (ISO-8859-1): 409 certification_documents_missing while its documents are not all made. */
+  async function xml(tenant: TenantRow, setId: string, kind: BookKind, o: BookOptions): Promise<Buffer> {
+    const book = await describe(tenant, setId, kind, o);
+    if (!book.ready)
+      throw errors.conflict(
+        'certification_documents_missing',
+        `Books asked for before their documents exist: make the set's documents first (missing: ${book.missingCases.join(', ') || 'every case'}).`,
+        { details: { missingCases: book.missingCases } },
+      );
+    const { signer } = await deps.signers.get(tenant.account_id, tenant.id);
+    const header = {
+      rutEmisor: tenant.rut_empresa,
+      periodo: book.periodo,
+      fechaResolucion: tenant.fecha_resolucion,
+      numeroResolucion: tenant.numero_resolucion,
+      folioNotificacion: book.folioNotificacion,
+      signer,
+      now: clock.now(),
+    };
+    if (kind === 'guias') return tryEngine(() => buildLibroGuia({ ...header, entries: book.entries as GuiaEntry[] })).xml;
+    return tryEngine(() =>
+      buildLibroCompraVenta({
+        ...header,
+        operacion: kind === 'compras' ? 'COMPRA' : 'VENTA',
+        entries: book.entries as BookEntry[],
+        factorProporcionalidad: book.factorProporcionalidad,
+      }),
+    ).xml;
+  }
+
   return {
     describe,
+    xml,
 
-    /** The signed book (ISO-8859-1): 409 certification_documents_missing while its documents are not all made. */
-    async xml(tenant: TenantRow, setId: string, kind: BookKind, o: BookOptions): Promise<Buffer> {
+    /** The book with its latest send to the SII (`envio`, null when never sent). */
+    async show(tenant: TenantRow, setId: string, kind: BookKind, o: BookOptions): Promise<CertificationBook & { envio: BookEnvio | null }> {
       const book = await describe(tenant, setId, kind, o);
-      if (!book.ready)
+      return { ...book, envio: deps.sends ? await deps.sends.envio(tenant, book.setId, kind) : null };
+    },
+
+    /** Builds the signed book as `xml` does and uploads it (book-send.ts): once per set, kind and FolioNotificacion. */
+    async send(tenant: TenantRow, setId: string, kind: BookKind, o: BookOptions): Promise<BookEnvio> {
+      const book = await describe(tenant, setId, kind, o);
+      if (!deps.sends)
         throw errors.conflict(
-          'certification_documents_missing',
-          `Books asked for before their documents exist: make the set's documents first (missing: ${book.missingCases.join(', ') || 'every case'}).`,
-          { details: { missingCases: book.missingCases } },
+          'certification_book_upload_unsupported',
+          "Books are not sent here: download …/xml and upload it in the SII's site.",
         );
-      const { signer } = await deps.signers.get(tenant.account_id, tenant.id);
-      const header = {
-        rutEmisor: tenant.rut_empresa,
-        periodo: book.periodo,
-        fechaResolucion: tenant.fecha_resolucion,
-        numeroResolucion: tenant.numero_resolucion,
+      return deps.sends.send(tenant, {
+        setId: book.setId,
+        kind,
         folioNotificacion: book.folioNotificacion,
-        signer,
-        now: clock.now(),
-      };
-      if (kind === 'guias') return tryEngine(() => buildLibroGuia({ ...header, entries: book.entries as GuiaEntry[] })).xml;
-      return tryEngine(() =>
-        buildLibroCompraVenta({
-          ...header,
-          operacion: kind === 'compras' ? 'COMPRA' : 'VENTA',
-          entries: book.entries as BookEntry[],
-          factorProporcionalidad: book.factorProporcionalidad,
-        }),
-      ).xml;
+        build: () => xml(tenant, setId, kind, o),
+      });
     },
   };
 }

@@ -63,7 +63,8 @@ export function registerQueryRoutes(app: FastifyInstance, face: SiiFace) {
       if (!rut || trackId === undefined) return soapAnswer(ns, 'getEstUp', hdrOnly(BAD_PARAMETERS.estado, BAD_PARAMETERS.glosa));
       await core.ready();
       const envio = await emulatorStore.getEnvio(core.db, trackId);
-      const found = envio && envio.tipo === 'dte' ? envio : undefined;
+      // An envelope or a book (books.ts: ESTADO LOK/LRH with its glosa, no per-type counts).
+      const found = envio && (envio.tipo === 'dte' || envio.tipo === 'libro') ? envio : undefined;
       return soapAnswer(ns, 'getEstUp', core.dteEnvioFor(found, rut).responseXml ?? '');
     }),
   );

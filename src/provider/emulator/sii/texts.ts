@@ -19,6 +19,8 @@ export const UPLOAD_STATUS = {
   company: '6',
   /** "Esquema Invalido". */
   schema: '7',
+  /** "Error en firma" (§1.3: 8 signature error); used for books (books.ts), envelopes show RFR in QueryEstUp. */
+  signature: '8',
   /** Already received (live use, §1.3 (ii)). */
   duplicate: '99',
 } as const;
@@ -52,3 +54,13 @@ export const TOKEN_ERRORS = {
 
 /** A query whose parameters cannot be read (ours: the SII's codes for it are not published). */
 export const BAD_PARAMETERS = { estado: '-3', glosa: 'Error en parametros de entrada' } as const;
+
+/**
+ * A book's review as QueryEstUp answers it (docs/sources.md §1.4: books report LSO/LOK accepted
+ * and LRH mismatched totals, not EPR; from live use). The glosas are ours: no source records them.
+ */
+export const BOOK_ESTADO = { ok: 'LOK', totals: 'LRH' } as const;
+export const BOOK_GLOSA = { ok: 'Libro Aceptado', totals: 'Libro Rechazado, totales no cuadran con el detalle' } as const;
+
+/** A reused FolioNotificacion (docs/sources.md §1.4, from live use); answered as DTEUpload STATUS 6 (our choice). */
+export const BOOK_NOT_REGISTERED = 'ENVIO NO REGISTRADO PARA LA EMPRESA';

@@ -6,6 +6,7 @@ import { cookieToken } from './auth.ts';
 import { handle, siiRoute, type SiiFace } from './http.ts';
 import { DUPLICATE_WINDOW_S, UPLOAD_ERROR, UPLOAD_STATUS } from './texts.ts';
 import { DTE_UPLOAD_PATH } from '../../sii/dte-upload.ts';
+import { receiveBook } from './books.ts';
 
 /**
  * DTEUpload (`POST /cgi_dte/UPL/DTEUpload`; envio-automatico-dte-upload OI2003_UPDTE_MDE 1.5,
@@ -20,7 +21,8 @@ import { DTE_UPLOAD_PATH } from '../../sii/dte-upload.ts';
  *  4. rutSender must be the token's holder → STATUS 1 "El Sender no tiene permiso para enviar";
  *  5. rutCompany a valid RUT → else STATUS 6 "Empresa no autorizada a enviar archivos";
  *  6. the file present and not empty → else STATUS 2;
- *  7. an EnvioDTE → else STATUS 7 "Esquema Invalido" (a file the parser cannot name, §1.3 (i));
+ *  7. a book (LibroCompraVenta, LibroGuia) → books.ts (STATUS 0, 6, 7, 8 or 99; review LOK/LRH);
+ *     an EnvioDTE → else STATUS 7 "Esquema Invalido" (a file the parser cannot name, §1.3 (i));
  *  8. the same bytes for the same company within 900 s → STATUS 99 with the earlier TRACKID and
  *     "Archivo ya fue enviado N veces con Trackid X. Debe esperar 900 segundos" (§1.3 (ii));
  *  9. else received (emulator.ts receiveEnvelope: the same review as the SimpleAPI face) →
@@ -104,6 +106,21 @@ export function registerUploadRoute(app: FastifyInstance, face: SiiFace) {
       if (!data || data.length === 0) return answer(UPLOAD_STATUS.size, { error: UPLOAD_ERROR.empty });
       if (data.length > MAX_FILE) return answer(UPLOAD_STATUS.size, { error: UPLOAD_ERROR.tooBig });
       const raw = data.toString('latin1');
+      if (/^(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)*<(?:\w+:)?Libro(?:CompraVenta|Guia)[\s>]/.test(raw)) {
+        await core.ready();
+        const b = await receiveBook(core, {
+          data,
+          company: toSiiRut(company),
+          now,
+          dedupSince: new Date(now.getTime() - DUPLICATE_WINDOW_S * 1000),
+        });
+        if (b.status === UPLOAD_STATUS.duplicate && b.trackId !== undefined)
+          return answer(b.status, { trackId: b.trackId, error: UPLOAD_ERROR.duplicate(b.sends ?? 1, b.trackId, DUPLICATE_WINDOW_S) });
+        return answer(b.status, {
+          ...(b.trackId !== undefined ? { trackId: b.trackId } : {}),
+          ...(b.error !== undefined ? { error: b.error } : {}),
+        });
+      }
       const rutInFile = /<RutEmisor>\s*([^<\s]+)\s*<\/RutEmisor>/.exec(raw)?.[1];
       if (!/<(?:\w+:)?EnvioDTE[\s>]/.test(raw) || !rutInFile) return answer(UPLOAD_STATUS.schema, { error: UPLOAD_ERROR.notEnvelope });
 
