@@ -514,12 +514,7 @@ const AduanaBody = Type.Object(
       ),
     ),
     paisDestino: Type.Optional(
-      NamedCode(
-        "Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl).",
-        999,
-        225,
-        'U.S.A.',
-      ),
+      NamedCode("Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl).", 999, 225, 'U.S.A.'),
     ),
   },
   {
