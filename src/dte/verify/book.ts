@@ -1,9 +1,8 @@
-import type { Element } from '@xmldom/xmldom';
-import { childText, firstChild, parseXml } from '../c14n.ts';
+import { childText, firstChild } from '../c14n.ts';
 import { NS_XSI } from '../envelope.ts';
-import { decodeXml, detectEncoding } from '../xml-decode.ts';
 import { parseCertificate, rutFromCertificate } from '../certificate.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
+import { readRoot } from './root.ts';
 import { issue } from './types.ts';
 import type { BookVerification, VerifyOptions } from './types.ts';
 import { numberOrNull, siiRutOrNull } from './values.ts';
@@ -29,18 +28,15 @@ export async function verifyBook(bytes: Buffer, opts: Pick<VerifyOptions, 'schem
 
 export function verifyBookSync(bytes: Buffer, opts: Pick<VerifyOptions, 'now'> = {}): BookVerification {
   const out: BookVerification = { valid: false, kind: null, errors: [], warnings: [], caratula: null };
-  let root: Element | null;
-  try {
-    root = parseXml(decodeXml(bytes, detectEncoding(bytes))).documentElement;
-  } catch (e) {
-    out.errors.push(issue('RSC', 'xml_malformed', (e as Error).message));
-    return out;
-  }
-  if (!root || (root.localName !== 'LibroCompraVenta' && root.localName !== 'LibroGuia')) {
-    out.errors.push(issue('RSC', 'not_a_book', 'The root element is not LibroCompraVenta or LibroGuia'));
-    return out;
-  }
-  out.kind = root.localName;
+  const { root, name } = readRoot(
+    bytes,
+    ['LibroCompraVenta', 'LibroGuia'],
+    'RSC',
+    { check: 'not_a_book', message: 'The root element is not LibroCompraVenta or LibroGuia' },
+    out.errors,
+  );
+  if (!root) return out;
+  out.kind = name;
   const envio = firstChild(root, 'EnvioLibro');
   if (!envio) {
     out.errors.push(issue('RSC', 'envio_libro_missing', 'The book has no EnvioLibro'));

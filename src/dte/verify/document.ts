@@ -1,11 +1,10 @@
-import type { Element } from '@xmldom/xmldom';
-import { childElements, childText, parseXml } from '../c14n.ts';
-import { decodeXml, detectEncoding } from '../xml-decode.ts';
+import { childElements, childText } from '../c14n.ts';
 import { NS_SII } from '../dte-xml.ts';
 import { isBoleta } from '../catalogue.ts';
 import { NS_DSIG } from '../xmldsig.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
 import { verifyTed } from './ted.ts';
+import { readRoot } from './root.ts';
 import { issue } from './types.ts';
 import type { DteVerification, VerifyOptions } from './types.ts';
 import { amountOrNull, numberOrNull, siiRutOrNull, sourceText } from './values.ts';
@@ -31,18 +30,14 @@ function emptyDteResult(): DteVerification {
 /** Synchronous core of verifyDte (no schema validation). */
 export function verifyDteSync(bytes: Buffer, opts: VerifyOptions): DteVerification {
   const out = emptyDteResult();
-  const encoding = detectEncoding(bytes);
-  let root: Element | null;
-  try {
-    root = parseXml(decodeXml(bytes, encoding)).documentElement;
-  } catch (e) {
-    out.errors.push(issue('DTE-3-500', 'xml_malformed', (e as Error).message));
-    return out;
-  }
-  if (!root || root.localName !== 'DTE') {
-    out.errors.push(issue('DTE-3-500', 'not_a_dte', 'The root element is not <DTE>'));
-    return out;
-  }
+  const { root, encoding } = readRoot(
+    bytes,
+    ['DTE'],
+    'DTE-3-500',
+    { check: 'not_a_dte', message: 'The root element is not <DTE>' },
+    out.errors,
+  );
+  if (!root) return out;
   const documento = childElements(root).find((c) => c.namespaceURI !== NS_DSIG && c.hasAttribute('ID'));
   if (!documento) {
     out.errors.push(issue('DTE-3-500', 'documento_missing', 'The DTE has no Documento with an ID'));

@@ -1,9 +1,8 @@
-import type { Element } from '@xmldom/xmldom';
-import { childElements, childText, firstChild, parseXml } from '../c14n.ts';
-import { decodeXml, detectEncoding } from '../xml-decode.ts';
+import { childElements, childText, firstChild } from '../c14n.ts';
 import { parseCertificate, rutFromCertificate } from '../certificate.ts';
 import { verifyDteSync } from './document.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
+import { readRoot } from './root.ts';
 import { issue } from './types.ts';
 import type { EnvelopeVerification, VerifyOptions } from './types.ts';
 import { numberOrNull, siiRutOrNull, sourceText } from './values.ts';
@@ -11,20 +10,15 @@ import { numberOrNull, siiRutOrNull, sourceText } from './values.ts';
 /** The envelope level: SetDTE signature in context, carátula, then each DTE from its own bytes. */
 export function verifyEnvelopeSync(bytes: Buffer, opts: VerifyOptions): EnvelopeVerification {
   const out: EnvelopeVerification = { valid: false, kind: null, errors: [], warnings: [], caratula: null, dtes: [] };
-  const encoding = detectEncoding(bytes);
-  const text = decodeXml(bytes, encoding);
-  let root: Element | null;
-  try {
-    root = parseXml(text).documentElement;
-  } catch (e) {
-    out.errors.push(issue('RSC', 'xml_malformed', (e as Error).message));
-    return out;
-  }
-  if (!root || (root.localName !== 'EnvioDTE' && root.localName !== 'EnvioBOLETA')) {
-    out.errors.push(issue('RSC', 'not_an_envelope', 'The root element is not EnvioDTE or EnvioBOLETA'));
-    return out;
-  }
-  out.kind = root.localName;
+  const { root, name, encoding } = readRoot(
+    bytes,
+    ['EnvioDTE', 'EnvioBOLETA'],
+    'RSC',
+    { check: 'not_an_envelope', message: 'The root element is not EnvioDTE or EnvioBOLETA' },
+    out.errors,
+  );
+  if (!root) return out;
+  out.kind = name;
   const set = firstChild(root, 'SetDTE');
   const sig = dsigChild(root, 'Signature');
   if (!set) {
