@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCheckSiiXml } from '../../../test/support/dte/check-sii-xml.ts';
-import { createTestCertificate } from '../../../test/support/dte/test-certificate.ts';
+import { testBookHeader } from '../../../test/support/dte/book-header.ts';
 import { expectOneElementPerLine } from '../../../test/support/dte/lines.ts';
 import { longestLine, MAX_XML_LINE } from '../xml-lines.ts';
 import { buildLibroCompraVenta, buildLibroGuia, creditoUsoComun, type BookEntry } from '../index.ts';
@@ -9,17 +9,7 @@ import { buildLibroCompraVenta, buildLibroGuia, creditoUsoComun, type BookEntry 
  * The books (docs/certification.md, "Books"): amounts computed by hand here (IVA 19 %, half up),
  * each built book judged by scripts/check-sii-xml.ts (schema, signature in place, line limit).
  */
-const cert = createTestCertificate();
-const now = new Date('2026-11-28T15:00:00Z');
-const header = {
-  rutEmisor: '76192083-9',
-  periodo: '2026-11',
-  fechaResolucion: '2014-08-22',
-  numeroResolucion: 0,
-  folioNotificacion: 4244619,
-  signer: cert.signer,
-  now,
-};
+const header = testBookHeader();
 const text = (b: Buffer) => b.toString('latin1');
 const check = (name: string, xml: Buffer) => {
   const r = runCheckSiiXml([{ name, bytes: xml }]);

@@ -1,20 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { createTestCertificate } from '../../../test/support/dte/test-certificate.ts';
+import { testBookHeader } from '../../../test/support/dte/book-header.ts';
 import { buildLibroCompraVenta, buildLibroGuia } from '../index.ts';
 import { verifyBookSync } from './book.ts';
 
 /** verifyBook (book.ts): the EnvioLibro signature in context, the carátula, what is not a book. */
-const cert = createTestCertificate();
-const now = new Date('2026-11-28T15:00:00Z');
-const header = {
-  rutEmisor: '76192083-9',
-  periodo: '2026-11',
-  fechaResolucion: '2014-08-22',
-  numeroResolucion: 0,
-  folioNotificacion: 4244619,
-  signer: cert.signer,
-  now,
-};
+const header = testBookHeader();
+const { now } = header;
 const fecha = '2026-11-28';
 const venta = buildLibroCompraVenta({
   ...header,

@@ -2,7 +2,7 @@ import { childText, firstChild } from '../c14n.ts';
 import { NS_XSI } from '../envelope.ts';
 import { parseCertificate, rutFromCertificate } from '../certificate.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
-import { readRoot } from './root.ts';
+import { checkSchema, readRoot } from './root.ts';
 import { issue } from './types.ts';
 import type { BookVerification, VerifyOptions } from './types.ts';
 import { numberOrNull, siiRutOrNull } from './values.ts';
@@ -16,13 +16,7 @@ import { numberOrNull, siiRutOrNull } from './values.ts';
  */
 export async function verifyBook(bytes: Buffer, opts: Pick<VerifyOptions, 'schemaValidator' | 'now'> = {}): Promise<BookVerification> {
   const out = verifyBookSync(bytes, opts);
-  if (opts.schemaValidator && out.kind) {
-    const r = await opts.schemaValidator(bytes, out.kind);
-    if (!r.valid) {
-      out.errors.unshift(issue('RSC', 'schema', `Not valid against the SII schema: ${r.errors.slice(0, 3).join('; ')}`));
-      out.valid = false;
-    }
-  }
+  if (opts.schemaValidator && out.kind) await checkSchema(out, bytes, out.kind, opts.schemaValidator);
   return out;
 }
 

@@ -4,7 +4,7 @@ import { isBoleta } from '../catalogue.ts';
 import { NS_DSIG } from '../xmldsig.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
 import { verifyTed } from './ted.ts';
-import { readRoot } from './root.ts';
+import { checkSchema, readRoot } from './root.ts';
 import { issue } from './types.ts';
 import type { DteVerification, VerifyOptions } from './types.ts';
 import { amountOrNull, numberOrNull, siiRutOrNull, sourceText } from './values.ts';
@@ -91,11 +91,7 @@ export async function verifyDte(bytes: Buffer, opts: VerifyOptions): Promise<Dte
     // No schema declares a standalone boleta (BOLETADefType exists only inside EnvioBOLETA).
     out.warnings.push(issue('RSC', 'schema_not_applicable', 'Boletas can only be schema-validated inside an EnvioBOLETA'));
   } else if (opts.schemaValidator) {
-    const r = await opts.schemaValidator(bytes, 'DTE');
-    if (!r.valid) {
-      out.errors.unshift(issue('RSC', 'schema', `Not valid against the SII schema: ${r.errors.slice(0, 3).join('; ')}`));
-      out.valid = false;
-    }
+    await checkSchema(out, bytes, 'DTE', opts.schemaValidator);
   }
   return out;
 }

@@ -2,7 +2,7 @@ import { childElements, childText, firstChild } from '../c14n.ts';
 import { parseCertificate, rutFromCertificate } from '../certificate.ts';
 import { verifyDteSync } from './document.ts';
 import { checkSignature, dsigChild, readSignature } from './signature.ts';
-import { readRoot } from './root.ts';
+import { checkSchema, readRoot } from './root.ts';
 import { issue } from './types.ts';
 import type { EnvelopeVerification, VerifyOptions } from './types.ts';
 import { numberOrNull, siiRutOrNull, sourceText } from './values.ts';
@@ -124,12 +124,6 @@ export function verifyEnvelopeSync(bytes: Buffer, opts: VerifyOptions): Envelope
 /** Verifies an EnvioDTE/EnvioBOLETA: schema (if a validator is given), envelope, every DTE. */
 export async function verifyEnvelope(bytes: Buffer, opts: VerifyOptions): Promise<EnvelopeVerification> {
   const out = verifyEnvelopeSync(bytes, opts);
-  if (opts.schemaValidator && out.kind) {
-    const r = await opts.schemaValidator(bytes, out.kind);
-    if (!r.valid) {
-      out.errors.unshift(issue('RSC', 'schema', `Not valid against the SII schema: ${r.errors.slice(0, 3).join('; ')}`));
-      out.valid = false;
-    }
-  }
+  if (opts.schemaValidator && out.kind) await checkSchema(out, bytes, out.kind, opts.schemaValidator);
   return out;
 }

@@ -1,7 +1,7 @@
 import type { Element } from '@xmldom/xmldom';
 import { parseXml } from '../c14n.ts';
 import { decodeXml, detectEncoding, type XmlEncoding } from '../xml-decode.ts';
-import { issue, type VerificationIssue } from './types.ts';
+import { issue, type SchemaKind, type SchemaValidator, type VerificationIssue } from './types.ts';
 
 /**
  * The first step of every verification (a DTE, an envelope, a book): the bytes decoded in their
@@ -29,4 +29,20 @@ export function readRoot<N extends string>(
     return { root: null, name: null, encoding };
   }
   return { root, name, encoding };
+}
+
+/**
+ * The schema step every verification ends with when a validator is given: a file the schema refuses
+ * is invalid, its first reasons first among the errors (code RSC, as the SII reports it).
+ */
+export async function checkSchema(
+  out: { valid: boolean; errors: VerificationIssue[] },
+  bytes: Buffer,
+  kind: SchemaKind,
+  validator: SchemaValidator,
+): Promise<void> {
+  const r = await validator(bytes, kind);
+  if (r.valid) return;
+  out.errors.unshift(issue('RSC', 'schema', `Not valid against the SII schema: ${r.errors.slice(0, 3).join('; ')}`));
+  out.valid = false;
 }
