@@ -6,8 +6,12 @@ import type { ApiKeysService } from '../../modules/api-keys/index.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Set on every API route by the auth hook; routes read the account from here only. */
-    auth: { accountId: string; apiKeyId: string } | null;
+    /**
+     * Set on every API route by the auth hook; routes read the account from here only. `accountId`
+     * is the scope of the key's mode (the account's id for a live key, its test twin's for a test
+     * key: src/modules/accounts/modes.ts), so everything a route reads or makes stays in that mode.
+     */
+    auth: { accountId: string; apiKeyId: string; livemode: boolean } | null;
   }
 }
 

@@ -6,6 +6,7 @@ import type { ApiKeysService } from '../api-keys/index.ts';
 import type { MembersService } from '../members/index.ts';
 import { normaliseEmail } from '../../lib/email.ts';
 import { accountsStore, type AccountRow } from './accounts.store.ts';
+import type { Mode, Scope } from './modes.ts';
 
 export interface Account {
   id: string;
@@ -37,7 +38,41 @@ export function createAccountsService(deps: {
   members: Pick<MembersService, 'createOwnerIn' | 'emailInUse' | 'followAccountEmail'>;
 }) {
   const { db, clock } = deps;
+  // Scope id → scope. A scope never changes (a twin keeps its account for life), so entries need
+  // no invalidation; a deleted account's entry only answers for ids nothing refers to any more.
+  const scopes = new Map<string, Scope>();
+  const remember = (s: Scope) => {
+    if (scopes.size >= 10_000) scopes.delete(scopes.keys().next().value!);
+    scopes.set(s.id, s);
+    return s;
+  };
+  const toScope = (r: AccountRow): Scope => ({ id: r.id, accountId: r.live_account_id ?? r.id, livemode: r.live_account_id === null });
+  /** The scope a scope id names (a live account's id, or its twin's); undefined for no account. */
+  const scopeOf = async (scopeId: string, sql: Sql = db): Promise<Scope | undefined> => {
+    const known = scopes.get(scopeId);
+    if (known) return known;
+    const row = await accountsStore.get(sql, scopeId);
+    return row ? remember(toScope(row)) : undefined;
+  };
+  /** The live account behind a scope id, so account-level reads and changes ignore the mode. */
+  const liveIdOf = async (scopeId: string) => (await scopeOf(scopeId))?.accountId ?? scopeId;
   return {
+    scopeOf,
+    /**
+     * The scope of an account (given by any of its scope ids) in a mode; the test twin is made the
+     * first time test mode is asked for (migration 202612050900_test_mode).
+     */
+    async scopeFor(accountScopeId: string, mode: Mode, sql?: Sql): Promise<Scope> {
+      const run = async (tx: Sql): Promise<Scope> => {
+        const own = await scopeOf(accountScopeId, tx);
+        if (!own) throw errors.notFound('account', accountScopeId);
+        if (mode === 'live') return (await scopeOf(own.accountId, tx))!;
+        const twin = await accountsStore.testTwin(tx, own.accountId, newId(), clock.now());
+        if (!twin) throw errors.notFound('account', accountScopeId);
+        return remember(toScope(twin));
+      };
+      return sql ? run(sql) : db.transaction(run);
+    },
     /**
      * Creates an account and, when asked, its first API key (the CLI and sign-up use this). `sql`
      * may be the caller's transaction (a confirmed sign-up consumes its link in the same one).
@@ -51,13 +86,13 @@ export function createAccountsService(deps: {
         const row = await accountsStore.insert(tx, { id: newId(), name, email, now: clock.now() });
         // The holder is the account's first member, its owner; the password (if any) is theirs.
         const owner = await deps.members.createOwnerIn(tx, { accountId: row.id, email, name, passwordHash: input.passwordHash ?? null });
-        const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, row.id, { name: 'default' }) : undefined;
+        const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, { id: row.id, livemode: true }, { name: 'default' }) : undefined;
         return { account: toAccount(row), owner, apiKey };
       };
       return sql ? run(sql) : db.transaction(run);
     },
     async get(accountId: string): Promise<Account> {
-      const row = await accountsStore.get(db, accountId);
+      const row = await accountsStore.get(db, await liveIdOf(accountId));
       if (!row) throw errors.notFound('account', accountId);
       return toAccount(row);
     },
@@ -67,9 +102,10 @@ export function createAccountsService(deps: {
     },
     /** The account's display name, for pages that must say who is asking (the hosted page). */
     async nameOf(accountId: string): Promise<string | undefined> {
-      return (await accountsStore.get(db, accountId))?.name;
+      return (await accountsStore.get(db, await liveIdOf(accountId)))?.name;
     },
-    async update(accountId: string, patch: { name?: string; email?: string }): Promise<Account> {
+    async update(scopeId: string, patch: { name?: string; email?: string }): Promise<Account> {
+      const accountId = await liveIdOf(scopeId);
       const name = patch.name?.trim();
       if (patch.name !== undefined && !name) throw errors.invalid('invalid_name', 'The account name must not be empty.', { param: 'name' });
       const email = patch.email === undefined ? undefined : normaliseEmail(patch.email);

@@ -6,6 +6,8 @@ export interface AccountRow {
   email: string;
   /** No longer read: the password is the owner member's (migration 202612041100_teams_members). */
   password_hash: string | null;
+  /** Set on an account's test twin (migration 202612050900_test_mode): the live account it belongs to. */
+  live_account_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -24,7 +26,18 @@ export const accountsStore = {
     return r.rows[0];
   },
   async findByEmail(tx: Sql, email: string) {
-    const r = await tx.query<AccountRow>('select * from accounts where lower(email) = lower($1)', [email]);
+    const r = await tx.query<AccountRow>('select * from accounts where lower(email) = lower($1) and live_account_id is null', [email]);
+    return r.rows[0];
+  },
+  /** The account's test twin, made on first use; concurrent first uses agree on one row. */
+  async testTwin(tx: Sql, liveAccountId: string, newId: string, now: Date) {
+    await tx.query(
+      `insert into accounts (id, name, email, live_account_id, created_at, updated_at)
+       select $2, name, email, id, $3, $3 from accounts where id = $1 and live_account_id is null
+       on conflict (live_account_id) where live_account_id is not null do nothing`,
+      [liveAccountId, newId, now],
+    );
+    const r = await tx.query<AccountRow>('select * from accounts where live_account_id = $1', [liveAccountId]);
     return r.rows[0];
   },
   async update(tx: Sql, id: string, patch: { name?: string; email?: string }, now: Date) {

@@ -31,6 +31,7 @@ const NAME_PREFIX = 'dte-keycache:';
 export interface CachedKey {
   accountId: string;
   apiKeyId: string;
+  livemode: boolean;
 }
 
 export interface KeyCacheOptions {
@@ -82,7 +83,7 @@ export function createKeyCache(db: Pick<Db, 'listen' | 'listenLocally' | 'query'
         hashById.delete(e.apiKeyId);
         return undefined;
       }
-      return { accountId: e.accountId, apiKeyId: e.apiKeyId };
+      return { accountId: e.accountId, apiKeyId: e.apiKeyId, livemode: e.livemode };
     },
     /** Stores an active key looked up since `startedAt` (an epoch), unless anything was invalidated meanwhile. */
     set(hash: string, key: CachedKey, startedAt: number) {

@@ -33,12 +33,14 @@ const routes: RouteModule = async (app, { ctx }) => {
       schema: {
         tags: ['API Keys'],
         summary: 'Create an API key',
-        description: 'The full key (`sk_live_…`) is returned once, in this response. Only its SHA-256 is stored.',
+        description:
+          'The full key (`sk_live_…`, or `sk_test_…` when the request is made with a test key) is returned once, in this response. ' +
+          'Only its SHA-256 is stored. A key is made in the mode of the key that asks.',
         body: Type.Optional(CreateBody),
         response: withErrors({ 201: CreatedApiKey }),
       },
     },
-    async (req, reply) => reply.status(201).send(await apiKeys.create(accountOf(req), { name: req.body?.name })),
+    async (req, reply) => reply.status(201).send(await apiKeys.create({ id: accountOf(req), livemode: req.auth!.livemode }, { name: req.body?.name })),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/api-keys',

@@ -7,11 +7,19 @@ import { apiKeysStore, type ApiKeyRow } from './api-keys.store.ts';
 import { createKeyCache, type KeyCache } from './api-keys.cache.ts';
 
 /**
- * API keys (docs/design.md §3): `sk_live_` + 32 random bytes (base64url). Only the SHA-256 of the full
- * key is stored, with a short display prefix; the key itself appears once, in the create response.
+ * API keys (docs/design.md §3): `sk_live_` (or, in test mode, `sk_test_`) + 32 random bytes
+ * (base64url). Only the SHA-256 of the full key is stored, with a short display prefix; the key
+ * itself appears once, in the create response.
  */
 export const API_KEY_PREFIX = 'sk_live_';
-export const API_KEY_RE = /^sk_live_[A-Za-z0-9_-]{43}$/;
+export const TEST_API_KEY_PREFIX = 'sk_test_';
+export const API_KEY_RE = /^sk_(live|test)_[A-Za-z0-9_-]{43}$/;
+
+/** Where a key is made: the scope of one account in one mode (src/modules/accounts/modes.ts). */
+export interface KeyScope {
+  id: string;
+  livemode: boolean;
+}
 
 export interface ApiKey {
   id: string;
@@ -20,10 +28,12 @@ export interface ApiKey {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  livemode: boolean;
 }
 
 export const toApiKey = (r: ApiKeyRow): ApiKey => ({
   id: r.id,
+  livemode: r.livemode,
   name: r.name,
   prefix: r.prefix,
   createdAt: r.created_at.toISOString(),
@@ -47,21 +57,25 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
     if (touchedAt.size > 10_000) touchedAt.delete(touchedAt.keys().next().value!);
     void apiKeysStore.touch(db, apiKeyId, at).catch(() => {});
   };
-  const createIn = async (tx: Sql, accountId: string, input: { name?: string | undefined }) => {
-    const key = randomToken(API_KEY_PREFIX);
+  /** `scope` is a KeyScope, or a live account's id. */
+  const createIn = async (tx: Sql, given: KeyScope | string, input: { name?: string | undefined }) => {
+    const scope = typeof given === 'string' ? { id: given, livemode: true } : given;
+    const prefix = scope.livemode ? API_KEY_PREFIX : TEST_API_KEY_PREFIX;
+    const key = randomToken(prefix);
     const row = await apiKeysStore.insert(tx, {
       id: newId(),
-      accountId,
+      accountId: scope.id,
+      livemode: scope.livemode,
       name: input.name?.trim() || null,
       keyHash: sha256Hex(key),
-      prefix: key.slice(0, API_KEY_PREFIX.length + 6),
+      prefix: key.slice(0, prefix.length + 6),
       now: clock.now(),
     });
     return { ...toApiKey(row), key };
   };
   return {
     createIn,
-    create: (accountId: string, input: { name?: string | undefined }) => db.transaction((tx) => createIn(tx, accountId, input)),
+    create: (scope: KeyScope | string, input: { name?: string | undefined }) => db.transaction((tx) => createIn(tx, scope, input)),
     async list(accountId: string, q: { limit: number; iterator?: string | undefined }) {
       const cursor = decodeIterator(q.iterator);
       const rows = await apiKeysStore.list(db, accountId, { limit: q.limit, cursor });
@@ -89,9 +103,12 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
      * Resolves a presented secret to its account. Throws 401s with distinct codes: the caller
      * learns whether to fix the header format, use another key, or create a new one.
      */
-    async authenticate(secret: string): Promise<{ accountId: string; apiKeyId: string }> {
+    async authenticate(secret: string): Promise<{ accountId: string; apiKeyId: string; livemode: boolean }> {
       if (!API_KEY_RE.test(secret))
-        throw errors.unauthorized('malformed_api_key', 'The API key is malformed. Keys look like sk_live_ followed by 43 characters.');
+        throw errors.unauthorized(
+          'malformed_api_key',
+          'The API key is malformed. Keys look like sk_live_ (or sk_test_ in test mode) followed by 43 characters.',
+        );
       const hash = sha256Hex(secret);
       const cached = cache.get(hash);
       if (cached) {
@@ -102,7 +119,7 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
       const row = await apiKeysStore.findByHash(db, hash);
       if (!row) throw errors.unauthorized('invalid_api_key', 'The API key is not valid. Create one in Settings → API Keys.');
       if (row.revoked_at) throw errors.unauthorized('revoked_api_key', 'The API key has been revoked. Use or create another key.');
-      const key = { accountId: row.account_id, apiKeyId: row.id };
+      const key = { accountId: row.account_id, apiKeyId: row.id, livemode: row.livemode };
       cache.set(hash, key, epoch);
       touch(row.id);
       return key;

@@ -11,13 +11,15 @@ export interface ApiKeyRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** The key's mode (migration 202612050900_test_mode): its account_id is the scope of that mode. */
+  livemode: boolean;
 }
 
 export const apiKeysStore = {
-  async insert(tx: Sql, k: { id: string; accountId: string; name: string | null; keyHash: string; prefix: string; now: Date }) {
+  async insert(tx: Sql, k: { id: string; accountId: string; livemode: boolean; name: string | null; keyHash: string; prefix: string; now: Date }) {
     const r = await tx.query<ApiKeyRow>(
-      `insert into api_keys (id, account_id, name, key_hash, prefix, created_at) values ($1, $2, $3, $4, $5, $6) returning *`,
-      [k.id, k.accountId, k.name, k.keyHash, k.prefix, k.now],
+      `insert into api_keys (id, account_id, livemode, name, key_hash, prefix, created_at) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+      [k.id, k.accountId, k.livemode, k.name, k.keyHash, k.prefix, k.now],
     );
     return r.rows[0]!;
   },

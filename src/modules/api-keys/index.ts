@@ -3,5 +3,5 @@
  * the auth plugin authenticates through `ApiKeysService.authenticate`.
  */
 export { createApiKeysService } from './api-keys.service.ts';
-export type { ApiKey, ApiKeysService } from './api-keys.service.ts';
+export type { ApiKey, ApiKeysService, KeyScope } from './api-keys.service.ts';
 export { default as apiKeysRoutes } from './api-keys.routes.ts';
