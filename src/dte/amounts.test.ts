@@ -157,3 +157,49 @@ describe('checkAmounts', () => {
     ]);
   });
 });
+
+describe('liquidación-factura 43: lines that give their amount, below zero too', () => {
+  const lines: AmountLine[] = [
+    { cantidad: 1, montoItem: 56736 },
+    { cantidad: 1, montoItem: -59379 },
+    { cantidad: 1, montoItem: 26718, exento: true },
+    { cantidad: 1, montoItem: -19668, exento: true },
+  ];
+  it('takes each given montoItem; IVA of the sum rounds half away from zero', () => {
+    // neto 56 736 − 59 379 = −2 643; IVA −2 643 × 0.19 = −502.17 → −502; exento 26 718 − 19 668 = 7 050.
+    const t = computeTotals(43 as TipoDte, lines);
+    expect(t.lineas).toEqual([56736, -59379, 26718, -19668]);
+    expect(t).toMatchObject({ montoNeto: -2643, iva: -502, montoExento: 7050, montoTotal: 3905 });
+  });
+  it('commissions below zero: their IVA rounds half away from zero (−8 452 × 0.19 = −1 605.88 → −1 606)', () => {
+    const t = computeTotals(43 as TipoDte, [{ cantidad: 1, montoItem: 100000 }], {
+      comisiones: [{ montoNeto: 2583 }, { montoNeto: -8452 }],
+    });
+    // 100 000 + 19 000 − (2 583 − 8 452) − (491 − 1 606) = 119 000 + 5 869 + 1 115.
+    expect(t).toMatchObject({ comisiones: { neto: -5869, exento: 0, iva: -1115 }, montoTotal: 125984 });
+  });
+  it('elsewhere a line without a price is not an amount the client may give', () => {
+    // On a 33 the given montoItem is not the line's amount: the line is 0 (and checkAmounts says so).
+    expect(computeTotals(33 as TipoDte, [{ cantidad: 1, montoItem: -5 }]).lineas).toEqual([0]);
+    expect(checkAmounts(33 as TipoDte, [{ cantidad: 1, precioUnitario: 10, montoItem: -10 }], -12)[0]).toMatchObject({
+      param: 'detalle[0].montoItem',
+      expected: 10,
+    });
+  });
+});
+
+describe('line discounts and surcharges are whole amounts (MntImpType), also on exports in a foreign currency', () => {
+  it('a percentage rounds to a whole amount: 10 % of 62 FRANCO SZ is 6, the line 68', () => {
+    const t = computeTotals(110 as TipoDte, [{ cantidad: 1, precioUnitario: 62, recargoPct: 10 }], { moneda: 'FRANCO SZ' });
+    expect(t.lineAmounts[0]).toMatchObject({ montoItem: 68, recargoMonto: 6 });
+    expect(t.montoTotal).toBe(68);
+  });
+  it('the unit price keeps its decimals; a given amount with decimals is refused', () => {
+    const t = computeTotals(110 as TipoDte, [{ cantidad: 3, precioUnitario: 10.5, descuentoPct: 5 }], { moneda: 'DOLAR USA' });
+    // 31.5 − round(1.575) = 31.5 − 2 = 29.5.
+    expect(t.lineAmounts[0]).toMatchObject({ montoItem: 29.5, descuentoMonto: 2 });
+    expect(() => computeTotals(110 as TipoDte, [{ cantidad: 1, precioUnitario: 62, recargoMonto: 6.2 }], { moneda: 'FRANCO SZ' })).toThrow(
+      /whole amount/,
+    );
+  });
+});

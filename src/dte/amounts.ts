@@ -124,16 +124,27 @@ function dec(n: number, param: string): Decimal {
   return decimalFromNumber(n, param);
 }
 
+/**
+ * num / den rounded half away from zero: a negative amount (only a liquidación-factura has them)
+ * rounds as its positive counterpart does, so −59 379 carries −11 282 of IVA as 59 379 carries 11 282.
+ */
+function divideRounded(num: bigint, den: bigint): bigint {
+  return num >= 0n ? divideRoundHalfUp(num, den) : -divideRoundHalfUp(-num, den);
+}
+
+/** Scaled units rounded (half away from zero) to a whole amount, still scaled. */
+function wholeUnits(units: bigint, scale: number): bigint {
+  return scale === 0 ? units : divideRounded(units, pow10(scale)) * pow10(scale);
+}
+
 /** round(units × pct / 100), units scaled, pct a decimal. */
 function percentOf(units: bigint, pct: Decimal): bigint {
-  const num = units * pct.units;
-  const den = 100n * pow10(pct.scale);
-  return num >= 0n ? divideRoundHalfUp(num, den) : -divideRoundHalfUp(-num, den);
+  return divideRounded(units * pct.units, 100n * pow10(pct.scale));
 }
 
 /** ValComIVA of one commission line: "Valor * Tasa IVA" (format document, Comisiones field 7), half-up. */
 export function comisionIva(montoNeto: number, param = 'comisiones'): number {
-  return Number(divideRoundHalfUp(scaled(montoNeto, 0, param) * BigInt(IVA_RATE_PERCENT), 100n));
+  return Number(divideRounded(signedScaled(montoNeto, 0, param) * BigInt(IVA_RATE_PERCENT), 100n));
 }
 
 export function computeLineAmount(cantidad: number, precioUnitario: number, param = 'detalle'): number {
@@ -176,10 +187,26 @@ function scaled(n: number, scale: number, param: string): bigint {
   return d.units * pow10(scale - d.scale);
 }
 
-function lineAmounts(line: AmountLine, i: number, scale: number): { units: bigint; desc?: bigint; rec?: bigint } {
+/** scaled() of an amount that may be below zero (a liquidación-factura's lines and commissions). */
+function signedScaled(n: number, scale: number, param: string): bigint {
+  return n < 0 ? -scaled(-n, scale, param) : scaled(n, scale, param);
+}
+
+/**
+ * A liquidación-factura's line may state its amount instead of a price: it liquidates documents
+ * (QtyItem of them) whose total it reports, below zero for a credit note liquidated (format
+ * document, field 38: "En liquidaciones factura puede ser negativo"; PrcItem, a Dec12_6Type, cannot
+ * be). The SII's test set writes liquidaciones so (docs/certification.md).
+ */
+export const lineAmountGiven = (tipoDte: TipoDte, line: Pick<AmountLine, 'precioUnitario' | 'montoItem'>): boolean =>
+  isLiquidacion(tipoDte) && line.precioUnitario === undefined && line.montoItem !== undefined;
+
+function lineAmounts(line: AmountLine, i: number, scale: number, given: boolean): { units: bigint; desc?: bigint; rec?: bigint } {
   const p = `detalle[${i}]`;
   let base: bigint;
-  if (line.cantidad === undefined && line.precioUnitario === undefined) {
+  if (given) {
+    base = signedScaled(line.montoItem!, scale, `${p}.montoItem`);
+  } else if (line.cantidad === undefined && line.precioUnitario === undefined) {
     base = 0n;
   } else {
     const q = dec(line.cantidad ?? 1, `${p}.cantidad`);
@@ -188,8 +215,17 @@ function lineAmounts(line: AmountLine, i: number, scale: number): { units: bigin
   }
   const adjust = (pct: number | undefined, monto: number | undefined, what: 'descuento' | 'recargo'): bigint | undefined => {
     if (pct === undefined && monto === undefined) return undefined;
-    const fromPct = pct !== undefined ? percentOf(base, dec(pct, `${p}.${what}Pct`)) : undefined;
+    // DescuentoMonto and RecargoMonto are whole in every section of DTE_v10.xsd (MntImpType), also
+    // on an export in a foreign currency whose lines carry 4 decimals: a percentage rounds to a whole
+    // amount (10 % of 62 FRANCO SZ is 6, and the line 68), and a given amount must be whole.
+    const fromPct = pct !== undefined ? wholeUnits(percentOf(base, dec(pct, `${p}.${what}Pct`)), scale) : undefined;
     if (monto === undefined) return fromPct;
+    if (!Number.isInteger(monto))
+      throw new DteEngineError(
+        'invalid_number',
+        `${p}.${what}Monto must be a whole amount: the SII's schema takes a line's ${what} without decimals (MntImpType), also in a foreign currency`,
+        `${p}.${what}Monto`,
+      );
     const given = scaled(monto, scale, `${p}.${what}Monto`);
     if (fromPct !== undefined && given !== fromPct) {
       throw new DteEngineError(
@@ -204,7 +240,7 @@ function lineAmounts(line: AmountLine, i: number, scale: number): { units: bigin
   const desc = adjust(line.descuentoPct, line.descuentoMonto, 'descuento');
   const rec = adjust(line.recargoPct, line.recargoMonto, 'recargo');
   const units = base - (desc ?? 0n) + (rec ?? 0n);
-  if (units < 0n) {
+  if (units < 0n && !given) {
     throw new DteEngineError('negative_line_amount', `${p}: the discount is larger than the line's amount`, `${p}.descuentoMonto`);
   }
   return { units, ...(desc !== undefined ? { desc } : {}), ...(rec !== undefined ? { rec } : {}) };
@@ -224,7 +260,7 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
   // §B field 38); their price and quantity are printed only.
   const perLine = detalle.map((l, i) => {
     const ind = lineIndExe(tipoDte, l);
-    return ind === 4 || ind === 5 ? { units: 0n } : lineAmounts(l, i, scale);
+    return ind === 4 || ind === 5 ? { units: 0n } : lineAmounts(l, i, scale, lineAmountGiven(tipoDte, l));
   });
   perLine.forEach(({ units }, i) => {
     const line = detalle[i]!;
@@ -267,7 +303,9 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
     }
     return n(value, `${p}.valor`);
   });
-  if (taxed < 0n || exempt < 0n) {
+  // A liquidación-factura's sums may be below zero (its lines may be); other documents' lines never
+  // are, so only global discounts can take a sum there.
+  if ((taxed < 0n || exempt < 0n) && !isLiquidacion(tipoDte)) {
     throw new DteEngineError('negative_total', 'The global discounts are larger than the amounts they apply to', 'descuentosGlobales');
   }
 
@@ -284,7 +322,7 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
     iva = taxed - neto;
   } else {
     neto = taxed;
-    iva = divideRoundHalfUp(taxed * BigInt(IVA_RATE_PERCENT), 100n);
+    iva = divideRounded(taxed * BigInt(IVA_RATE_PERCENT), 100n);
   }
 
   const impuestos: TaxTotal[] = [];
@@ -310,9 +348,9 @@ export function computeTotals(tipoDte: TipoDte, detalle: readonly AmountLine[], 
     let ci = 0n;
     // ValComIVA per line (format document, Comisiones field 7: "Valor * Tasa IVA"); the total is their sum.
     opts.comisiones.forEach((c, i) => {
-      const neto = scaled(c.montoNeto, 0, `comisiones[${i}].montoNeto`);
+      const neto = signedScaled(c.montoNeto, 0, `comisiones[${i}].montoNeto`);
       cn += neto;
-      ce += scaled(c.montoExento ?? 0, 0, `comisiones[${i}].montoExento`);
+      ce += signedScaled(c.montoExento ?? 0, 0, `comisiones[${i}].montoExento`);
       ci += BigInt(comisionIva(c.montoNeto, `comisiones[${i}].montoNeto`));
     });
     comisiones = { neto: Number(cn), exento: Number(ce), iva: Number(ci) };

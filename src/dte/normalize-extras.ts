@@ -269,12 +269,8 @@ export function normalizeComisiones(input: readonly ComisionInput[] | undefined,
       );
     return [];
   }
-  if (list.length === 0)
-    throw new DteEngineError(
-      'required_field',
-      `A liquidación-factura (${familyCodes('liquidacion')}) lists its commissions and other charges (comisiones)`,
-      'comisiones',
-    );
+  // The format document calls the area mandatory on a 43, but its schema makes it optional and the
+  // SII's own test set asks for liquidaciones without commissions (docs/certification.md): none is allowed.
   if (list.length > MAX_COMISIONES)
     throw new DteEngineError('invalid_field', `comisiones takes at most ${MAX_COMISIONES} entries`, 'comisiones');
   return list.map((c, i) => {
@@ -283,8 +279,9 @@ export function normalizeComisiones(input: readonly ComisionInput[] | undefined,
       throw new DteEngineError('invalid_field', `${p}.tipo must be "comision" or "otro"`, `${p}.tipo`);
     for (const k of ['montoNeto', 'montoExento'] as const) {
       const v = c[k];
-      if (v !== undefined && (!Number.isSafeInteger(v) || v < 0))
-        throw new DteEngineError('invalid_number', `${p}.${k} must be a whole number of pesos, 0 or more`, `${p}.${k}`);
+      // Below zero too: a commission returned with a liquidated liquidación (format document, 22/09/2005 4).
+      if (v !== undefined && !Number.isSafeInteger(v))
+        throw new DteEngineError('invalid_number', `${p}.${k} must be a whole number of pesos`, `${p}.${k}`);
     }
     const montoExento = c.montoExento ?? 0;
     return {

@@ -2,7 +2,7 @@ import { DteEngineError } from './errors.ts';
 import { cleanText } from './text-policy.ts';
 import { MAX_FRACTION_DIGITS_QTY_PRICE, MAX_INTEGER_DIGITS_QTY_PRICE, MAX_LENGTH } from './limits.ts';
 import { decimalFromNumber, formatDecimal, integerDigits, isZero } from './decimal.ts';
-import { lineIndExe, taxCodesOf, type Totals } from './amounts.ts';
+import { lineAmountGiven, lineIndExe, taxCodesOf, type Totals } from './amounts.ts';
 import { TAX_CODES, UNSUPPORTED_TAX_CODES } from './tax-codes.ts';
 import type { DetalleInput, TipoDte } from './types.ts';
 import type { DocumentStrategy } from './strategies/strategy.ts';
@@ -95,14 +95,21 @@ export function normalizeLines(
 ): NormalizedLine[] {
   return input.map((d, i) => {
     const p = `detalle[${i}]`;
-    if ((d.cantidad === undefined || d.precioUnitario === undefined) && !opts.pricesOptional) {
+    // A liquidación-factura's line may give its montoItem instead of a price (amounts.ts, lineAmountGiven).
+    if ((d.cantidad === undefined || d.precioUnitario === undefined) && !opts.pricesOptional && !lineAmountGiven(tipoDte, d)) {
       const missing = d.cantidad === undefined ? 'cantidad' : 'precioUnitario';
       throw new DteEngineError(
         'required_field',
-        `${p}.${missing} is required (only a guía 52 that moves goods without a sale may leave out prices)`,
+        `${p}.${missing} is required (only a guía 52 that moves goods without a sale may leave out prices, and a liquidación-factura line that gives its montoItem)`,
         `${p}.${missing}`,
       );
     }
+    if (d.montoItem !== undefined && d.montoItem < 0 && !lineAmountGiven(tipoDte, d))
+      throw new DteEngineError(
+        'negative_line_amount',
+        `${p}.montoItem is below zero: only a liquidación-factura line that gives its montoItem without a price may be`,
+        `${p}.montoItem`,
+      );
     if (d.indExe !== undefined && !(Number.isInteger(d.indExe) && d.indExe >= 1 && d.indExe <= 6)) {
       throw new DteEngineError('invalid_field', `${p}.indExe must be 1 to 6`, `${p}.indExe`);
     }

@@ -154,10 +154,10 @@ export const DetalleBody = Type.Object(
     ),
     montoItem: Type.Optional(
       Type.Number({
-        minimum: 0,
+        minimum: -MAX_AMOUNT,
         maximum: MAX_AMOUNT,
         description:
-          'Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML).',
+          'Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML). On a liquidación-factura 43 a line may give montoItem without precioUnitario: the total of the documents it liquidates (cantidad of them), below zero for a credit note liquidated; elsewhere it is never below zero.',
         examples: [70000],
       }),
     ),
@@ -572,16 +572,17 @@ const ComisionBody = Type.Object(
     glosa: Type.String({ minLength: 1, maxLength: 60, description: 'What it is for (Glosa).', examples: ['Comisión 5 %'] }),
     tasa: Type.Optional(Pct('Percent, informative (TasaComision).', 100, 5)),
     montoNeto: Type.Integer({
-      minimum: 0,
+      minimum: -MAX_AMOUNT,
       maximum: MAX_AMOUNT,
-      description: 'Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total.',
+      description:
+        'Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total. Below zero for a commission given back (a liquidación liquidated).',
       examples: [17500],
     }),
     montoExento: Type.Optional(
       Type.Integer({
-        minimum: 0,
+        minimum: -MAX_AMOUNT,
         maximum: MAX_AMOUNT,
-        description: 'Exempt amount in pesos (ValComExe), subtracted from the total.',
+        description: 'Exempt amount in pesos (ValComExe), subtracted from the total; below zero for one given back.',
         examples: [0],
       }),
     ),
@@ -719,7 +720,7 @@ export const CreateDteBody = Type.Object(
     comisiones: Type.Optional(
       Type.Array(ComisionBody, {
         maxItems: 20,
-        description: '43 only, required there: commissions and other charges (Comisiones), up to 20, subtracted from the total.',
+        description: '43 only: commissions and other charges (Comisiones), up to 20, subtracted from the total.',
       }),
     ),
     emisor: Type.Optional(

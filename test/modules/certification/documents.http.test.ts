@@ -12,8 +12,8 @@ import { readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp
  * (docs/certification.md, "Making the documents"): set 01 whole (every case's DTE, references
  * resolved to the folios made, amounts computed by hand below, every XML through the project's
  * checker, sent in one envelope and accepted by the emulator), the call again (idempotent), a call after one that
- * failed midway (the rest made, no case twice), set 02 (the cases the engine cannot build named,
- * nothing made), folios missing, and a tenant outside certification.
+ * failed midway (the rest made, no case twice), set 02 whole (liquidaciones with negative lines and
+ * commissions), folios missing, and a tenant outside certification.
  */
 const fixture = (n: string) => readFileSync(new URL(`../../fixtures/certification/SIISetDePruebas-${n}.txt`, import.meta.url));
 // Today in Chile: the emulator's CAFs are authorised today, and no document may predate its CAF.
@@ -231,17 +231,47 @@ describeEachDb('certification: making a set’s documents', (backend) => {
     expect(await dteCount(tenantId)).toBe(0);
   });
 
-  it('set 02: the cases the engine cannot build are named (422), and nothing is made', async () => {
-    // Whether the cases can be built is asked before the folios are counted: no folios needed here.
+  it('set 02 whole: exports, liquidaciones (negative lines and commissions), factura de compra; checked, sent, accepted', async () => {
+    // Every case can be built: the folios are what is asked first, each type short named (409).
     const tenantId = await certTenant({});
     const set = await upload(tenantId, '02');
+    const short = await make(tenantId, set.id);
+    expect([short.statusCode, short.json().error?.code], short.body).toEqual([409, 'certification_folios_missing']);
+    const missing = short.json().error.details.missing as { tipoDte: number; needed: number }[];
+    expect(missing.map((m) => m.tipoDte)).toContain(43);
+    for (const m of missing) await requestFolios(t, key, tenantId, m.tipoDte, m.needed);
     const r = await make(tenantId, set.id);
-    expect(r.statusCode, r.body).toBe(422);
-    const err = r.json().error;
-    expect(err.code).toBe('certification_cases_unbuildable');
-    expect(err.details.cases.map((c: { caseId: string }) => c.caseId)).toEqual(['4267225-1', '4267225-2', '4267225-4']);
-    for (const c of err.details.cases) expect(c.reasons.length).toBeGreaterThan(0);
-    expect(await dteCount(tenantId)).toBe(0);
+    expect(r.statusCode, r.body).toBe(201);
+    const made: SetView = r.json();
+    expect(made.progress.documents).toBe(made.progress.cases);
+
+    const docs = new Map<string, DteView>();
+    for (const c of made.cases) docs.set(c.id, await dte(tenantId, c.dteId!));
+    // The liquidaciones, as worked out by hand in case-request.test.ts.
+    expect(docs.get('4267225-1')).toMatchObject({ tipoDte: 43, montoNeto: 937682, montoExento: 323234, iva: 178160, montoTotal: 1439076 });
+    expect(docs.get('4267225-2')).toMatchObject({ tipoDte: 43, montoNeto: 8270402, montoExento: 446270, montoTotal: 10288048 });
+    expect(docs.get('4267225-2')!.detalle.map((l) => l.montoItem)).toContain(-59379);
+    expect(docs.get('4267225-4')).toMatchObject({ tipoDte: 43, montoNeto: 822912, iva: 156353, montoTotal: 2872079 });
+
+    const files: { name: string; bytes: Buffer }[] = [];
+    for (const [caseId, d] of docs) {
+      const x = await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}/dte/${d.id}/xml` });
+      files.push({ name: `caso-${caseId}.xml`, bytes: x.rawPayload });
+    }
+    const neg = files.find((f) => f.name === 'caso-4267225-4.xml')!.bytes.toString('latin1');
+    expect(neg).toContain('<TpoDocLiq>99</TpoDocLiq>');
+    expect(neg).toContain('<MontoItem>-169039</MontoItem>');
+    expect(neg).toContain('<ValComNeto>-8452</ValComNeto>');
+    const check = runCheckSiiXml(files, { cafKeyPem: (t.ctx.provider as InProcessEmulator).siiKey.publicKeyPem });
+    expect(check.failures, check.output).toEqual([]);
+    expect(check.exitCode).toBe(0);
+
+    const sent = await t.call(key, { method: 'POST', url: `/api/v1/tenants/${tenantId}/certification/sets/${set.id}/send` });
+    expect(sent.statusCode, sent.body).toBe(202);
+    for (const c of made.cases) {
+      const s = await waitFinal(t, key, c.dteId!);
+      expect(s, `${c.id}: ${JSON.stringify(s)}`).toMatchObject({ status: 'accepted' });
+    }
   });
 
   it('a tenant outside certification: 409; an unknown set: 404', async () => {

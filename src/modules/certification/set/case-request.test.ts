@@ -174,10 +174,51 @@ describe('set 02: exports, liquidaciones, factura de compra', () => {
     expect(prepare(r).totals).toMatchObject({ montoNeto: 4029209, iva: 765550, ivaRetenido: 765550, montoTotal: 4029209 });
   });
 
-  it('says which cases the API cannot express yet, and the rest are accepted by the engine', () => {
-    const limited = reqs.filter((r) => r.unbuildable.length > 0).map((r) => r.caseId);
-    expect(limited).toEqual(['4267225-1', '4267225-2', '4267225-4']);
+  it('liquidaciones: each line gives its total (below zero for a credit note or a liquidación liquidated), commissions optional', () => {
+    const liq = (id: string) => byId(id).body;
+    // 4267225-1, no commissions: neto 807 984 + 129 698 = 937 682; exento 201 516 + 121 718 = 323 234;
+    // IVA round(937 682 × 0.19 = 178 159.58) = 178 160; total 1 439 076.
+    expect(liq('4267225-1')).toMatchObject({ montoTotal: 1439076, comisiones: [] });
+    expect(liq('4267225-1').detalle.map((l) => [l.tipoDocLiquidado, l.cantidad, l.montoItem, l.precioUnitario])).toEqual([
+      [30, 13, 807984, undefined],
+      [32, 9, 201516, undefined],
+      [33, 61, 129698, undefined],
+      [34, 45, 121718, undefined],
+    ]);
+    // 4267225-2: neto 56 736 + 751 958 − 59 379 + 7 521 087 (BOLETAS, paper: 35) = 8 270 402;
+    // exento 26 718 + 439 220 − 19 668 = 446 270; IVA round(1 571 376.38) = 1 571 376; total 10 288 048.
+    expect(prepare(byId('4267225-2')).totals).toMatchObject({
+      montoNeto: 8270402,
+      montoExento: 446270,
+      iva: 1571376,
+      montoTotal: 10288048,
+    });
+    expect(liq('4267225-2').detalle.find((l) => l.montoItem === -59379)).toMatchObject({ tipoDocLiquidado: 60, cantidad: 1 });
+    // 4267225-3: neto 625 630, exento 136 978, IVA 118 870; commissions 3 691 + 8 837 = 12 528 with
+    // IVA round(701.29) + round(1 679.03) = 2 380, subtracted: total 866 570.
+    expect(prepare(byId('4267225-3')).totals).toMatchObject({
+      montoNeto: 625630,
+      iva: 118870,
+      comisiones: { neto: 12528, exento: 0, iva: 2380 },
+      montoTotal: 866570,
+    });
+    // 4267225-4: ANTICIPO is TpoDocLiq 99; neto 550 000 + 425 352 + 126 357 − 109 758 − 169 039 = 822 912;
+    // exento 208 950 + 1 847 283 − 170 403 = 1 885 830; IVA round(156 353.28) = 156 353; commissions
+    // 2 583 − 8 452 = −5 869, IVA round(490.77) + round(−1 605.88) = 491 − 1 606 = −1 115 (half away
+    // from zero); total 822 912 + 1 885 830 + 156 353 + 5 869 + 1 115 = 2 872 079.
+    expect(liq('4267225-4').detalle[0]).toMatchObject({ tipoDocLiquidado: 99, cantidad: 361, montoItem: 550000 });
+    expect(prepare(byId('4267225-4')).totals).toMatchObject({
+      montoNeto: 822912,
+      montoExento: 1885830,
+      iva: 156353,
+      comisiones: { neto: -5869, exento: 0, iva: -1115 },
+      montoTotal: 2872079,
+    });
+  });
+
+  it('every case of set 02 can be built, and the engine accepts each', () => {
+    expect(reqs.filter((r) => r.unbuildable.length > 0).map((r) => [r.caseId, r.unbuildable])).toEqual([]);
     for (const r of reqs) expect(r.limits).toEqual(expect.arrayContaining(r.unbuildable));
-    for (const r of reqs.filter((x) => !limited.includes(x.caseId))) expect(() => prepare(r), r.caseId).not.toThrow();
+    for (const r of reqs) expect(() => prepare(r), r.caseId).not.toThrow();
   });
 });

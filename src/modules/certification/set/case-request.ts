@@ -200,16 +200,17 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
     detalle = detalle.map((l) => (l.exento ? l : { ...l, impuestoAdicional: IVA_RETENIDO_TOTAL }));
 
   if (isLiquidacionType(tipoDte)) {
-    if (c.charges.length === 0) cannot('a liquidación without COMISIONES Y OTROS CARGOS: the engine requires comisiones');
-    detalle = detalle.map((l) => {
-      const t = liquidatedTypeOf(l.nombre);
-      if (t === undefined) cannot(`line '${l.nombre}': no liquidated document type (TpoDocLiq) can be read from its name`);
+    // Each line reports the total of what it liquidates (TOTAL LINEA, below zero for a credit note or
+    // a liquidación liquidated) over CANTIDAD documents: montoItem without a price (docs/dte.md, 43).
+    detalle = c.items.map((it) => {
+      const t = liquidatedTypeOf(it.name);
+      if (t === undefined) cannot(`line '${it.name}': no liquidated document type (TpoDocLiq) can be read from its name`);
+      const l: RequestLine = { nombre: it.name, montoItem: it.montoLinea ?? Math.round((it.cantidad ?? 1) * (it.precioUnitario ?? 0)) };
+      if (it.cantidad !== null) l.cantidad = it.cantidad;
+      if (it.exento) l.exento = true;
       return t === undefined ? l : { ...l, tipoDocLiquidado: t };
     });
-    if (detalle.some((l) => (l.precioUnitario ?? 0) < 0))
-      cannot('negative line amounts (a credit note liquidated): the route takes montoItem ≥ 0');
     body.comisiones = c.charges.map((ch) => ({ tipo: 'comision', glosa: ch.name, montoNeto: ch.montoLinea ?? 0 }));
-    if (c.charges.some((ch) => (ch.montoLinea ?? 0) < 0)) cannot('negative commissions: the route takes montoNeto ≥ 0');
   }
 
   if (c.exportacion || (exportacion && isExport)) {

@@ -74,18 +74,20 @@ export const IVA_RETENIDO_TOTAL = 15;
 /**
  * The type a liquidación line liquidates (TpoDocLiq), from its name: "NETO FACTURAS ELECTRONICAS"
  * 33, "EXENTO FACTURAS ELECTRONICAS" 34, "NETO FACTURAS" (paper) 30, "EXENTO FACTURAS" 32,
- * "NETO NOTA DE CREDITO 328" 60, "… LIQUIDACION FACTURA ELECTRONICA 4554" 43, "BOLETAS" 39;
- * undefined for anything else ("NETO ANTICIPO FACTURACION").
+ * "NETO NOTA DE CREDITO 328" 60, "… LIQUIDACION FACTURA ELECTRONICA 4554" 43, "BOLETAS" (paper,
+ * as "FACTURAS" is) 35, and 99 for "NETO ANTICIPO FACTURACION" (the format document, TpoDocLiq:
+ * "99 en caso de Anticipo u otras transacciones"); undefined for anything else.
  */
 export function liquidatedTypeOf(name: string): number | undefined {
   const p = plain(name);
   const electronic = /ELECTRONICA/.test(p);
   const exempt = /\bEXENTO\b/.test(p);
+  if (/\bANTICIPO\b/.test(p)) return 99;
   if (/LIQUIDACION FACTURA/.test(p)) return electronic ? 43 : 40;
   if (/NOTA DE CREDITO/.test(p)) return electronic ? 61 : 60;
   if (/NOTA DE DEBITO/.test(p)) return electronic ? 56 : 55;
-  if (/BOLETAS?\b/.test(p)) return 39;
-  if (/\bFACTURAS?\b/.test(p) && !/ANTICIPO/.test(p)) return electronic ? (exempt ? 34 : 33) : exempt ? 32 : 30;
+  if (/BOLETAS?\b/.test(p)) return electronic ? 39 : 35;
+  if (/\bFACTURAS?\b/.test(p)) return electronic ? (exempt ? 34 : 33) : exempt ? 32 : 30;
   return undefined;
 }
 
