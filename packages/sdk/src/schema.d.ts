@@ -367,7 +367,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description The full key (`sk_live_…`) is returned once, in this response. Only its SHA-256 is stored.
+     * @description The full key (`sk_live_…`, or `sk_test_…` when the request is made with a test key) is returned once, in this response. Only its SHA-256 is stored. A key is made in the mode of the key that asks.
      */
     post: {
       parameters: {
@@ -5427,7 +5427,7 @@ export interface paths {
                */
               precioUnitario?: number;
               /**
-               * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML).
+               * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML). On a liquidación-factura 43 a line may give montoItem without precioUnitario: the total of the documents it liquidates (cantidad of them), below zero for a credit note liquidated; elsewhere it is never below zero.
                * @example 70000
                */
               montoItem?: number;
@@ -5854,7 +5854,7 @@ export interface paths {
                 paisDestino?: number | string;
               };
             };
-            /** @description 43 only, required there: commissions and other charges (Comisiones), up to 20, subtracted from the total. */
+            /** @description 43 only: commissions and other charges (Comisiones), up to 20, subtracted from the total. */
             comisiones?: {
               /**
                * @description A commission or another charge (TipoMovim C or O).
@@ -5872,12 +5872,12 @@ export interface paths {
                */
               tasa?: number;
               /**
-               * @description Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total.
+               * @description Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total. Below zero for a commission given back (a liquidación liquidated).
                * @example 17500
                */
               montoNeto: number;
               /**
-               * @description Exempt amount in pesos (ValComExe), subtracted from the total.
+               * @description Exempt amount in pesos (ValComExe), subtracted from the total; below zero for one given back.
                * @example 0
                */
               montoExento?: number;
