@@ -29,6 +29,7 @@ export const teamsEn: TeamsMessages = {
     'credentials.manage': 'Credentials, certificates and activation links',
     'folios.manage': 'Request folios',
     'documents.manage': 'Send documents to the SII, resend them, credit notes',
+    'mode.switch': 'Switch between live and test data',
   },
   ownership: 'Make or unmake owners',
   yes: 'Yes',

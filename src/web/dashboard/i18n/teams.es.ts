@@ -30,6 +30,7 @@ export const teamsEs = {
     'credentials.manage': 'Credenciales, certificados y enlaces de activación',
     'folios.manage': 'Solicitar folios',
     'documents.manage': 'Enviar documentos al SII, reenviarlos, notas de crédito',
+    'mode.switch': 'Cambiar entre datos reales y de prueba',
   },
   ownership: 'Hacer o deshacer propietarios',
   yes: 'Sí',
