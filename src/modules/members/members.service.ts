@@ -71,9 +71,14 @@ export const forbidden = (action: DashboardAction, role: Role, mode: PolicyMode)
   const roles = rolesFor(action, mode);
   const inTestMode = mode === 'live' && allowed(role, action, 'test');
   const hint = inTestMode ? ' Your role may do it in test mode: switch to test data.' : '';
-  return new AppError('forbidden', 'role_forbidden', `Your role (${role}) does not allow this in ${mode} mode. It needs one of: ${roles.join(', ')}.${hint}`, {
-    details: { action, role, mode, roles: [...roles], inTestMode },
-  });
+  return new AppError(
+    'forbidden',
+    'role_forbidden',
+    `Your role (${role}) does not allow this in ${mode} mode. It needs one of: ${roles.join(', ')}.${hint}`,
+    {
+      details: { action, role, mode, roles: [...roles], inTestMode },
+    },
+  );
 };
 
 /** For the members' own actions, which are the account's and so the same in both modes (roles.ts). */

@@ -51,7 +51,11 @@ describeEachDb('dashboard test mode', (backend) => {
     const url = new URL(link);
     const c = new DashboardClient(t.app, ip);
     expect((await c.get(url.pathname + url.search)).statusCode).toBe(200);
-    const accepted = await c.post('/invitations/accept', { token: url.searchParams.get('token')!, name: `Persona ${role}`, password: PASSWORD });
+    const accepted = await c.post('/invitations/accept', {
+      token: url.searchParams.get('token')!,
+      name: `Persona ${role}`,
+      password: PASSWORD,
+    });
     expect(accepted.statusCode, accepted.body.slice(0, 300)).toBe(303);
     await c.get('/');
     return c;
@@ -120,12 +124,19 @@ describeEachDb('dashboard test mode', (backend) => {
   it('keeps the modes apart: a test company is not listed in live and its pages are 404 there, and vice versa', async () => {
     await switchTo(owner, 'test');
     await owner.get('/tenants/new');
-    const made = await owner.post('/tenants/new', { ...stringify(validTenant({ razonSocial: 'Empresa De Prueba SpA' })), acteco: '620200' });
+    const made = await owner.post('/tenants/new', {
+      ...stringify(validTenant({ razonSocial: 'Empresa De Prueba SpA' })),
+      acteco: '620200',
+    });
     expect(made.statusCode, made.body.slice(0, 400)).toBe(303);
     const testTenant = /^\/tenants\/([0-9a-f-]{36})/.exec(made.headers.location as string)![1]!;
     expect(textOf((await owner.get('/tenants')).body)).toContain('Empresa De Prueba SpA');
     expect(textOf((await owner.get('/')).body)).toContain('Empresa De Prueba SpA');
-    expect((await owner.get(`/tenants/${testTenant}`)).statusCode).toBe(200);
+    const testPage = await owner.get(`/tenants/${testTenant}`);
+    expect(testPage.statusCode).toBe(200);
+    // A test company's page never suggests its documents reach the SII.
+    expect(textOf(testPage.body)).toContain('Emulador integrado (modo de prueba: nada llega al SII)');
+    expect(textOf(testPage.body)).not.toContain('A través de SimpleAPI');
     // Stored in the twin's scope, not the live account's.
     const [twin] = await twins();
     expect((await t.ctx.services.tenants.list(twin!, { limit: 50 })).data.map((x) => x.id)).toContain(testTenant);
@@ -134,7 +145,12 @@ describeEachDb('dashboard test mode', (backend) => {
     await switchTo(owner, 'live');
     expect(textOf((await owner.get('/tenants')).body)).not.toContain('Empresa De Prueba SpA');
     expect(textOf((await owner.get('/')).body)).not.toContain('Empresa De Prueba SpA');
-    for (const page of [`/tenants/${testTenant}`, `/tenants/${testTenant}/edit`, `/tenants/${testTenant}/documents`, `/tenants/${testTenant}/credentials`])
+    for (const page of [
+      `/tenants/${testTenant}`,
+      `/tenants/${testTenant}/edit`,
+      `/tenants/${testTenant}/documents`,
+      `/tenants/${testTenant}/credentials`,
+    ])
       expect((await owner.get(page)).statusCode, page).toBe(404);
     await owner.get('/');
     expect((await owner.post(`/tenants/${testTenant}/edit`, stringify(validTenant()))).statusCode).toBe(404);
@@ -142,6 +158,7 @@ describeEachDb('dashboard test mode', (backend) => {
     // And a live company is a 404 in test mode.
     const liveTenant = await t.ctx.services.tenants.create(accountId, validTenant({ razonSocial: 'Empresa Real Ltda' }));
     expect(textOf((await owner.get('/tenants')).body)).toContain('Empresa Real Ltda');
+    expect(textOf((await owner.get(`/tenants/${liveTenant.id}`)).body)).not.toContain('Emulador integrado');
     await switchTo(owner, 'test');
     expect(textOf((await owner.get('/tenants')).body)).not.toContain('Empresa Real Ltda');
     expect((await owner.get(`/tenants/${liveTenant.id}`)).statusCode).toBe(404);
@@ -213,7 +230,10 @@ describeEachDb('dashboard test mode', (backend) => {
     expect(textOf(refusedLive.body)).toContain('Tu rol sí puede hacerlo con datos de prueba');
     expect((await switchTo(developer, 'test')).statusCode).toBe(303);
     expect((await developer.get('/tenants/new')).statusCode).toBe(200);
-    const made = await developer.post('/tenants/new', { ...stringify(validTenant({ razonSocial: 'Prueba Del Desarrollador' })), acteco: '620200' });
+    const made = await developer.post('/tenants/new', {
+      ...stringify(validTenant({ razonSocial: 'Prueba Del Desarrollador' })),
+      acteco: '620200',
+    });
     expect(made.statusCode).toBe(303);
 
     // Read-only may look at test data but changes nothing there either.

@@ -11,20 +11,20 @@ export const testModeEs = {
   switchLabel: 'Datos de prueba',
   switchOn: 'Ver datos de prueba',
   switchOff: 'Ver datos reales',
-  liveBadge: 'Real',
-  testBadge: 'Prueba',
-  /** Flash after switching. */
-  switchedTest: 'Ahora ves los datos de prueba de tu cuenta. Lo que hagas aquí nunca llega al SII.',
-  switchedLive: 'Ahora ves los datos reales de tu cuenta.',
   /** The API keys page says which keys it lists and what a new one will be. */
   keysTest: 'Estas son las claves de prueba (sk_test_…): sus empresas usan el emulador integrado y nada llega al SII.',
   keysLive: 'Estas son las claves reales (sk_live_…). Las claves de prueba están en el modo de prueba.',
+  /** The API keys page's first line in test mode. */
+  keysHelp: 'Usa una clave en la cabecera Authorization: Bearer sk_test_… de cada llamada a la API.',
+  /** Where a test company's documents go, whatever its provider says (the API side: emulator). */
+  provider: 'Emulador integrado (modo de prueba: nada llega al SII)',
+  providerHint: 'En modo de prueba los documentos van siempre al emulador integrado, sea cual sea esta opción.',
   /** The members page: the roles table has one column per role, and a mark for "in test mode only". */
   onlyInTest: 'solo en modo de prueba',
-  policyNote: 'El modo de prueba amplía lo que puede hacer cada rol: quien desarrolla puede, con datos de prueba, lo mismo que quien opera con datos reales.',
+  policyNote:
+    'El modo de prueba amplía lo que puede hacer cada rol: quien desarrolla puede, con datos de prueba, lo mismo que quien opera con datos reales.',
   /** The 403 page when the member's role may do it in test mode. */
   forbiddenTryTest: 'Tu rol sí puede hacerlo con datos de prueba: cambia al modo de prueba.',
-  forbiddenInTest: 'Esto en modo de prueba.',
 };
 
 export type TestModeMessages = typeof testModeEs;

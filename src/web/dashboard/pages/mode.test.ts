@@ -13,7 +13,17 @@ describe('where switching modes lands', () => {
   });
 
   it('lands on the overview for anything else, and never off the site', () => {
-    for (const bad of [undefined, '', 'https://evil.example/', '//evil.example/tenants', '/\\evil', '/tenantsX', '/logout', 42, ['/tenants']])
+    for (const bad of [
+      undefined,
+      '',
+      'https://evil.example/',
+      '//evil.example/tenants',
+      '/\\evil',
+      '/tenantsX',
+      '/logout',
+      42,
+      ['/tenants'],
+    ])
       expect(landingAfterSwitch(bad), String(bad)).toBe('/');
   });
 });

@@ -1,5 +1,13 @@
 import { PASSWORD_MIN_LENGTH } from '../../../modules/dashboard-auth/index.ts';
-import { allowed, DASHBOARD_ACTIONS, ROLES, type DashboardAction, type Invitation, type Member, type Role } from '../../../modules/members/index.ts';
+import {
+  allowed,
+  DASHBOARD_ACTIONS,
+  ROLES,
+  type DashboardAction,
+  type Invitation,
+  type Member,
+  type Role,
+} from '../../../modules/members/index.ts';
 import { html } from '../../shared/html.ts';
 import { copyable, csrfInput, field, formError, notice, postButton, problemFor, section, select, submit, table } from '../ui/components.ts';
 import { formatDateTime } from '../ui/format.ts';
