@@ -88,6 +88,11 @@ describe('test mode in Chromium', () => {
     await expect(page.locator('main').textContent()).resolves.toContain('Empresa De Prueba SpA');
     await check('05-test-companies');
 
+    // The members page: the same team, and the roles table says what test mode adds.
+    await page.goto(`${server.baseUrl}/settings/members`);
+    await expect(page.locator('#roles').textContent()).resolves.toContain('solo en modo de prueba');
+    await check('05b-test-members');
+
     // English.
     await page.goto(`${server.baseUrl}/?lang=en`);
     await expect(strip().textContent()).resolves.toContain('Test mode — you are viewing test data; nothing reaches the SII.');

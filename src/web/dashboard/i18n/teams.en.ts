@@ -13,7 +13,7 @@ export const teamsEn: TeamsMessages = {
   roleHints: {
     owner: 'Everything, including ownership of the account.',
     admin: 'Everything but ownership of the account.',
-    developer: 'API keys, webhooks and their logs.',
+    developer: 'API keys, webhooks and their logs; with test data, also what an operator does.',
     operator: 'Companies, credentials, folios and documents.',
     read_only: 'Sees everything (never a secret), changes nothing.',
   },
