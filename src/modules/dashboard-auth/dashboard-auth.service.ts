@@ -4,7 +4,7 @@ import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { RateLimit, RateLimiter } from '../../lib/rate-limiter.ts';
 import { sha256Hex } from '../../lib/tokens.ts';
-import { normaliseAccountName, normaliseEmail, type AccountsService } from '../accounts/index.ts';
+import { isMode, normaliseAccountName, normaliseEmail, type AccountsService, type Mode } from '../accounts/index.ts';
 import { isRole, type MembersService, type Role } from '../members/index.ts';
 import {
   dummyHash,
@@ -57,6 +57,8 @@ export interface DashboardSession {
   member: { id: string; name: string; email: string; role: Role } | null;
   csrfToken: string;
   expiresAt: Date;
+  /** The mode the dashboard shows (docs/dashboard.md "Test mode"); live unless switched. */
+  mode: Mode;
 }
 
 export interface DashboardAuthSettings {
@@ -113,6 +115,7 @@ export function createDashboardAuthService(deps: {
         : null,
     csrfToken: csrfTokenFor(token),
     expiresAt: row.expires_at,
+    mode: isMode(row.mode) ? row.mode : 'live',
   });
 
   /** Creates a session row and returns its token; `replace` is the token it supersedes. */
@@ -176,6 +179,11 @@ export function createDashboardAuthService(deps: {
       }
       await sessionsStore.touch(db, tokenHash, now);
       return toSession(row, token);
+    },
+
+    /** Switches the mode a logged-in session shows; false for a session that is gone or not logged in. */
+    async setMode(session: Pick<DashboardSession, 'tokenHash'>, mode: Mode): Promise<boolean> {
+      return sessionsStore.setMode(db, session.tokenHash, mode);
     },
 
     /** A pre-login session, so the login and sign-up forms carry a CSRF token too. */

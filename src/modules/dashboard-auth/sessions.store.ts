@@ -7,6 +7,8 @@ export interface SessionRow {
   created_at: Date;
   last_seen_at: Date;
   expires_at: Date;
+  /** The mode the dashboard shows (migration 202612051100_dashboard_session_mode). */
+  mode: string;
   /** Joined from accounts when the session is logged in. */
   account_name: string | null;
   account_email: string | null;
@@ -41,6 +43,11 @@ export const sessionsStore = {
       `update dashboard_sessions set last_seen_at = $2 where token_hash = $1 and last_seen_at < $2::timestamptz - interval '1 minute'`,
       [tokenHash, now],
     );
+  },
+  /** Only a logged-in session has a mode to switch; returns whether one was. */
+  async setMode(tx: Sql, tokenHash: string, mode: 'live' | 'test') {
+    const r = await tx.query('update dashboard_sessions set mode = $2 where token_hash = $1 and account_id is not null', [tokenHash, mode]);
+    return r.rowCount > 0;
   },
   async remove(tx: Sql, tokenHash: string) {
     await tx.query('delete from dashboard_sessions where token_hash = $1', [tokenHash]);

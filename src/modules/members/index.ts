@@ -6,4 +6,4 @@
 export { createMembersService, requireAllowed, forbidden, normaliseMemberName } from './members.service.ts';
 export type { Actor, Member, Invitation, InvitationMailer, MembersService } from './members.service.ts';
 export { ROLES, POLICY, DASHBOARD_ACTIONS, allowed, rolesFor, isRole, isDashboardAction, mayAssign } from './roles.ts';
-export type { Role, DashboardAction } from './roles.ts';
+export type { Role, DashboardAction, PolicyMode } from './roles.ts';

@@ -7,7 +7,7 @@ import { normaliseEmail } from '../../lib/email.ts';
 import { newId, sha256Hex } from '../../lib/tokens.ts';
 import { invitationsStore, type InvitationRow } from './invitations.store.ts';
 import { membersStore, type MemberRow } from './members.store.ts';
-import { allowed, isRole, mayAssign, rolesFor, type DashboardAction, type Role } from './roles.ts';
+import { allowed, isRole, mayAssign, rolesFor, type DashboardAction, type PolicyMode, type Role } from './roles.ts';
 
 /**
  * The members of an account and their invitations (issue 29; docs/dashboard.md "Members and
@@ -62,13 +62,28 @@ const toInvitation = (r: InvitationRow): Invitation => ({
   expiresAt: r.expires_at,
 });
 
-export const forbidden = (action: DashboardAction, role: Role) =>
-  new AppError('forbidden', 'role_forbidden', `Your role (${role}) does not allow this. It needs one of: ${rolesFor(action).join(', ')}.`, {
-    details: { action, role, roles: [...rolesFor(action)] },
-  });
+/**
+ * The refusal of an action to a role in a mode. It names the roles that may, and says when the
+ * member's own role may do it in test mode (a developer trying a live document), so the page can
+ * point there.
+ */
+export const forbidden = (action: DashboardAction, role: Role, mode: PolicyMode) => {
+  const roles = rolesFor(action, mode);
+  const inTestMode = mode === 'live' && allowed(role, action, 'test');
+  const hint = inTestMode ? ' Your role may do it in test mode: switch to test data.' : '';
+  return new AppError(
+    'forbidden',
+    'role_forbidden',
+    `Your role (${role}) does not allow this in ${mode} mode. It needs one of: ${roles.join(', ')}.${hint}`,
+    {
+      details: { action, role, mode, roles: [...roles], inTestMode },
+    },
+  );
+};
 
+/** For the members' own actions, which are the account's and so the same in both modes (roles.ts). */
 export function requireAllowed(actor: Pick<Actor, 'role'>, action: DashboardAction): void {
-  if (!allowed(actor.role, action)) throw forbidden(action, actor.role);
+  if (!allowed(actor.role, action, 'live')) throw forbidden(action, actor.role, 'live');
 }
 
 const lastOwner = () => errors.conflict('last_owner', 'An account keeps at least one owner: make another member owner first.');

@@ -7,6 +7,7 @@ import { isCrossSite } from '../shared/csrf.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
 import { ASSET_FILES } from './assets.ts';
 import { csrfMatches } from '../../modules/dashboard-auth/index.ts';
+import { modeOf } from '../../modules/accounts/index.ts';
 import { allowed, forbidden } from '../../modules/members/index.ts';
 import { CsrfError, renderError, renderRateLimited } from './http/error-pages.ts';
 import { createOneTimeFlash } from './http/flash.ts';
@@ -19,6 +20,7 @@ import { apiKeysRoutes } from './pages/api-keys.routes.ts';
 import { authRoutes } from './pages/auth.routes.ts';
 import { documentsRoutes } from './pages/documents.routes.ts';
 import { mailboxRoutes } from './pages/mailbox.routes.ts';
+import { modeRoutes } from './pages/mode.routes.ts';
 import { invitationRoutes, membersRoutes } from './pages/members.routes.ts';
 import { overviewRoutes } from './pages/overview.routes.ts';
 import { tenantsRoutes } from './pages/tenants.routes.ts';
@@ -37,8 +39,9 @@ import type { DashboardRoutes } from './pages/types.ts';
  * Every route here, in order:
  * 1. security headers (CSP without inline script, no framing, no-referrer, no-store);
  * 2. the session from the cookie, and the language; pages that need an account redirect to /login;
- *    then the member's role must allow the route's action (http/route-actions.ts, the members
- *    module's policy), or the page is a 403 naming the role needed — before any body is parsed;
+ *    then the scope of the session's mode (live, or the account's test twin) is resolved once, and
+ *    the member's role must allow the route's action in that mode (http/route-actions.ts, the
+ *    members module's policy), or the page is a 403 naming the role needed — before any body is parsed;
  * 3. on POST: refused if the browser says it comes from another site, and the form's CSRF token
  *    must be the session's (403 otherwise), before any handler runs;
  * 4. errors become HTML pages with the API's status codes (another account's id → 404).
@@ -57,6 +60,8 @@ const PAGES: DashboardRoutes[] = [
   // The actions of issue 18: folios, credentials, sending, credit notes, CSV export.
   tenantActionsRoutes,
   documentActionsRoutes,
+  // Test mode (issue 29): the session's switch between live and test data.
+  modeRoutes,
 ];
 
 const dashboard: RouteModule = async (app, { ctx }) => {
@@ -92,8 +97,11 @@ const dashboard: RouteModule = async (app, { ctx }) => {
     if (token && !session) clearSessionCookie(reply, cookies);
     if (config.dashboardPublic) return;
     if (session?.account && session.member) {
+      const scope = await ctx.services.accounts.scopeFor(session.account.id, session.mode);
+      req.dashboard.scope = scope;
+      const mode = modeOf(scope.livemode);
       const action = config.dashboardAction;
-      if (!action || !allowed(session.member.role, action)) throw forbidden(action ?? 'members.manage', session.member.role);
+      if (!action || !allowed(session.member.role, action, mode)) throw forbidden(action ?? 'members.manage', session.member.role, mode);
       return;
     }
     const query = new URLSearchParams();

@@ -90,6 +90,7 @@ describeEachDb('dashboard security', (backend) => {
         '/signup',
         '/signup/confirm',
         '/logs/webhooks/:messageId/resend',
+        '/mode',
         '/settings/api-keys',
         '/settings/api-keys/:id/revoke',
         '/settings/members/invitations',

@@ -26,6 +26,7 @@ const ctxFor = (req: FastifyRequest): PageContext => {
     csrf: s?.session?.csrfToken ?? '',
     account: s?.session?.account ?? null,
     role: s?.session?.member?.role ?? null,
+    mode: s?.scope?.livemode === false ? 'test' : 'live',
   };
 };
 
@@ -77,7 +78,8 @@ function forbiddenText(err: AppError, t: Messages): string {
   const name = (r: unknown) => (isRole(r) ? t.teams.roles[r] : String(r));
   const needed = Array.isArray(d.roles) ? d.roles.map(name) : [];
   const list = needed.length > 1 ? `${needed.slice(0, -1).join(', ')}${t.teams.or}${needed.at(-1)}` : (needed[0] ?? '');
-  return t.teams.forbidden(name(d.role), list);
+  const refusal = t.teams.forbidden(name(d.role), list);
+  return d.inTestMode === true ? `${refusal} ${t.testMode.forbiddenTryTest}` : refusal;
 }
 
 /** The per-IP limit of the pre-login pages was hit (Retry-After is already set). */

@@ -2,7 +2,7 @@ import type { DashboardAction } from '../../../modules/members/index.ts';
 
 /**
  * Which role-policy action each dashboard route is (docs/dashboard.md "Members and roles"). The
- * policy itself — which role may do which action — is the members module's table
+ * policy itself — which role may do which action, in which mode — is the members module's table
  * (src/modules/members/roles.ts); this file only names the action of each route, so that no page
  * decides on its own. The dashboard plugin refuses to start with a route that is neither public
  * nor listed here, and checks the action before any handler (or body parser) runs.
@@ -74,6 +74,8 @@ export const ROUTE_ACTIONS: Readonly<Record<string, DashboardAction>> = {
   'POST /settings/members/:memberId/role': 'members.manage',
   'GET /settings/members/:memberId/remove': 'members.leave',
   'POST /settings/members/:memberId/remove': 'members.leave',
+  // Test mode: switching which data the session shows (every role; docs/dashboard.md "Test mode")
+  'POST /mode': 'mode.switch',
 };
 
 /** The action of a route as Fastify names it (HEAD is its GET). */

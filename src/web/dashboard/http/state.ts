@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Mode, Scope } from '../../../modules/accounts/index.ts';
 import type { DashboardAuthService, DashboardSession } from '../../../modules/dashboard-auth/index.ts';
 import type { Actor, DashboardAction } from '../../../modules/members/index.ts';
 import { LANG_COOKIE, pickLang, type Lang, type Messages } from '../i18n/index.ts';
@@ -11,6 +12,11 @@ export interface DashboardState {
   session: DashboardSession | undefined;
   /** The raw session token from the cookie (never logged, never rendered). */
   token: string | undefined;
+  /**
+   * The scope the signed-in session looks at: its account in the session's mode (the live account,
+   * or its test twin), resolved once per request (docs/dashboard.md "Test mode").
+   */
+  scope?: Scope | undefined;
 }
 
 declare module 'fastify' {
@@ -89,8 +95,12 @@ export function pageContext(req: FastifyRequest): PageContext {
     csrf: s.session?.csrfToken ?? '',
     account: s.session?.account ?? null,
     role: s.session?.member?.role ?? null,
+    mode: modeOf(req),
   };
 }
+
+/** The mode the page shows: the session's, live before login. */
+export const modeOf = (req: FastifyRequest): Mode => (state(req).scope?.livemode === false ? 'test' : 'live');
 
 /** The member acting, as the members service takes it; routes that call it are behind the login hook. */
 export const actor = (req: FastifyRequest): Actor => {
@@ -99,9 +109,13 @@ export const actor = (req: FastifyRequest): Actor => {
   return { accountId: s.account.id, memberId: s.member.id, email: s.member.email, role: s.member.role };
 };
 
-/** The signed-in account's id; routes that call it are behind the login hook. */
+/**
+ * The scope id of the session's mode (the live account's id, or its test twin's): what tenants,
+ * documents, keys, webhooks, the mailbox and the logs are stored by. Members and the account's
+ * settings use `actor(req).accountId`, the live account, whatever the mode.
+ */
 export const accountId = (req: FastifyRequest): string => {
-  const id = state(req).session?.account?.id;
+  const id = state(req).scope?.id;
   if (!id) throw new Error('not signed in');
   return id;
 };

@@ -2,6 +2,7 @@ import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import type { Messages } from './es.ts';
 import { actionsEn } from './actions.en.ts';
 import { teamsEn } from './teams.en.ts';
+import { testModeEn } from './testmode.en.ts';
 
 /** English. Typed against the Spanish catalogue, so a missing or extra key does not compile. */
 export const en: Messages = {
@@ -366,6 +367,8 @@ export const en: Messages = {
   actions: actionsEn,
   /** Members, roles and invitations (i18n/teams.en.ts). */
   teams: teamsEn,
+  /** Test mode: the strip, the switch, the roles table (i18n/testmode.en.ts). */
+  testMode: testModeEn,
   errorCodes: {
     ...teamsEn.errorCodes,
     invalid_logo:

@@ -1,6 +1,7 @@
 import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import { actionsEs } from './actions.es.ts';
 import { teamsEs } from './teams.es.ts';
+import { testModeEs } from './testmode.es.ts';
 
 /** Spanish (es-CL), the dashboard's first language. en.ts must have exactly the same keys. */
 export const es = {
@@ -366,6 +367,8 @@ export const es = {
   actions: actionsEs,
   /** Members, roles and invitations (i18n/teams.es.ts). */
   teams: teamsEs,
+  /** Test mode: the strip, the switch, the roles table (i18n/testmode.es.ts). */
+  testMode: testModeEs,
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {
     ...teamsEs.errorCodes,

@@ -1,7 +1,7 @@
 import { errors, isAppError } from '../../../errors.ts';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { asForm, optionalText, queryValue } from '../http/form.ts';
-import { accountId, flashKey, pageContext, seeOther, sendPage, t } from '../http/state.ts';
+import { accountId, flashKey, modeOf, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { apiKeysView } from '../views/api-keys.view.ts';
 import { confirmView } from '../views/confirm.view.ts';
 import { errorText } from '../ui/components.ts';
@@ -12,7 +12,8 @@ type Created = { key: string; name: string | null };
 const SLOT = 'api-key';
 
 /**
- * Settings → API keys: the API's own service. A new key is created by the POST, held in the
+ * Settings → API keys: the API's own service, on the keys of the session's mode (each mode's keys
+ * live in its scope, so the list, the revocation and a new key all follow the mode). A new key is created by the POST, held in the
  * session's one-time flash, and shown by the GET the POST redirects to (303): reloading that page
  * creates nothing and shows the key no more. Revoking goes through a confirmation page.
  */
@@ -33,7 +34,8 @@ export const apiKeysRoutes: DashboardRoutes = (app, { ctx, flash }) => {
     const raw = asForm(req.body).name;
     try {
       const name = optionalText(asForm(req.body), 'name', 100);
-      const created = await apiKeys.create(account, { name });
+      // The session's mode decides the key's: sk_test_… in test mode (docs/dashboard.md "Test mode").
+      const created = await apiKeys.create({ id: account, livemode: modeOf(req) === 'live' }, { name });
       flash.put(flashKey(req), SLOT, { key: created.key, name: created.name } satisfies Created);
       return seeOther(reply, '/settings/api-keys?done=created#new-key');
     } catch (e) {

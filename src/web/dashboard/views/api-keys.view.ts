@@ -32,7 +32,7 @@ export function apiKeysView(
     title: `${t.nav.settings} › ${t.apiKeys.title}`,
     active: 'apiKeys',
     flash: o.flash ? notice(o.flash) : '',
-    body: html`${created}<p>${t.apiKeys.help}</p>
+    body: html`${created}<p>${ctx.mode === 'test' ? t.testMode.keysHelp : t.apiKeys.help}</p><p class="mode-note" id="keys-mode">${ctx.mode === 'test' ? t.testMode.keysTest : t.testMode.keysLive}</p>
 ${section(
   t.apiKeys.create,
   html`${formError(o.error, t)}<form method="post" action="/settings/api-keys" class="row" novalidate>${csrfInput(ctx.csrf)}

@@ -1,5 +1,13 @@
 import { PASSWORD_MIN_LENGTH } from '../../../modules/dashboard-auth/index.ts';
-import { allowed, DASHBOARD_ACTIONS, ROLES, type Invitation, type Member, type Role } from '../../../modules/members/index.ts';
+import {
+  allowed,
+  DASHBOARD_ACTIONS,
+  ROLES,
+  type DashboardAction,
+  type Invitation,
+  type Member,
+  type Role,
+} from '../../../modules/members/index.ts';
 import { html } from '../../shared/html.ts';
 import { copyable, csrfInput, field, formError, notice, postButton, problemFor, section, select, submit, table } from '../ui/components.ts';
 import { formatDateTime } from '../ui/format.ts';
@@ -28,7 +36,7 @@ export function membersView(
 ): string {
   const t = ctx.t;
   const m = t.teams;
-  const manage = ctx.role !== null && allowed(ctx.role, 'members.manage');
+  const manage = ctx.role !== null && allowed(ctx.role, 'members.manage', ctx.mode);
   const give = assignable(ctx.role);
   const rows = o.members.map((x) => {
     const mayTouch = manage && (x.role !== 'owner' || ctx.role === 'owner');
@@ -94,15 +102,22 @@ ${select({ name: 'role', label: m.invitations.role, options: roleOptions(ctx, gi
         },
       )}</div>`
     : '';
-  // One row per action of the policy (members/roles.ts), one column per role.
+  // One row per action of the policy (members/roles.ts), one column per role; a mark says when a
+  // role may take the action in test mode only (docs/dashboard.md "Test mode").
   const yes = (ok: boolean, label: string) =>
     ok ? html`<span aria-label="${label}">✓</span>` : html`<span aria-label="${label}">—</span>`;
+  const cell = (r: Role, a: DashboardAction) =>
+    allowed(r, a, 'live')
+      ? yes(true, t.teams.yes)
+      : allowed(r, a, 'test')
+        ? html`<span>✓ <small class="hint">(${t.testMode.onlyInTest})</small></span>`
+        : yes(false, t.teams.no);
   const policy = table({
     caption: m.members.rolesTitle,
     head: [t.common.actions, ...ROLES.map((r) => m.roles[r])],
     empty: '',
     rows: [
-      ...DASHBOARD_ACTIONS.map((a) => [m.actions[a], ...ROLES.map((r) => yes(allowed(r, a), allowed(r, a) ? t.teams.yes : t.teams.no))]),
+      ...DASHBOARD_ACTIONS.map((a) => [m.actions[a], ...ROLES.map((r) => cell(r, a))]),
       [m.ownership, ...ROLES.map((r) => yes(r === 'owner', r === 'owner' ? t.teams.yes : t.teams.no))],
     ],
   });
@@ -115,7 +130,7 @@ ${select({ name: 'role', label: m.invitations.role, options: roleOptions(ctx, gi
 ${section(m.members.title, table({ caption: m.members.title, head: [m.members.name, m.members.email, m.members.role, m.members.since, m.members.actions], empty: '', rows }), { id: 'members' })}
 ${inviteForm}
 ${section(m.invitations.title, invitations, { id: 'invitations' })}
-${section(m.members.rolesTitle, html`${hints}${policy}`, { id: 'roles' })}`,
+${section(m.members.rolesTitle, html`${hints}<p>${t.testMode.policyNote}</p>${policy}`, { id: 'roles' })}`,
   });
 }
 

@@ -8,7 +8,7 @@ import type { FormProblem } from '../ui/actions.ts';
 import { badge, csrfInput, dl, field, formError, notice, section, select, submit, table } from '../ui/components.ts';
 import { formatDate, formatDateTime } from '../ui/format.ts';
 import { layout, type PageContext } from '../ui/layout.ts';
-import { folioTable } from './tenants.view.ts';
+import { folioTable, providerShown } from './tenants.view.ts';
 
 /** The company's actions on their own pages (issue 18): request folios, upload credentials. */
 
@@ -81,7 +81,7 @@ export function credentialsView(
   const x = o.tenant;
   const s = o.status;
   const apiKeyForm = html`${dl([
-    [t.tenant.provider, t.tenant.providerLabel[s.provider] ?? s.provider],
+    [t.tenant.provider, providerShown(ctx, s.provider)],
     [
       t.tenant.apiKey,
       s.apiKey.configured

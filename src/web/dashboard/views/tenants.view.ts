@@ -76,6 +76,14 @@ export const credentialBadges = (tenant: Tenant, t: Messages): SafeHtml =>
     tenant.credentials.certificate.configured ? 'ok' : 'neutral',
   )}`;
 
+/**
+ * How a company sends, as the page says it: in test mode always the built-in emulator, whatever the
+ * company's provider (docs/dashboard.md "Test mode"), so the page never suggests a test document
+ * reaches the SII.
+ */
+export const providerShown = (ctx: PageContext, provider: string): string =>
+  ctx.mode === 'test' ? ctx.t.testMode.provider : (ctx.t.tenant.providerLabel[provider] ?? provider);
+
 export function tenantsListView(
   ctx: PageContext,
   o: { tenants: Tenant[]; iterator: string | null; onFirst: boolean; flash?: string | undefined },
@@ -138,7 +146,7 @@ ${select({
     { value: 'simpleapi', label: t.tenant.providerLabel.simpleapi ?? 'simpleapi' },
     { value: 'sii', label: t.tenant.providerLabel.sii ?? 'sii' },
   ],
-  hint: t.tenant.providerHint,
+  hint: ctx.mode === 'test' ? `${t.testMode.providerHint} ${t.tenant.providerHint}` : t.tenant.providerHint,
   error: err('provider'),
 })}
 ${f('email', t.tenant.email, { kind: 'email', required: false, optionalLabel: t.common.optional, maxlength: 80, autocomplete: 'email' })}
@@ -296,7 +304,7 @@ export function tenantView(
 ${section(
   t.tenant.credentials,
   html`${dl([
-    [t.tenant.provider, t.tenant.providerLabel[c.provider] ?? c.provider],
+    [t.tenant.provider, providerShown(ctx, c.provider)],
     [
       t.tenant.apiKey,
       c.apiKey.configured
@@ -324,7 +332,7 @@ ${section(
     [t.tenant.fechaResolucion, formatDate(x.fechaResolucion, t)],
     [t.tenant.acteco, x.acteco.join(', ')],
     [t.tenant.ambiente, x.ambiente === 'certificacion' ? t.tenant.certificacion : t.tenant.produccion],
-    [t.tenant.provider, t.tenant.providerLabel[x.provider] ?? x.provider],
+    [t.tenant.provider, providerShown(ctx, x.provider)],
     [t.tenant.email, x.email],
   ]),
   { id: 'details' },
