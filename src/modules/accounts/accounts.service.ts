@@ -46,6 +46,8 @@ export function createAccountsService(deps: {
     scopes.set(s.id, s);
     return s;
   };
+  // Live account id → its test scope, once known to exist (a twin, too, never changes).
+  const twins = new Map<string, Scope>();
   const toScope = (r: AccountRow): Scope => ({ id: r.id, accountId: r.live_account_id ?? r.id, livemode: r.live_account_id === null });
   /** The scope a scope id names (a live account's id, or its twin's); undefined for no account. */
   const scopeOf = async (scopeId: string, sql: Sql = db): Promise<Scope | undefined> => {
@@ -71,7 +73,20 @@ export function createAccountsService(deps: {
         if (!twin) throw errors.notFound('account', accountScopeId);
         return remember(toScope(twin));
       };
-      return sql ? run(sql) : db.transaction(run);
+      // Both answers are cached after the first: neither needs a transaction then.
+      const own = await scopeOf(accountScopeId, sql);
+      if (!own) throw errors.notFound('account', accountScopeId);
+      if (mode === 'live') return (await scopeOf(own.accountId, sql))!;
+      const known = twins.get(own.accountId);
+      if (known) return known;
+      if (sql) return run(sql);
+      const scope = await db.transaction(run);
+      // Remembered once committed (a dashboard page in test mode asks on every request).
+      if (!scope.livemode) {
+        if (twins.size >= 10_000) twins.delete(twins.keys().next().value!);
+        twins.set(scope.accountId, scope);
+      }
+      return scope;
     },
     /**
      * Creates an account and, when asked, its first API key (the CLI and sign-up use this). `sql`
