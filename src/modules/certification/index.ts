@@ -12,5 +12,6 @@ export { default as certificationBooksRoutes } from './books/books.routes.ts';
 export { parseSet } from './set/set.parse.ts';
 export { SetParseError } from './set/set.errors.ts';
 export type { ParsedSet, SetCase, SetSection } from './set/set.types.ts';
-export { createBookSend } from './books/book-send.ts';
+export { createBookSend, BOOK_POLL_QUEUE } from './books/book-send.ts';
+export { certificationJobHandlers } from './certification.jobs.ts';
 export type { BookSend, BookEnvio } from './books/book-send.ts';

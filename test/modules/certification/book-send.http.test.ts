@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { siiDate } from '../../../src/dte/index.ts';
@@ -89,6 +90,73 @@ describeEachDb('certification books sent to the SII', (backend) => {
     expect(fresh.json().trackId).toMatch(/^\d+$/);
     expect(fresh.json().trackId).not.toBe(trackIds.compras);
   }, 300_000);
+
+  it('a claim left by a dead process lapses: the next send takes it over and uploads the file it kept; a live one is not touched', async () => {
+    const tenant = await readyTenant(t, key, { provider: 'sii', ambiente: 'certificacion' });
+    const set = await uploadSet(key, tenant);
+    const db = t.ctx.db;
+    const { rows } = await db.query<{ account_id: string }>('select account_id from certification_sets where id = $1', [set]);
+    const accountId = rows[0]!.account_id;
+    // The file the dead process built and kept before its upload (a valid purchase book, FolioNotificacion 4242).
+    const xml = await t.call(key, { method: 'GET', url: `${bookUrl(tenant, set, 'compras')}/xml?folioNotificacion=4242` });
+    expect(xml.statusCode, xml.body).toBe(200);
+    const kept = xml.rawPayload;
+    const claim = async (folio: number, leaseUntil: Date, bookXml: Buffer | null) => {
+      const id = crypto.randomUUID();
+      await db.query(
+        `insert into certification_book_sends
+           (id, account_id, tenant_id, set_id, kind, folio_notificacion, status, lease_holder, lease_until, book_xml, sent_at, updated_at)
+         values ($1, $2, $3, $4, 'compras', $5, 'uploading', 'dead-process', $6, $7, now(), now())`,
+        [id, accountId, tenant, set, folio, leaseUntil, bookXml],
+      );
+      return id;
+    };
+    const row = async (id: string) =>
+      (
+        await db.query<{ status: string; track_id: string | null; lease_holder: string | null; book_xml: Uint8Array | null }>(
+          'select status, track_id, lease_holder, book_xml from certification_book_sends where id = $1',
+          [id],
+        )
+      ).rows[0]!;
+
+    // A live lease: the send steps back, uploads nothing, and the claim stays the other's.
+    const live = await claim(4343, new Date(Date.now() + 3_600_000), null);
+    const busy = await t.call(key, {
+      method: 'POST',
+      url: `${bookUrl(tenant, set, 'compras')}/send`,
+      payload: { folioNotificacion: 4343 },
+    });
+    expect(busy.statusCode, busy.body).toBe(409);
+    expect(busy.json().error.code).toBe('certification_book_send_in_progress');
+    expect(await row(live)).toMatchObject({ status: 'uploading', track_id: null, lease_holder: 'dead-process' });
+
+    // An expired lease: taken over, the kept bytes uploaded, the review followed by the poll job.
+    const dead = await claim(4242, new Date(Date.now() - 1_000), kept);
+    const r = await t.call(key, { method: 'POST', url: `${bookUrl(tenant, set, 'compras')}/send`, payload: { folioNotificacion: 4242 } });
+    expect(r.statusCode, r.body).toBe(200);
+    expect(r.json().trackId).toMatch(/^\d+$/);
+    const after = await row(dead);
+    expect(after).toMatchObject({ track_id: r.json().trackId, lease_holder: null });
+    expect(Buffer.from(after.book_xml!).equals(kept)).toBe(true);
+    let shown;
+    for (let i = 0; i < 100; i++) {
+      shown = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenant}/certification/sets/${set}` })).json();
+      if (shown.books.find((b: { kind: string }) => b.kind === 'compras').envio?.status !== 'pending') break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(shown.books).toEqual([
+      { kind: 'ventas', envio: null },
+      { kind: 'compras', envio: expect.objectContaining({ trackId: r.json().trackId, status: 'accepted', estado: 'LOK' }) },
+      { kind: 'guias', envio: null },
+    ]);
+    // Asked again: the recorded send answers, nothing is uploaded.
+    const again = await t.call(key, {
+      method: 'POST',
+      url: `${bookUrl(tenant, set, 'compras')}/send`,
+      payload: { folioNotificacion: 4242 },
+    });
+    expect(again.json()).toMatchObject({ trackId: r.json().trackId, status: 'accepted' });
+  }, 120_000);
 
   it('a SimpleAPI tenant is told to upload by hand; another account sees no set', async () => {
     const simple = await readyTenant(t, key, { ambiente: 'certificacion' });
