@@ -5,6 +5,7 @@
 export { createCertificationService } from './certification.service.ts';
 export type { CertificationService, CertificationDeps } from './certification.service.ts';
 export type { CertificationSet } from './certification.views.ts';
+export { SET_MAX_BYTES } from './certification.schemas.ts';
 export { default as certificationRoutes } from './certification.routes.ts';
 export { createCertificationBooks, BOOK_KINDS } from './books/books.service.ts';
 export type { CertificationBooks, CertificationBooksDeps, CertificationBook, BookKind } from './books/books.service.ts';

@@ -24,6 +24,7 @@ import { overviewRoutes } from './pages/overview.routes.ts';
 import { tenantsRoutes } from './pages/tenants.routes.ts';
 import { tenantActionsRoutes } from './pages/tenant-actions.routes.ts';
 import { documentActionsRoutes } from './pages/document-actions.routes.ts';
+import { certificationRoutes } from './pages/certification.routes.ts';
 import { webhookLogsRoutes } from './pages/webhook-logs.routes.ts';
 import { webhooksRoutes } from './pages/webhooks.routes.ts';
 import type { DashboardRoutes } from './pages/types.ts';
@@ -57,6 +58,8 @@ const PAGES: DashboardRoutes[] = [
   // The actions of issue 18: folios, credentials, sending, credit notes, CSV export.
   tenantActionsRoutes,
   documentActionsRoutes,
+  // Certification (issue 28): the SII's stages for a company, with the certification API's actions.
+  certificationRoutes,
 ];
 
 const dashboard: RouteModule = async (app, { ctx }) => {
