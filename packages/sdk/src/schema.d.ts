@@ -10356,6 +10356,18 @@ export interface paths {
              *             "cases": 19,
              *             "documents": 19
              *           },
+             *           "books": [
+             *             {
+             *               "kind": "ventas",
+             *               "envio": {
+             *                 "trackId": "4000012",
+             *                 "status": "pending",
+             *                 "estado": "LOK",
+             *                 "glosa": "Libro Aceptado",
+             *                 "sentAt": "2026-11-27T14:30:00.000Z"
+             *               }
+             *             }
+             *           ],
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
              *       ],
@@ -10667,6 +10679,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "pending",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -11011,6 +11035,19 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -11208,6 +11245,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "pending",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -11552,6 +11601,19 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -11850,6 +11912,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "pending",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -12194,6 +12268,19 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -12539,6 +12626,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "pending",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -12883,6 +12982,19 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -13080,6 +13192,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "pending",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -13424,6 +13548,19 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -15152,6 +15289,19 @@ export interface components {
          */
         documents: number;
       };
+      /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+      books: {
+        kind: 'ventas' | 'compras' | 'guias';
+        envio: {
+          trackId: string | null;
+          /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+          status: 'pending' | 'accepted' | 'rejected';
+          estado: string | null;
+          glosa: string | null;
+          /** Format: date-time */
+          sentAt: string;
+        } | null;
+      }[];
       /** Format: date-time */
       createdAt: string;
     };
