@@ -10361,7 +10361,7 @@ export interface paths {
              *               "kind": "ventas",
              *               "envio": {
              *                 "trackId": "4000012",
-             *                 "status": "pending",
+             *                 "status": "accepted",
              *                 "estado": "LOK",
              *                 "glosa": "Libro Aceptado",
              *                 "sentAt": "2026-11-27T14:30:00.000Z"
@@ -10684,7 +10684,7 @@ export interface paths {
              *           "kind": "ventas",
              *           "envio": {
              *             "trackId": "4000012",
-             *             "status": "pending",
+             *             "status": "accepted",
              *             "estado": "LOK",
              *             "glosa": "Libro Aceptado",
              *             "sentAt": "2026-11-27T14:30:00.000Z"
@@ -11040,7 +11040,10 @@ export interface paths {
                 kind: 'ventas' | 'compras' | 'guias';
                 envio: {
                   trackId: string | null;
-                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
                   status: 'pending' | 'accepted' | 'rejected';
                   estado: string | null;
                   glosa: string | null;
@@ -11250,7 +11253,7 @@ export interface paths {
              *           "kind": "ventas",
              *           "envio": {
              *             "trackId": "4000012",
-             *             "status": "pending",
+             *             "status": "accepted",
              *             "estado": "LOK",
              *             "glosa": "Libro Aceptado",
              *             "sentAt": "2026-11-27T14:30:00.000Z"
@@ -11606,7 +11609,10 @@ export interface paths {
                 kind: 'ventas' | 'compras' | 'guias';
                 envio: {
                   trackId: string | null;
-                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
                   status: 'pending' | 'accepted' | 'rejected';
                   estado: string | null;
                   glosa: string | null;
@@ -11917,7 +11923,7 @@ export interface paths {
              *           "kind": "ventas",
              *           "envio": {
              *             "trackId": "4000012",
-             *             "status": "pending",
+             *             "status": "accepted",
              *             "estado": "LOK",
              *             "glosa": "Libro Aceptado",
              *             "sentAt": "2026-11-27T14:30:00.000Z"
@@ -12273,7 +12279,10 @@ export interface paths {
                 kind: 'ventas' | 'compras' | 'guias';
                 envio: {
                   trackId: string | null;
-                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
                   status: 'pending' | 'accepted' | 'rejected';
                   estado: string | null;
                   glosa: string | null;
@@ -12631,7 +12640,7 @@ export interface paths {
              *           "kind": "ventas",
              *           "envio": {
              *             "trackId": "4000012",
-             *             "status": "pending",
+             *             "status": "accepted",
              *             "estado": "LOK",
              *             "glosa": "Libro Aceptado",
              *             "sentAt": "2026-11-27T14:30:00.000Z"
@@ -12987,7 +12996,10 @@ export interface paths {
                 kind: 'ventas' | 'compras' | 'guias';
                 envio: {
                   trackId: string | null;
-                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
                   status: 'pending' | 'accepted' | 'rejected';
                   estado: string | null;
                   glosa: string | null;
@@ -13197,7 +13209,7 @@ export interface paths {
              *           "kind": "ventas",
              *           "envio": {
              *             "trackId": "4000012",
-             *             "status": "pending",
+             *             "status": "accepted",
              *             "estado": "LOK",
              *             "glosa": "Libro Aceptado",
              *             "sentAt": "2026-11-27T14:30:00.000Z"
@@ -13553,7 +13565,10 @@ export interface paths {
                 kind: 'ventas' | 'compras' | 'guias';
                 envio: {
                   trackId: string | null;
-                  /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
                   status: 'pending' | 'accepted' | 'rejected';
                   estado: string | null;
                   glosa: string | null;
@@ -13864,7 +13879,7 @@ export interface paths {
              *       ],
              *       "envio": {
              *         "trackId": "4000012",
-             *         "status": "pending",
+             *         "status": "accepted",
              *         "estado": "LOK",
              *         "glosa": "Libro Aceptado",
              *         "sentAt": "2026-11-27T14:30:00.000Z"
@@ -13897,7 +13912,10 @@ export interface paths {
               }[];
               envio?: {
                 trackId: string | null;
-                /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                /**
+                 * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                 * @example accepted
+                 */
                 status: 'pending' | 'accepted' | 'rejected';
                 estado: string | null;
                 glosa: string | null;
@@ -14073,7 +14091,7 @@ export interface paths {
             /**
              * @example {
              *       "trackId": "4000012",
-             *       "status": "pending",
+             *       "status": "accepted",
              *       "estado": "LOK",
              *       "glosa": "Libro Aceptado",
              *       "sentAt": "2026-11-27T14:30:00.000Z"
@@ -14081,7 +14099,10 @@ export interface paths {
              */
             'application/json': {
               trackId: string | null;
-              /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+              /**
+               * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+               * @example accepted
+               */
               status: 'pending' | 'accepted' | 'rejected';
               estado: string | null;
               glosa: string | null;
@@ -15294,7 +15315,10 @@ export interface components {
         kind: 'ventas' | 'compras' | 'guias';
         envio: {
           trackId: string | null;
-          /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+          /**
+           * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+           * @example accepted
+           */
           status: 'pending' | 'accepted' | 'rejected';
           estado: string | null;
           glosa: string | null;
