@@ -192,6 +192,8 @@ export function createBookSend(deps: BookSendDeps) {
       try {
         const tenant = await deps.getTenant(accountId, r.tenant_id);
         const creds = await deps.credentials.getProviderCredentials(accountId, r.tenant_id);
+        // The tenant left the direct path since: nothing can ask the SII for it any more (the send stays as last read).
+        if (creds.via !== 'sii') return;
         const st = await provider.bookStatus(creds, {
           rutEmpresa: toSiiRut(tenant.rut_empresa),
           trackId: r.track_id,
