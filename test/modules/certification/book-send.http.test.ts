@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { siiDate } from '../../../src/dte/index.ts';
+import { BOOK_POLL_QUEUE, createBookSend } from '../../../src/modules/certification/index.ts';
+import { systemClock } from '../../../src/lib/clock.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { readyTenant, requestFolios, startIssuingApp, waitFinal, type IssuingApp } from '../../support/issuing.ts';
 
@@ -157,6 +159,52 @@ describeEachDb('certification books sent to the SII', (backend) => {
     });
     expect(again.json()).toMatchObject({ trackId: r.json().trackId, status: 'accepted' });
   }, 120_000);
+
+  it('a send whose claim was taken over while it uploaded records nothing and leaves the claim to its holder', async () => {
+    const tenant = await readyTenant(t, key, { provider: 'sii', ambiente: 'certificacion' });
+    const set = await uploadSet(key, tenant);
+    const db = t.ctx.db;
+    const accountId = (await db.query<{ account_id: string }>('select account_id from tenants where id = $1', [tenant])).rows[0]!
+      .account_id;
+    const row = await t.ctx.services.tenants.getRow(accountId, tenant);
+    let uploads = 0;
+    // The provider is slow: while it uploads, another send takes the claim over (as after a lapsed lease).
+    const sends = createBookSend({
+      db,
+      clock: systemClock,
+      credentials: { getProviderCredentials: async () => ({ via: 'sii' }) as never },
+      getTenant: async () => row,
+      provider: {
+        uploadBook: async () => {
+          uploads++;
+          await db.query(
+            `update certification_book_sends set lease_holder = 'other-send', lease_until = now() + interval '1 hour' where set_id = $1`,
+            [set],
+          );
+          return { trackId: '123', estado: '0', glosa: 'Upload OK' } as never;
+        },
+        bookStatus: async () => ({ trackId: '123', estado: 'LOK', glosa: 'Libro Aceptado', outcome: 'accepted' }),
+      },
+    });
+    const r = sends.send(row, {
+      setId: set,
+      kind: 'compras',
+      folioNotificacion: 5151,
+      build: async () => Buffer.from('<LibroCompraVenta/>'),
+    });
+    await expect(r).rejects.toMatchObject({ code: 'certification_book_send_in_progress' });
+    expect(uploads).toBe(1);
+    const after = (
+      await db.query<{ status: string; track_id: string | null; lease_holder: string }>(
+        'select status, track_id, lease_holder from certification_book_sends where set_id = $1',
+        [set],
+      )
+    ).rows;
+    expect(after).toEqual([{ status: 'uploading', track_id: null, lease_holder: 'other-send' }]);
+    // Nothing queued for it either: no poll job names a send of this set.
+    const polls = await db.query(`select 1 from jobs where queue = $1 and payload->>'accountId' = $2`, [BOOK_POLL_QUEUE, accountId]);
+    expect(polls.rows).toEqual([]);
+  }, 60_000);
 
   it('a SimpleAPI tenant is told to upload by hand; another account sees no set', async () => {
     const simple = await readyTenant(t, key, { ambiente: 'certificacion' });
