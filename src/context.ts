@@ -226,13 +226,16 @@ export function createContext(deps: ContextDeps) {
   const certification = createCertificationService({ db, clock, dte, folios, dteSend });
   // Its books: the purchase book from the set, the sales and guía books from the documents made for its cases.
   // Sent to the SII through the tenant's provider where its path takes books (the direct SII path).
-  const certificationBooks = createCertificationBooks({
+  // Their review is followed by a job (certificationJobHandlers), as the documents' verdicts are.
+  const certificationBookSends = createBookSend({
     db,
     clock,
-    signers,
-    dtes: dte,
-    sends: createBookSend({ db, clock, provider, credentials }),
+    provider,
+    credentials,
+    getTenant: tenants.getRow,
+    pollInitialMs: deps.config.dtePollInitialMs,
   });
+  const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte, sends: certificationBookSends });
   return {
     ...deps,
     provider,
@@ -269,6 +272,7 @@ export function createContext(deps: ContextDeps) {
       exchange,
       certification,
       certificationBooks,
+      certificationBookSends,
     },
   };
 }

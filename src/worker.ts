@@ -11,6 +11,7 @@ import { folioJobHandlers, folioPeriodics } from './modules/folios/index.ts';
 import { dteJobHandlers } from './modules/dte/index.ts';
 import { receivedPeriodics } from './modules/received/index.ts';
 import { exchangeJobHandlers } from './modules/exchange/index.ts';
+import { certificationJobHandlers } from './modules/certification/index.ts';
 
 export interface Periodic {
   name: string;
@@ -38,6 +39,7 @@ export function collectJobHandlers(ctx: AppContext): Record<string, JobHandler> 
     ...folioJobHandlers(ctx.services.folios),
     ...dteJobHandlers(ctx.services.dteSend),
     ...exchangeJobHandlers(ctx.services.exchange),
+    ...certificationJobHandlers(ctx.services.certificationBookSends),
   };
 }
 

@@ -10356,6 +10356,18 @@ export interface paths {
              *             "cases": 19,
              *             "documents": 19
              *           },
+             *           "books": [
+             *             {
+             *               "kind": "ventas",
+             *               "envio": {
+             *                 "trackId": "4000012",
+             *                 "status": "accepted",
+             *                 "estado": "LOK",
+             *                 "glosa": "Libro Aceptado",
+             *                 "sentAt": "2026-11-27T14:30:00.000Z"
+             *               }
+             *             }
+             *           ],
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
              *       ],
@@ -10667,6 +10679,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -11011,6 +11035,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -11208,6 +11248,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -11552,6 +11604,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -11850,6 +11918,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -12194,6 +12274,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -12539,6 +12635,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -12883,6 +12991,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -13080,6 +13204,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -13424,6 +13560,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -13727,7 +13879,7 @@ export interface paths {
              *       ],
              *       "envio": {
              *         "trackId": "4000012",
-             *         "status": "pending",
+             *         "status": "accepted",
              *         "estado": "LOK",
              *         "glosa": "Libro Aceptado",
              *         "sentAt": "2026-11-27T14:30:00.000Z"
@@ -13760,7 +13912,10 @@ export interface paths {
               }[];
               envio?: {
                 trackId: string | null;
-                /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                /**
+                 * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                 * @example accepted
+                 */
                 status: 'pending' | 'accepted' | 'rejected';
                 estado: string | null;
                 glosa: string | null;
@@ -13936,7 +14091,7 @@ export interface paths {
             /**
              * @example {
              *       "trackId": "4000012",
-             *       "status": "pending",
+             *       "status": "accepted",
              *       "estado": "LOK",
              *       "glosa": "Libro Aceptado",
              *       "sentAt": "2026-11-27T14:30:00.000Z"
@@ -13944,7 +14099,10 @@ export interface paths {
              */
             'application/json': {
               trackId: string | null;
-              /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+              /**
+               * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+               * @example accepted
+               */
               status: 'pending' | 'accepted' | 'rejected';
               estado: string | null;
               glosa: string | null;
@@ -15152,6 +15310,22 @@ export interface components {
          */
         documents: number;
       };
+      /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+      books: {
+        kind: 'ventas' | 'compras' | 'guias';
+        envio: {
+          trackId: string | null;
+          /**
+           * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+           * @example accepted
+           */
+          status: 'pending' | 'accepted' | 'rejected';
+          estado: string | null;
+          glosa: string | null;
+          /** Format: date-time */
+          sentAt: string;
+        } | null;
+      }[];
       /** Format: date-time */
       createdAt: string;
     };

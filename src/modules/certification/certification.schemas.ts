@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { BookEnvioSchema } from './books/books.schemas.ts';
 import { SECTION_KINDS } from './set/set.types.ts';
 
 /** Request and response schemas of the certification routes (docs/certification.md). */
@@ -170,6 +171,13 @@ export const CertificationSetSchema: TSchema = Type.Object(
       cases: Int(19),
       documents: Type.Integer({ examples: [19], description: 'Cases with their document made.' }),
     }),
+    books: Type.Array(
+      Type.Object({
+        kind: Type.Union([Type.Literal('ventas'), Type.Literal('compras'), Type.Literal('guias')]),
+        envio: Nullable(BookEnvioSchema),
+      }),
+      { description: "The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet)." },
+    ),
     createdAt: Timestamp(),
   },
   { $id: 'CertificationSet', title: 'CertificationSet' },

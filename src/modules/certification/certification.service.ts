@@ -8,7 +8,10 @@ import type { TenantRow } from '../tenants/index.ts';
 import { createCertificationDocuments, type DocumentsDeps } from './certification.documents.ts';
 import { createCertificationSend, type SendSetDeps } from './certification.send.ts';
 import { certificationStore } from './certification.store.ts';
-import { toCertificationSet, type CertificationSet } from './certification.views.ts';
+import { setBookKinds, toCertificationSet, type CertificationSet, type SetBook } from './certification.views.ts';
+import { bookSendsStore } from './books/book-sends.store.ts';
+import { toBookEnvio } from './books/book-send.ts';
+import type { CertificationSetRow } from './certification.store.ts';
 import { isSetParseError } from './set/set.errors.ts';
 import { parseSet } from './set/set.parse.ts';
 import { decodeSetText, UnsupportedCharsetError } from './set/set.text.ts';
@@ -35,6 +38,16 @@ export interface SetUpload {
 
 export function createCertificationService({ db, clock, dte, folios, dteSend }: CertificationDeps) {
   const documents = createCertificationDocuments({ db, clock, dte, folios });
+  /** Each book the set asks for with its latest send, as the poll job last read it. */
+  const booksOf = async (row: CertificationSetRow): Promise<SetBook[]> =>
+    Promise.all(
+      setBookKinds(row).map(async (kind) => {
+        const r = await bookSendsStore.latest(db, row.account_id, row.id, kind);
+        return { kind, envio: r ? toBookEnvio(r) : null };
+      }),
+    );
+  const show = async (row: CertificationSetRow) =>
+    toCertificationSet(row, await certificationStore.documents(db, row.account_id, row.id), await booksOf(row));
   return {
     makeDocuments: documents.make,
     sendDocuments: createCertificationSend({ db, dte, dteSend }),
@@ -77,24 +90,24 @@ export function createCertificationService({ db, clock, dte, folios, dteSend }: 
       const existing = await certificationStore.byHash(db, tenant.account_id, tenant.id, sha256);
       // The row that won the race exists: the conflict that kept ours out is on it.
       if (!existing) throw new Error('certification set conflict without a row');
-      return { created: false, set: toCertificationSet(existing, await certificationStore.documents(db, tenant.account_id, existing.id)) };
+      return { created: false, set: await show(existing) };
     },
 
     async get(tenant: TenantRow, id: string): Promise<CertificationSet> {
       const row = await certificationStore.get(db, tenant.account_id, tenant.id, id);
       if (!row) throw errors.notFound('certification_set', id, 'setId');
-      return toCertificationSet(row, await certificationStore.documents(db, tenant.account_id, row.id));
+      return show(row);
     },
 
     async list(tenant: TenantRow, o: { limit: number; iterator?: string | undefined }): Promise<Page<CertificationSet>> {
       const rows = await certificationStore.list(db, tenant.account_id, tenant.id, o.limit, decodeIterator(o.iterator));
-      const made = new Map<string, Map<string, string>>();
-      for (const r of rows) made.set(r.id, await certificationStore.documents(db, tenant.account_id, r.id));
+      const shown = new Map<string, CertificationSet>();
+      for (const r of rows) shown.set(r.id, await show(r));
       return toPage(
         rows,
         o.limit,
         (r) => ({ createdAt: new Date(r.created_at).toISOString(), id: r.id }),
-        (r) => toCertificationSet(r, made.get(r.id)),
+        (r) => shown.get(r.id)!,
       );
     },
   };

@@ -5,6 +5,7 @@
 export { createCertificationService } from './certification.service.ts';
 export type { CertificationService, CertificationDeps } from './certification.service.ts';
 export type { CertificationSet } from './certification.views.ts';
+export { SET_MAX_BYTES } from './certification.schemas.ts';
 export { default as certificationRoutes } from './certification.routes.ts';
 export { createCertificationBooks, BOOK_KINDS } from './books/books.service.ts';
 export type { CertificationBooks, CertificationBooksDeps, CertificationBook, BookKind } from './books/books.service.ts';
@@ -12,5 +13,6 @@ export { default as certificationBooksRoutes } from './books/books.routes.ts';
 export { parseSet } from './set/set.parse.ts';
 export { SetParseError } from './set/set.errors.ts';
 export type { ParsedSet, SetCase, SetSection } from './set/set.types.ts';
-export { createBookSend } from './books/book-send.ts';
+export { createBookSend, BOOK_POLL_QUEUE } from './books/book-send.ts';
+export { certificationJobHandlers } from './certification.jobs.ts';
 export type { BookSend, BookEnvio } from './books/book-send.ts';

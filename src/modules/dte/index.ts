@@ -6,7 +6,7 @@
 export { createDteService } from './dte.service.ts';
 export type { DteService, DteDeps, Dte } from './dte.service.ts';
 export type { CreateDte } from './dte.input.ts';
-export { createSendService } from './dte.send.ts';
+export { createSendService, pollDelayMs } from './dte.send.ts';
 export type { SendService, SendDeps, AcceptedDte } from './dte.send.ts';
 export { dteJobHandlers } from './dte.jobs.ts';
 export { createDteMailComposer } from './dte.mail.ts';

@@ -26,6 +26,7 @@ import { overviewRoutes } from './pages/overview.routes.ts';
 import { tenantsRoutes } from './pages/tenants.routes.ts';
 import { tenantActionsRoutes } from './pages/tenant-actions.routes.ts';
 import { documentActionsRoutes } from './pages/document-actions.routes.ts';
+import { certificationRoutes } from './pages/certification.routes.ts';
 import { webhookLogsRoutes } from './pages/webhook-logs.routes.ts';
 import { webhooksRoutes } from './pages/webhooks.routes.ts';
 import type { DashboardRoutes } from './pages/types.ts';
@@ -62,6 +63,8 @@ const PAGES: DashboardRoutes[] = [
   documentActionsRoutes,
   // Test mode (issue 29): the session's switch between live and test data.
   modeRoutes,
+  // Certification (issue 28): the SII's stages for a company, with the certification API's actions.
+  certificationRoutes,
 ];
 
 const dashboard: RouteModule = async (app, { ctx }) => {

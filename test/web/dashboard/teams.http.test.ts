@@ -160,6 +160,17 @@ describeEachDb('teams: members, roles and invitations', (backend) => {
     await as.read_only!.get('/?lang=es');
   });
 
+  it('shows the certification page to every role, its forms only to those who may act (operator and up)', async () => {
+    const url = `/tenants/${ids.tenantId}/certification`;
+    for (const role of ROLES) {
+      const res = await as[role]!.get(url);
+      expect(res.statusCode, role).toBe(200);
+      const acts = allowed(role, 'documents.manage', 'live');
+      expect(res.body.includes(`action="${url}/set"`), role).toBe(acts);
+      expect(textOf(res.body).includes('Tu rol solo permite ver esta página.'), role).toBe(!acts);
+    }
+  });
+
   it('keeps the last owner: no demotion, no leaving (409); an admin cannot touch owners; an owner hands over', async () => {
     await owner.get('/settings/members');
     const ownerId = (await t.ctx.services.members.findLogin(ownerEmail))!.id;

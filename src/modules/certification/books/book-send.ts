@@ -1,10 +1,18 @@
 import { toSiiRut } from '../../../dte/index.ts';
 import type { Db } from '../../../db/types.ts';
-import { errors } from '../../../errors.ts';
+import { AppError, errors } from '../../../errors.ts';
+import { enqueue, fenced, type JobLease, type JobResult } from '../../../jobs/queue.ts';
 import type { Clock } from '../../../lib/clock.ts';
 import { newId } from '../../../lib/tokens.ts';
-import { ProviderError, providerErrorToAppError, type Provider, type ProviderCredentials } from '../../../provider/index.ts';
+import {
+  ProviderError,
+  providerErrorToAppError,
+  rateLimitWaitMs,
+  type Provider,
+  type ProviderCredentials,
+} from '../../../provider/index.ts';
 import type { TenantRow } from '../../tenants/index.ts';
+import { pollDelayMs } from '../../dte/index.ts';
 import { bookSendsStore, type BookSendRow } from './book-sends.store.ts';
 import type { BookKind } from './books.service.ts';
 
@@ -13,11 +21,23 @@ import type { BookKind } from './books.service.ts';
  * `…/xml`, uploaded through the tenant's provider where its path can take books (the direct SII
  * path: DTEUpload, docs/sii-direct.md); a SimpleAPI tenant uploads it by hand (no source says
  * SimpleAPI takes books). One upload per set, kind and FolioNotificacion: asked again, the first
- * send answers (the file is signed anew each time, so its bytes differ and the SII's own STATUS 99
- * would not catch it); a new FolioNotificacion is a new upload. The SII's review is read when the
- * book is shown (GET …/books/{kind}) until it is final: the same QueryEstUp as envíos, asked on
- * demand instead of by a job, since a person reads the book's state during certification.
+ * send answers; a new FolioNotificacion is a new upload.
+ *
+ * The claim lapses: the request that uploads holds the row under a token of its own with a short
+ * lease it renews while it works (as the job queue does, src/jobs/queue.ts). A process that dies
+ * mid-upload leaves a lease that runs out; the next send takes the row over and uploads the file
+ * the dead one kept (the same bytes, so a file the SII already has answers with its first track
+ * id). While a lease is live nobody else uploads the book, and a request whose lease was taken
+ * over records nothing.
+ *
+ * The SII's review (LOK, LRH…) is followed by a job (BOOK_POLL_QUEUE) until it is final, as the
+ * documents' verdicts are (docs/dte.md, "Sending"); GET …/books/{kind} shows what it read.
  */
+export const BOOK_POLL_QUEUE = 'certification.book.poll';
+
+/** How long a send's claim stands without renewal: what a dead process's claim waits before another send takes it over. */
+export const BOOK_SEND_LEASE_MS = 30_000;
+
 export interface BookEnvio {
   trackId: string | null;
   status: 'pending' | 'accepted' | 'rejected';
@@ -31,9 +51,16 @@ export interface BookSendDeps {
   clock: Clock;
   provider: Pick<Provider, 'uploadBook' | 'bookStatus'>;
   credentials: { getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> };
+  /** The poll job's way to the tenant. */
+  getTenant: (accountId: string, tenantId: string) => Promise<TenantRow>;
+  /** First review question after an upload (DTE_POLL_INITIAL, as for envelopes). */
+  pollInitialMs?: number | undefined;
+  /** BOOK_SEND_LEASE_MS unless given; renewed every third of it. */
+  leaseMs?: number | undefined;
 }
 
-const view = (r: BookSendRow): BookEnvio => ({
+/** A send as the API shows it (an `uploading` claim reads as pending). */
+export const toBookEnvio = (r: BookSendRow): BookEnvio => ({
   trackId: r.track_id,
   status: r.status === 'uploading' ? 'pending' : r.status,
   estado: r.estado,
@@ -48,13 +75,38 @@ const unsupported = () =>
     { param: 'kind' },
   );
 
+const inProgress = () =>
+  errors.conflict('certification_book_send_in_progress', 'This book is being sent by another request: ask again in a moment.');
+
 export function createBookSend(deps: BookSendDeps) {
   const { db, clock, provider } = deps;
+  const leaseMs = deps.leaseMs ?? BOOK_SEND_LEASE_MS;
 
   async function directCreds(tenant: TenantRow) {
     const creds = await deps.credentials.getProviderCredentials(tenant.account_id, tenant.id);
     if (creds.via !== 'sii' || !provider.uploadBook || !provider.bookStatus) throw unsupported();
     return creds;
+  }
+
+  /** Renews the claim every third of the lease while `work` runs; `lost()` once a renewal found it taken over. */
+  async function holding<T>(accountId: string, id: string, holder: string, work: (lost: () => boolean) => Promise<T>): Promise<T> {
+    let lost = false;
+    const timer = setInterval(
+      () => {
+        const until = new Date(clock.now().getTime() + leaseMs);
+        bookSendsStore.renew(db, accountId, id, holder, until).then(
+          (held) => void (lost ||= !held),
+          () => undefined, // a failed renewal is retried at the next beat; the lease itself says who holds the row
+        );
+      },
+      Math.max(1, Math.floor(leaseMs / 3)),
+    );
+    timer.unref();
+    try {
+      return await work(() => lost);
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   return {
@@ -64,58 +116,96 @@ export function createBookSend(deps: BookSendDeps) {
       b: { setId: string; kind: BookKind; folioNotificacion: number; build: () => Promise<Buffer> },
     ): Promise<BookEnvio> {
       const creds = await directCreds(tenant);
+      const uploadBook = provider.uploadBook;
+      if (!uploadBook) throw unsupported();
+      const accountId = tenant.account_id;
+      const holder = newId();
+      const now = clock.now();
       const claimed = await bookSendsStore.claim(db, {
         id: newId(),
-        accountId: tenant.account_id,
+        accountId,
         tenantId: tenant.id,
         setId: b.setId,
         kind: b.kind,
         folio: b.folioNotificacion,
-        now: clock.now(),
+        holder,
+        now,
+        until: new Date(now.getTime() + leaseMs),
       });
       if (!claimed) {
-        const prior = await bookSendsStore.get(db, tenant.account_id, b.setId, b.kind, b.folioNotificacion);
-        if (prior) return view(prior);
-        throw errors.conflict('certification_book_send_in_progress', 'This book is being sent by another request: ask again in a moment.');
+        const prior = await bookSendsStore.get(db, accountId, b.setId, b.kind, b.folioNotificacion);
+        if (prior && prior.status !== 'uploading') return toBookEnvio(prior);
+        throw inProgress();
       }
       const id = claimed.id;
-      const uploadBook = provider.uploadBook;
-      if (!uploadBook) throw unsupported();
-      try {
-        const book = await b.build();
-        const up = await uploadBook(creds, { rutEmpresa: toSiiRut(tenant.rut_empresa), book, ambiente: tenant.ambiente });
-        await bookSendsStore.update(db, tenant.account_id, id, {
-          trackId: up.trackId,
-          status: 'pending',
-          estado: up.estado,
-          glosa: up.glosa,
-          now: clock.now(),
-        });
-      } catch (e) {
-        // Nothing was taken: the claim goes, so the same book can be sent again.
-        await bookSendsStore.remove(db, tenant.account_id, id);
-        throw e instanceof ProviderError ? providerErrorToAppError(e) : e;
-      }
-      return view((await bookSendsStore.get(db, tenant.account_id, b.setId, b.kind, b.folioNotificacion))!);
+      const recorded = await holding(accountId, id, holder, async (lost) => {
+        try {
+          // A claim taken over from a dead process sends the file that process kept (see above).
+          let book = await bookSendsStore.bookXml(db, accountId, id);
+          if (!book) {
+            book = await b.build();
+            if (!(await bookSendsStore.saveBookXml(db, accountId, id, holder, book))) return false;
+          }
+          // The last moment to step back: past it, the upload happens.
+          if (lost() || !(await bookSendsStore.renew(db, accountId, id, holder, new Date(clock.now().getTime() + leaseMs)))) return false;
+          const up = await uploadBook(creds, { rutEmpresa: toSiiRut(tenant.rut_empresa), book, ambiente: tenant.ambiente });
+          return await db.transaction(async (tx) => {
+            const mine = await bookSendsStore.recordUpload(tx, accountId, id, holder, {
+              trackId: up.trackId,
+              estado: up.estado,
+              glosa: up.glosa,
+              now: clock.now(),
+            });
+            if (mine)
+              await enqueue(
+                tx,
+                BOOK_POLL_QUEUE,
+                { accountId, sendId: id },
+                { delayMs: pollDelayMs(0, deps.pollInitialMs), singletonKey: `${BOOK_POLL_QUEUE}:${id}` },
+              );
+            return mine;
+          });
+        } catch (e) {
+          // Nothing was taken: the claim goes (unless another send holds it now), so the book can be sent again.
+          await bookSendsStore.release(db, accountId, id, holder);
+          throw e instanceof ProviderError ? providerErrorToAppError(e) : e;
+        }
+      });
+      const cur = await bookSendsStore.byId(db, accountId, id);
+      // Not recorded: another send took the claim over; its outcome answers once it has one.
+      if (!recorded && (!cur || cur.status === 'uploading')) throw inProgress();
+      return toBookEnvio(cur!);
     },
 
-    /** The kind's latest send, its review asked of the SII while pending (a failed query leaves it as it was). */
+    /** The kind's latest send as last read (the poll job follows the SII's review). */
     async envio(tenant: TenantRow, setId: string, kind: BookKind): Promise<BookEnvio | null> {
       const r = await bookSendsStore.latest(db, tenant.account_id, setId, kind);
-      if (!r) return null;
-      if (r.status !== 'pending' || !r.track_id || !provider.bookStatus) return view(r);
+      return r ? toBookEnvio(r) : null;
+    },
+
+    /** The poll job: asks the SII for the book's review until it is final (LOK/LSO accepted, LRH… rejected). */
+    async runPoll(payload: Record<string, unknown>, job: Partial<JobLease> = {}): Promise<JobResult> {
+      const accountId = String(payload.accountId);
+      const r = await bookSendsStore.byId(db, accountId, String(payload.sendId));
+      if (!r || r.status !== 'pending' || !r.track_id || !provider.bookStatus) return;
+      const later = { rescheduleInMs: pollDelayMs(r.polls + 1, deps.pollInitialMs) };
       try {
-        const creds = await deps.credentials.getProviderCredentials(tenant.account_id, tenant.id);
+        const tenant = await deps.getTenant(accountId, r.tenant_id);
+        const creds = await deps.credentials.getProviderCredentials(accountId, r.tenant_id);
+        // The tenant left the direct path since: nothing can ask the SII for it any more (the send stays as last read).
+        if (creds.via !== 'sii') return;
         const st = await provider.bookStatus(creds, {
           rutEmpresa: toSiiRut(tenant.rut_empresa),
           trackId: r.track_id,
           ambiente: tenant.ambiente,
         });
-        const now = clock.now();
-        await bookSendsStore.update(db, tenant.account_id, r.id, { status: st.outcome, estado: st.estado, glosa: st.glosa, now });
-        return view({ ...r, status: st.outcome, estado: st.estado, glosa: st.glosa, updated_at: now });
+        await fenced(db, job.fence, (sql) =>
+          bookSendsStore.recordReview(sql, accountId, r.id, { status: st.outcome, estado: st.estado, glosa: st.glosa, now: clock.now() }),
+        );
+        return st.outcome === 'pending' ? later : undefined;
       } catch (e) {
-        if (e instanceof ProviderError) return view(r);
+        // The SII or the tenant's credentials are not usable right now: ask again later (a rate limit says when).
+        if (e instanceof ProviderError || e instanceof AppError) return { rescheduleInMs: rateLimitWaitMs(e) ?? later.rescheduleInMs };
         throw e;
       }
     },

@@ -70,6 +70,7 @@ export const BookEnvioSchema = Type.Object(
   {
     trackId: Nullable(Type.String({ examples: ['4000012'], description: "The SII's track id (DTEUpload)." })),
     status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('rejected')], {
+      examples: ['accepted'],
       description: "The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.",
     }),
     estado: Nullable(Type.String({ examples: ['LOK'], description: "The SII's code (QueryEstUp ESTADO; '0' or '99' before the review)." })),

@@ -41,6 +41,13 @@ export const ROUTE_ACTIONS: Readonly<Record<string, DashboardAction>> = {
   'POST /tenants/:tenantId/documents/:dteId/resend': 'documents.manage',
   'GET /tenants/:tenantId/documents/:dteId/credit-note': 'documents.manage',
   'POST /tenants/:tenantId/documents/:dteId/credit-note': 'documents.manage',
+  // Certification (issue 28): its actions make and send documents and books, so they are documents.manage.
+  'GET /tenants/:tenantId/certification': VIEW,
+  'GET /tenants/:tenantId/certification/books/:kind/xml': VIEW,
+  'POST /tenants/:tenantId/certification/set': 'documents.manage',
+  'POST /tenants/:tenantId/certification/documents': 'documents.manage',
+  'POST /tenants/:tenantId/certification/send': 'documents.manage',
+  'POST /tenants/:tenantId/certification/books/:kind/send': 'documents.manage',
   // Mailbox (the local copies of e-mails to receptors)
   'GET /mailbox': VIEW,
   'GET /mailbox/:mailboxId': VIEW,

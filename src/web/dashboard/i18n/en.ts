@@ -3,6 +3,7 @@ import type { Messages } from './es.ts';
 import { actionsEn } from './actions.en.ts';
 import { teamsEn } from './teams.en.ts';
 import { testModeEn } from './testmode.en.ts';
+import { certificationEn } from './certification.en.ts';
 
 /** English. Typed against the Spanish catalogue, so a missing or extra key does not compile. */
 export const en: Messages = {
@@ -369,8 +370,11 @@ export const en: Messages = {
   teams: teamsEn,
   /** Test mode: the strip, the switch, the roles table (i18n/testmode.en.ts). */
   testMode: testModeEn,
+  /** The certification page (i18n/certification.en.ts). */
+  certification: certificationEn,
   errorCodes: {
     ...teamsEn.errorCodes,
+    ...certificationEn.errorCodes,
     invalid_logo:
       'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side, at most 8.4 megapixels: for example 4000 × 2000).',
     not_cedible: 'This document type has no cedible copy.',

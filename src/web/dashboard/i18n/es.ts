@@ -2,6 +2,7 @@ import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import { actionsEs } from './actions.es.ts';
 import { teamsEs } from './teams.es.ts';
 import { testModeEs } from './testmode.es.ts';
+import { certificationEs } from './certification.es.ts';
 
 /** Spanish (es-CL), the dashboard's first language. en.ts must have exactly the same keys. */
 export const es = {
@@ -369,9 +370,12 @@ export const es = {
   teams: teamsEs,
   /** Test mode: the strip, the switch, the roles table (i18n/testmode.es.ts). */
   testMode: testModeEs,
+  /** The certification page (i18n/certification.es.ts). */
+  certification: certificationEs,
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {
     ...teamsEs.errorCodes,
+    ...certificationEs.errorCodes,
     invalid_logo:
       'El archivo no es una imagen PNG o JPEG válida, o su tamaño no sirve (entre 16 y 4000 píxeles por lado y hasta 8,4 megapíxeles: por ejemplo 4000 × 2000).',
     not_cedible: 'Este tipo de documento no tiene copia cedible.',

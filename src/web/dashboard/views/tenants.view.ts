@@ -299,7 +299,7 @@ export function tenantView(
     active: 'tenants',
     flash: o.flash ? notice(o.flash) : '',
     body: html`<p class="row"><a href="/tenants">← ${t.tenant.listTitle}</a> ${tenantStatus(x, t)}</p>
-<p class="row">${linkButton(`/tenants/${x.id}/documents`, t.tenant.documents)} ${linkButton(`/tenants/${x.id}/edit`, t.common.edit, 'secondary')}</p>
+<p class="row">${linkButton(`/tenants/${x.id}/documents`, t.tenant.documents)} ${x.ambiente === 'certificacion' ? linkButton(`/tenants/${x.id}/certification`, t.certification.link, 'secondary') : ''} ${linkButton(`/tenants/${x.id}/edit`, t.common.edit, 'secondary')}</p>
 <div class="grid">
 ${section(
   t.tenant.credentials,

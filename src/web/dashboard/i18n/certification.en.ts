@@ -1,0 +1,127 @@
+import type { CertificationMessages } from './certification.es.ts';
+
+/** English texts of the certification page; typed against the Spanish ones. */
+export const certificationEn: CertificationMessages = {
+  link: 'SII certification',
+  title: (company: string) => `Certification of ${company}`,
+  intro:
+    "The SII lets a company issue from its own software only after it certifies the company, per document type. These are the stages in order: those the service does have their button here; those done by hand in the SII's site say what to do.",
+  notCertification: 'This company is in the production environment: certification is done with a company in the certification environment.',
+  readOnly: 'Your role can only look at this page.',
+  stageState: {
+    done: 'Done',
+    current: 'Next step',
+    todo: 'To do',
+    failed: 'Has problems',
+    manual: "In the SII's site",
+    notYet: 'Not yet available',
+  },
+  stepOf: (n: number, total: number) => `Stage ${n} of ${total}`,
+  byHand: "Done by hand in the SII's site (maullin.sii.cl), with the legal representative's certificate.",
+  notYetHint:
+    'This dashboard does not do this stage yet. See the guide "Certifying a company" (docs/guides/08-certification.md) and the API reference.',
+  apiReference: 'API reference',
+  stages: {
+    postulacion: {
+      title: 'Application (postulación)',
+      text: "The legal representative applies for the company as an electronic issuer in the SII's certification site and names the DTE administrator user. Done once.",
+    },
+    set: {
+      title: 'Test set',
+      text: "Download the test set from the SII's site (one .txt per attention number) and upload it here as it is: the service reads every section and case.",
+      file: 'Test set file (.txt)',
+      fileHint: (kb: number) => `As the SII gives it (ISO-8859-1 or UTF-8), up to ${kb} KB. The same set twice is the same set.`,
+      submit: 'Upload the set',
+      uploaded: (cases: number, sections: number) => `Set read: ${cases} cases in ${sections} sections.`,
+      section: 'Section',
+      attention: 'Attention no.',
+      cases: 'Cases',
+      other: 'Another set',
+      another: 'Upload another set',
+    },
+    documents: {
+      title: "The set's documents",
+      text: 'The service makes each case\'s document, with the SET and "CASO n-k" reference the SII requires. It needs certification folios of each type in the set.',
+      fecha: 'Issue date',
+      fechaHint: 'YYYY-MM-DD; empty means today. The SII rejects documents more than 3 days late.',
+      submit: 'Make the documents',
+      progress: (made: number, cases: number) => `${made} of ${cases} cases have their document.`,
+      made: (n: number) => (n === 0 ? 'The documents were already made.' : `Documents made: ${n}.`),
+      foliosLink: 'Request folios',
+    },
+    send: {
+      title: 'Sending to the SII',
+      text: "The documents go in the envelopes the SII asks for (basic, exempt and dispatch guides together; each export set in its own) through the company's provider.",
+      submit: 'Send to the SII',
+      progress: (sent: number, total: number) => `${sent} of ${total} documents sent.`,
+      done: (n: number) => (n === 0 ? 'There were no documents left to send.' : `Envelopes sent: ${n}.`),
+    },
+    verdicts: {
+      title: "The SII's answer to the documents",
+      text: "The service asks for each envelope's status until the SII gives its verdict. This table shows what it answered for each case.",
+      summary: (accepted: number, total: number, rejected: number) =>
+        `${accepted} of ${total} accepted${rejected ? `, ${rejected} rejected` : ''}.`,
+      caseCol: 'Case',
+      typeCol: 'Document',
+      folioCol: 'Folio',
+      statusCol: 'Status',
+      siiCol: "SII's answer",
+      notMade: 'No document',
+    },
+    books: {
+      title: 'Books',
+      text: "The purchase book comes from the set; the sales and dispatch-guide books from the documents made. Each book is signed and, when the company sends straight to the SII, sent from here; otherwise download its XML and upload it in the SII's site.",
+      kind: { ventas: 'Sales book', compras: 'Purchase book', guias: 'Dispatch-guide book' },
+      kindCol: 'Book',
+      builtCol: 'Built',
+      sentCol: 'Sent',
+      siiCol: "SII's answer",
+      ready: 'Ready',
+      waiting: (cases: string) => `Waiting for the documents of: ${cases}`,
+      notSent: 'Not sent',
+      xml: 'Download XML',
+      folioNotificacion: 'Notification folio',
+      folioHint: "Empty means the attention number of the book's section. The SII refuses a folio already used: use a new one.",
+      facturaFolio: 'Folio of the invoice that billed the guide',
+      facturaHint: 'Dispatch-guide book only: the invoice of the case the set says was invoiced.',
+      send: (kind: string) => `Send ${kind.toLowerCase()}`,
+      sent: (kind: string, trackId: string) =>
+        `${kind} sent to the SII (track ID ${trackId}). Its review shows here once the SII has finished it.`,
+      manualUpload: "This company's provider takes no books: download each book's XML and upload it in the SII's certification site.",
+      pending: 'Under review',
+      accepted: 'Accepted',
+      rejected: 'Rejected',
+    },
+    avance: {
+      title: 'Declare progress',
+      text: "Once the SII has accepted the documents and books, declare the set's progress in the SII's certification site (with the track IDs on this page). The set's final verdict arrives by e-mail (SOK or SRH): an envelope marked accepted is not yet the approval.",
+    },
+    simulacion: {
+      title: 'Simulation',
+      text: "Between 20 and 100 documents of the company's real operation, without the set's reference, sent without objections; then progress is declared.",
+    },
+    intercambio: {
+      title: 'Exchange',
+      text: 'The SII sends an envelope addressed to the company; three signed XML answer it: the reception of the envelope, the commercial result and the goods receipt (Ley 19.983).',
+    },
+    muestras: {
+      title: 'Printed samples',
+      text: "The PDF of each of the set's documents, with its tax copy and the cedible one where the type has it, uploaded in the SII's site.",
+    },
+    declaracion: {
+      title: 'Declaration of compliance',
+      text: "The legal representative signs the declaración de cumplimiento in the SII's site. Then the SII authorises the company: its resolution number and date go in the documents from then on.",
+    },
+  },
+  errorCodes: {
+    certification_set_unreadable: 'The file cannot be read as an SII test set. Check that it is the .txt the SII gives, unchanged.',
+    certification_folios_missing:
+      'The company lacks certification folios for the set: none was spent. Request folios of the missing types and try again.',
+    certification_documents_in_progress: "Another request is making this set's documents. Wait a moment and reload.",
+    certification_documents_missing: "The set's documents must be made first.",
+    certification_tenant_not_in_certification: 'The company must be in the certification environment.',
+    certification_book_upload_unsupported: "This company's provider takes no books: download the XML and upload it in the SII's site.",
+    certification_book_send_in_progress: 'This book is being sent by another request. Wait a moment and reload.',
+    certification_book_not_in_set: 'This set asks for no such book.',
+  },
+};
