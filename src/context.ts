@@ -49,7 +49,7 @@ import { isDteEngineError, siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { createCertificationBooks, createCertificationService } from './modules/certification/index.ts';
+import { createCertificationBooks, createCertificationExchange, createCertificationService } from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
@@ -201,12 +201,13 @@ export function createContext(deps: ContextDeps) {
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas beside the engine (the published XSDs, src/dte/schemas).
   // Answers to them are registered at the SII through the provider with the tenant's credentials.
+  const schemaValidator = schemaValidatorFrom();
   const received = createReceivedService({
     db,
     clock,
     signers,
     cafKeys,
-    schemaValidator: schemaValidatorFrom(),
+    schemaValidator,
     provider,
     credentials,
     getTenant: tenants.getRow,
@@ -233,6 +234,8 @@ export function createContext(deps: ContextDeps) {
     dtes: dte,
     sends: createBookSend({ db, clock, provider, credentials }),
   });
+  // Its exchange step: the SII's EnvioDTE checked as a received one is, answered with three signed files.
+  const certificationExchange = createCertificationExchange({ clock, signers, cafKeys, schemaValidator });
   return {
     ...deps,
     provider,
@@ -269,6 +272,7 @@ export function createContext(deps: ContextDeps) {
       exchange,
       certification,
       certificationBooks,
+      certificationExchange,
     },
   };
 }

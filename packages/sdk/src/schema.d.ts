@@ -14307,6 +14307,133 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/certification/exchange': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The exchange step: the SII's EnvioDTE in, the three signed answers out (ZIP)
+     * @description The EnvioDTE the SII sends the company during certification, as the body (application/xml or text/xml), checked as POST …/received checks an envelope (400 xml_*, 422 envelope_* / receptor_mismatch), but nothing is stored, e-mailed or registered. 200 with a ZIP of 1_RecepcionDTE.xml (RespuestaDTE with the RecepcionEnvio), 2_EnvioRecibos.xml (the Ley 19.983 receipt of every document received; left out when none was) and 3_ResultadoDTE.xml (RespuestaDTE with each document's commercial result: accepted, or rejected with the reason), each signed with the tenant's certificate (409 certificate_not_configured without one), to upload at the SII's certification site.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description The file name the SII's envelope came as (NmbEnvio of the RecepcionDTE); default {SetDTE ID}.xml. */
+          nombreEnvio?: string;
+          /**
+           * @description Where the goods or services were received (each Recibo's Recinto); default the tenant's address.
+           * @example Av. Providencia 1234, Providencia
+           */
+          recinto?: string;
+        };
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      /** @description The SII's EnvioDTE, byte for byte. */
+      requestBody: {
+        content: {
+          'application/xml': unknown;
+          'text/xml': unknown;
+        };
+      };
+      responses: {
+        /** @description The ZIP. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/zip': string;
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certificate_not_configured`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -14,3 +14,6 @@ export { SetParseError } from './set/set.errors.ts';
 export type { ParsedSet, SetCase, SetSection } from './set/set.types.ts';
 export { createBookSend } from './books/book-send.ts';
 export type { BookSend, BookEnvio } from './books/book-send.ts';
+export { createCertificationExchange } from './certification.exchange.ts';
+export type { ExchangeDeps as CertificationExchangeDeps } from './certification.exchange.ts';
+export { default as certificationExchangeRoutes } from './certification.exchange.routes.ts';
