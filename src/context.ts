@@ -49,7 +49,12 @@ import { isDteEngineError, siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { createCertificationBooks, createCertificationExchange, createCertificationService } from './modules/certification/index.ts';
+import {
+  createCertificationBooks,
+  createCertificationExchange,
+  createCertificationService,
+  createCertificationSimulation,
+} from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
@@ -236,6 +241,8 @@ export function createContext(deps: ContextDeps) {
   });
   // Its exchange step: the SII's EnvioDTE checked as a received one is, answered with three signed files.
   const certificationExchange = createCertificationExchange({ clock, signers, cafKeys, schemaValidator });
+  // Its simulation: the company's own documents, made and sent as any document.
+  const certificationSimulation = createCertificationSimulation({ db, clock, dte, folios, dteSend });
   return {
     ...deps,
     provider,
@@ -273,6 +280,7 @@ export function createContext(deps: ContextDeps) {
       certification,
       certificationBooks,
       certificationExchange,
+      certificationSimulation,
     },
   };
 }

@@ -17,3 +17,6 @@ export type { BookSend, BookEnvio } from './books/book-send.ts';
 export { createCertificationExchange } from './certification.exchange.ts';
 export type { ExchangeDeps as CertificationExchangeDeps } from './certification.exchange.ts';
 export { default as certificationExchangeRoutes } from './certification.exchange.routes.ts';
+export { createCertificationSimulation } from './certification.simulation.ts';
+export type { CertificationSimulationService, SimulationDeps as CertificationSimulationDeps } from './certification.simulation.ts';
+export { default as certificationSimulationRoutes } from './certification.simulation.routes.ts';
