@@ -49,7 +49,12 @@ import { isDteEngineError, siiDate } from './dte/index.ts';
 import { queueStats } from './jobs/queue.ts';
 import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
-import { createCertificationBooks, createCertificationService } from './modules/certification/index.ts';
+import {
+  createCertificationBooks,
+  createCertificationExchange,
+  createCertificationService,
+  createCertificationSimulation,
+} from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
 
 export interface ContextDeps {
@@ -201,12 +206,13 @@ export function createContext(deps: ContextDeps) {
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas beside the engine (the published XSDs, src/dte/schemas).
   // Answers to them are registered at the SII through the provider with the tenant's credentials.
+  const schemaValidator = schemaValidatorFrom();
   const received = createReceivedService({
     db,
     clock,
     signers,
     cafKeys,
-    schemaValidator: schemaValidatorFrom(),
+    schemaValidator,
     provider,
     credentials,
     getTenant: tenants.getRow,
@@ -236,6 +242,10 @@ export function createContext(deps: ContextDeps) {
     pollInitialMs: deps.config.dtePollInitialMs,
   });
   const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte, sends: certificationBookSends });
+  // Its exchange step: the SII's EnvioDTE checked as a received one is, answered with three signed files.
+  const certificationExchange = createCertificationExchange({ clock, signers, cafKeys, schemaValidator });
+  // Its simulation: the company's own documents, made and sent as any document.
+  const certificationSimulation = createCertificationSimulation({ db, clock, dte, folios, dteSend });
   return {
     ...deps,
     provider,
@@ -273,6 +283,8 @@ export function createContext(deps: ContextDeps) {
       certification,
       certificationBooks,
       certificationBookSends,
+      certificationExchange,
+      certificationSimulation,
     },
   };
 }

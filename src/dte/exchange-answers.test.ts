@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildEnvioRecibos, buildResultadoDte, DECLARACION_RECIBO, type EnvioRecibosInput, type ResultadoDteInput } from './index.ts';
+import {
+  buildEnvioRecibos,
+  buildEnvioRecibosOf,
+  buildResultadoDte,
+  buildResultadosDte,
+  DECLARACION_RECIBO,
+  type EnvioRecibosInput,
+  type ResultadoDteInput,
+} from './index.ts';
 import { checkRespuesta } from '../../test/support/dte/check-respuesta.ts';
 import { createTestKit, TEST_NOW } from '../../test/support/dte/fixtures.ts';
 import { flatXml } from '../../test/support/dte/lines.ts';
@@ -107,5 +115,40 @@ describe('buildEnvioRecibos', () => {
     expect(() => recibos({ recinto: '' })).toThrow(/1 to 80/);
     expect(() => recibos({ recinto: 'x'.repeat(81) })).toThrow(/1 to 80/);
     expect(() => recibos({ documento: { ...documento, tipoDte: 39 } })).toThrow(/cannot be named/);
+  });
+});
+
+describe('several documents in one answer', () => {
+  const second = { ...documento, tipoDte: 34, folio: 7, montoTotal: 50310 };
+  const common = { rutResponde: '77777777-7', rutRecibe: '76192083-9', signer: kit.certificate.signer, now: TEST_NOW };
+
+  it('buildResultadosDte: one ResultadoDTE each, NroDetalles counting them; valid and signed', () => {
+    const r = buildResultadosDte({
+      ...common,
+      idRespuesta: 4_000_000_102,
+      resultados: [
+        { documento, codEnvio: 17, estado: 0 },
+        { documento: second, codEnvio: 17, estado: 2, glosa: 'DTE Rechazado: firma' },
+      ],
+    });
+    const text = flatXml(r.xml);
+    expect(text).toContain('<NroDetalles>2</NroDetalles>');
+    expect(text.match(/<ResultadoDTE>/g)).toHaveLength(2);
+    expect(text).toContain('<TipoDTE>34</TipoDTE><Folio>7</Folio>');
+    expect(text).toContain('<EstadoDTE>2</EstadoDTE><EstadoDTEGlosa>DTE Rechazado: firma</EstadoDTEGlosa>');
+    const check = checkRespuesta(r.xml);
+    expect(check.ok, check.output).toBe(true);
+    expect(() => buildResultadosDte({ ...common, idRespuesta: 1, resultados: [] })).toThrow(/One to 9999/);
+  });
+
+  it('buildEnvioRecibosOf: one signed Recibo each under one SetRecibos; every signature verifies', () => {
+    const r = buildEnvioRecibosOf({ ...common, idEnvio: 4_000_000_103, recinto: 'Bodega central', documentos: [documento, second] });
+    const text = flatXml(r.xml);
+    expect(text).toContain('<DocumentoRecibo ID="Recibo4000000103_1"><TipoDoc>33</TipoDoc><Folio>42</Folio>');
+    expect(text).toContain('<DocumentoRecibo ID="Recibo4000000103_2"><TipoDoc>34</TipoDoc><Folio>7</Folio>');
+    expect(text.match(/<Signature /g)).toHaveLength(3);
+    const check = checkRespuesta(r.xml);
+    expect(check.ok, check.output).toBe(true);
+    expect(() => buildEnvioRecibosOf({ ...common, idEnvio: 1, recinto: 'x', documentos: [] })).toThrow(/One to 9999/);
   });
 });

@@ -79,27 +79,51 @@ const documentFields = (d: AnsweredDocument, p: string): string => {
   );
 };
 
+/** One ResultadoDTE of a RespuestaEnvioDTE: a document, the reception it came in, the verdict. */
+export interface ResultadoItem {
+  documento: AnsweredDocument;
+  codEnvio: number;
+  estado: EstadoDte;
+  glosa?: string | null | undefined;
+}
+
 /** The signed RespuestaEnvioDTE with one ResultadoDTE (the commercial approval or rejection of one DTE). */
 export function buildResultadoDte(input: ResultadoDteInput): BuiltRespuesta {
+  const { documento, codEnvio, estado, glosa, ...rest } = input;
+  return buildResultadosDte({ ...rest, resultados: [{ documento, codEnvio, estado, glosa }] });
+}
+
+/**
+ * The signed RespuestaEnvioDTE with one ResultadoDTE per document (the schema allows several: the
+ * certification's exchange step answers every document of the SII's envelope in one file,
+ * docs/certification.md "The exchange step").
+ */
+export function buildResultadosDte(
+  input: Omit<ResultadoDteInput, 'documento' | 'codEnvio' | 'estado' | 'glosa'> & { resultados: readonly ResultadoItem[] },
+): BuiltRespuesta {
   const signer = prepareSigner(input.signer);
   assertSignerValidAt(signer, input.now);
-  if (!(input.estado in ESTADO_DTE)) throw new DteEngineError('invalid_field', 'estado is not an EstadoDTE', 'estado');
+  if (input.resultados.length === 0 || input.resultados.length > 9999)
+    throw new DteEngineError('invalid_field', 'One to 9999 documents per answer', 'resultados');
   const idRespuesta = positive10(input.idRespuesta, 'idRespuesta');
   const id = `ResultadoDTE${idRespuesta}`;
   const timestamp = siiTimestamp(input.now, input.timeZone ?? SII_TIME_ZONE);
-  const d = input.documento;
+  const detalles = input.resultados.map((r, i) => {
+    const p = input.resultados.length === 1 ? 'documento' : `resultados[${i}].documento`;
+    if (!(r.estado in ESTADO_DTE)) throw new DteEngineError('invalid_field', 'estado is not an EstadoDTE', 'estado');
+    return (
+      '<ResultadoDTE>' +
+      el('TipoDTE', r.documento.tipoDte) +
+      documentFields(r.documento, p) +
+      el('CodEnvio', positive10(r.codEnvio, 'codEnvio')) +
+      el('EstadoDTE', r.estado) +
+      el('EstadoDTEGlosa', bounded(r.glosa || ESTADO_DTE[r.estado], 256, 'glosa')) +
+      '</ResultadoDTE>'
+    );
+  });
   // One element per line (xml-lines.ts), cut before digesting.
   const resultado = breakLines(
-    `<Resultado ID="${id}">` +
-      respuestaCaratula(input, idRespuesta, timestamp) +
-      '<ResultadoDTE>' +
-      el('TipoDTE', d.tipoDte) +
-      documentFields(d, 'documento') +
-      el('CodEnvio', positive10(input.codEnvio, 'codEnvio')) +
-      el('EstadoDTE', input.estado) +
-      el('EstadoDTEGlosa', bounded(input.glosa || ESTADO_DTE[input.estado], 256, 'glosa')) +
-      '</ResultadoDTE>' +
-      '</Resultado>',
+    `<Resultado ID="${id}">` + respuestaCaratula(input, idRespuesta, timestamp, detalles.length) + detalles.join('') + '</Resultado>',
   );
   const canonical = `<Resultado xmlns="${NS_SII}"${resultado.slice('<Resultado'.length)}`;
   const signature = buildSignature(id, canonical, signer);
@@ -124,33 +148,48 @@ export interface EnvioRecibosInput {
 
 /** The signed EnvioRecibos with one Recibo (Ley 19.983's acuse de recibo de mercaderías o servicios). */
 export function buildEnvioRecibos(input: EnvioRecibosInput): BuiltRespuesta {
+  const { documento, ...rest } = input;
+  return buildEnvioRecibosOf({ ...rest, documentos: [documento] });
+}
+
+/**
+ * The signed EnvioRecibos with one Recibo per document (SetRecibos holds several: the
+ * certification's exchange step, docs/certification.md "The exchange step"), each signed on its own.
+ */
+export function buildEnvioRecibosOf(
+  input: Omit<EnvioRecibosInput, 'documento'> & { documentos: readonly AnsweredDocument[] },
+): BuiltRespuesta {
   const signer = prepareSigner(input.signer);
   assertSignerValidAt(signer, input.now);
   const n = positive10(input.idEnvio, 'idEnvio');
+  if (input.documentos.length === 0 || input.documentos.length > 9999)
+    throw new DteEngineError('invalid_field', 'One to 9999 documents per EnvioRecibos', 'documentos');
   const rutFirmaRaw = input.rutFirma ?? signer.rutTitular;
   if (!rutFirmaRaw)
     throw new DteEngineError('rut_firma_unknown', 'The certificate carries no SII RUT (OID 1.3.6.1.4.1.8321.1): pass rutFirma', 'rutFirma');
   const timestamp = siiTimestamp(input.now, input.timeZone ?? SII_TIME_ZONE);
-  const d = input.documento;
-  const reciboId = `Recibo${n}`;
+  const single = input.documentos.length === 1;
+  const recibos = input.documentos.map((d, i) => {
+    const reciboId = single ? `Recibo${n}` : `Recibo${n}_${i + 1}`;
+    // One element per line (xml-lines.ts), cut before digesting.
+    const documentoRecibo = breakLines(
+      `<DocumentoRecibo ID="${reciboId}">` +
+        el('TipoDoc', d.tipoDte) +
+        documentFields(d, single ? 'documento' : `documentos[${i}]`) +
+        el('Recinto', bounded(input.recinto, 80, 'recinto')) +
+        el('RutFirma', toSiiRut(rutFirmaRaw, 'rutFirma')) +
+        el('Declaracion', DECLARACION_RECIBO) +
+        el('TmstFirmaRecibo', timestamp) +
+        '</DocumentoRecibo>',
+    );
+    const reciboSignature = buildSignature(
+      reciboId,
+      `<DocumentoRecibo xmlns="${NS_SII}"${documentoRecibo.slice('<DocumentoRecibo'.length)}`,
+      signer,
+    );
+    return `<Recibo version="1.0">\n${documentoRecibo}\n${reciboSignature}\n</Recibo>`;
+  });
   const setId = `SetRecibos${n}`;
-  // One element per line (xml-lines.ts), cut before digesting.
-  const documentoRecibo = breakLines(
-    `<DocumentoRecibo ID="${reciboId}">` +
-      el('TipoDoc', d.tipoDte) +
-      documentFields(d, 'documento') +
-      el('Recinto', bounded(input.recinto, 80, 'recinto')) +
-      el('RutFirma', toSiiRut(rutFirmaRaw, 'rutFirma')) +
-      el('Declaracion', DECLARACION_RECIBO) +
-      el('TmstFirmaRecibo', timestamp) +
-      '</DocumentoRecibo>',
-  );
-  const reciboSignature = buildSignature(
-    reciboId,
-    `<DocumentoRecibo xmlns="${NS_SII}"${documentoRecibo.slice('<DocumentoRecibo'.length)}`,
-    signer,
-  );
-  const recibo = `<Recibo version="1.0">\n${documentoRecibo}\n${reciboSignature}\n</Recibo>`;
   const caratula = breakLines(
     '<Caratula version="1.0">' +
       el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
@@ -158,7 +197,7 @@ export function buildEnvioRecibos(input: EnvioRecibosInput): BuiltRespuesta {
       el('TmstFirmaEnv', timestamp) +
       '</Caratula>',
   );
-  const setRecibos = `<SetRecibos ID="${setId}">\n${caratula}\n${recibo}\n</SetRecibos>`;
+  const setRecibos = `<SetRecibos ID="${setId}">\n${caratula}\n${recibos.join('\n')}\n</SetRecibos>`;
   const signature = buildSignature(setId, `<SetRecibos xmlns="${NS_SII}"${setRecibos.slice('<SetRecibos'.length)}`, signer);
   const xml = `${XML_DECLARATION}\n<EnvioRecibos xmlns="${NS_SII}" version="1.0">\n${asciiOnly(setRecibos)}\n${signature}\n</EnvioRecibos>`;
   return { xml: Buffer.from(xml, 'latin1'), id: setId, timestamp };

@@ -168,15 +168,20 @@ function recepcionDte(d: RecepcionDteInput, i: number): string {
 
 /**
  * The Caratula of a RespuestaDTE's Resultado (RespuestaEnvioDTE_v10.xsd): who answers whom, the
- * answer's id, one detail (one RecepcionEnvio, or one ResultadoDTE), when it was signed.
+ * answer's id, how many details (one RecepcionEnvio, or one ResultadoDTE per document), when it was signed.
  */
-export function respuestaCaratula(input: { rutResponde: string; rutRecibe: string }, idRespuesta: number, timestamp: string): string {
+export function respuestaCaratula(
+  input: { rutResponde: string; rutRecibe: string },
+  idRespuesta: number,
+  timestamp: string,
+  nroDetalles = 1,
+): string {
   return (
     '<Caratula version="1.0">' +
     el('RutResponde', toSiiRut(input.rutResponde, 'rutResponde')) +
     el('RutRecibe', toSiiRut(input.rutRecibe, 'rutRecibe')) +
     el('IdRespuesta', idRespuesta) +
-    el('NroDetalles', 1) +
+    el('NroDetalles', nroDetalles) +
     el('TmstFirmaResp', timestamp) +
     '</Caratula>'
   );

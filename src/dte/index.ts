@@ -150,6 +150,8 @@ export {
 export {
   buildResultadoDte,
   buildEnvioRecibos,
+  buildEnvioRecibosOf,
+  buildResultadosDte,
   ESTADO_DTE,
   DECLARACION_RECIBO,
   type AnsweredDocument,

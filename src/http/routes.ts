@@ -7,7 +7,12 @@ import { webhooksRoutes } from '../modules/webhooks/index.ts';
 import { foliosRoutes } from '../modules/folios/index.ts';
 import { dteDeliveriesRoutes, dteRoutes } from '../modules/dte/index.ts';
 import { receivedDeliveriesRoutes, receivedRoutes } from '../modules/received/index.ts';
-import { certificationBooksRoutes, certificationRoutes } from '../modules/certification/index.ts';
+import {
+  certificationBooksRoutes,
+  certificationExchangeRoutes,
+  certificationRoutes,
+  certificationSimulationRoutes,
+} from '../modules/certification/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -25,4 +30,6 @@ export const routeModules: RouteModule[] = [
   receivedDeliveriesRoutes,
   certificationRoutes,
   certificationBooksRoutes,
+  certificationExchangeRoutes,
+  certificationSimulationRoutes,
 ];

@@ -18,7 +18,7 @@ import type { RenderPdfOptions } from './render.ts';
 import type { Pdf417Symbol } from './timbre.ts';
 
 export type { PdfFormat, RenderPdfOptions } from './render.ts';
-export { CEDIBLE_TYPES, isCedibleType, documentName } from './names.ts';
+export { CEDIBLE_TYPES, isCedibleType, documentName, printsCedibleCopy } from './names.ts';
 export { PDF417_SECURITY_LEVEL } from './timbre.ts';
 export { CARTA_TIMBRE_COLUMNS } from './layout-carta.ts';
 export { ROLL_TIMBRE_COLUMNS } from './layout-80mm.ts';

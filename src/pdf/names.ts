@@ -79,6 +79,17 @@ export const IND_TRASLADO: Readonly<Record<number, string>> = {
   9: 'Venta para exportación',
 };
 
+/**
+ * Whether a document's printed samples include a cedible copy (the SII's printed-samples manual
+ * v4.0 §1.4, docs/certification.md "Printed samples"): the types with one, except a guía whose
+ * transfer is not a sale (anything but IndTraslado 1 "constituye venta" and 9 "venta para
+ * exportación": an internal transfer, a consignment, a gift…), which "no debe incluir el ejemplar cedible".
+ */
+export function printsCedibleCopy(tipo: number, indTraslado: number | null): boolean {
+  if (!isCedibleType(tipo)) return false;
+  return indTraslado === null || indTraslado === 1 || indTraslado === 9;
+}
+
 export const TIPO_DESPACHO: Readonly<Record<number, string>> = {
   1: 'Despacho por cuenta del receptor',
   2: 'Despacho por cuenta del emisor a instalaciones del cliente',

@@ -60,6 +60,12 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
     ids.n = '1';
     ids.setId = (await call('POST', `/api/v1/tenants/${tenantId}/certification/sets`, { text: CERTIFICATION_SET })).id;
     ids.kind = 'compras';
+    // A simulation run of account A (its certification tenant: a simulation is made in certification).
+    const certTenant = await readyTenant(t, a.key, { ambiente: 'certificacion' });
+    await requestFolios(t, a.key, certTenant, 33, 1);
+    ids.simulationId = (
+      await call('POST', `/api/v1/tenants/${certTenant}/certification/simulation`, { documents: [dteBody(33, {}, t.clock.now())] })
+    ).id;
     const doc = (await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
       paths: Record<string, Record<string, { security?: unknown[] }>>;
     };
@@ -128,7 +134,12 @@ describeEachDb('cross-account isolation (real ids, every route)', (backend) => {
       case 'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/documents':
         return { payload: {} };
       case 'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/send':
+      case 'POST /api/v1/tenants/{tenantId}/certification/simulation/{simulationId}/send':
         return {};
+      case 'POST /api/v1/tenants/{tenantId}/certification/simulation':
+        return { payload: { documents: [dteBody(33, {}, t.clock.now())] } };
+      case 'POST /api/v1/tenants/{tenantId}/certification/exchange':
+        return { payload: Buffer.from('<EnvioDTE/>'), headers: { 'content-type': 'application/xml' } };
       default:
         return method === 'POST' || method === 'PATCH' || method === 'PUT' ? undefined : {};
     }

@@ -362,6 +362,11 @@ describeEachDb('free text: one policy for every field of every route (issue 30)'
       'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/documents': () => ({}),
       // A book's send takes the GET's parameters (proveedorRazonSocial the free text): never a 5xx.
       'POST /api/v1/tenants/{tenantId}/certification/sets/{setId}/books/{kind}/send': () => ({}),
+      // A simulation's documents are POST …/dte bodies: the same bases, one document.
+      'POST /api/v1/tenants/{tenantId}/certification/simulation': (leaf) => {
+        const inner = leaf.path.replace(/^documents\[\]\./, '');
+        return { documents: [dteBases.find((b) => has(b, inner)) ?? factura] };
+      },
     };
     const withBody = ops.filter((op) => op.leaves.some((l) => l.where !== 'query'));
     expect(withBody.map((op) => `${op.method} ${op.path}`).filter((k) => !bases[k])).toEqual([]);

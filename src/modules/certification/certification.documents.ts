@@ -3,7 +3,8 @@ import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { siiDate } from '../../dte/index.ts';
 import type { CreateDte, DteService } from '../dte/index.ts';
-import type { FoliosService, InventoryItem } from '../folios/index.ts';
+import type { FoliosService } from '../folios/index.ts';
+import { checkFolios } from './certification.folios.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { certificationStore } from './certification.store.ts';
 import { toCertificationSet, type CertificationSet } from './certification.views.ts';
@@ -88,28 +89,6 @@ export function createCertificationDocuments({ db, clock, dte, folios }: Documen
       );
   };
 
-  /**
-   * Enough folios of every type the remaining cases need, from CAFs authorised on or before the
-   * documents' date (the SII refuses a document dated before its CAF: docs/folios.md): the 409
-   * names each type short.
-   */
-  const checkFolios = async (tenant: TenantRow, todo: CaseRequest[], fecha: string) => {
-    const needed = new Map<number, number>();
-    for (const r of todo) needed.set(r.body.tipoDte, (needed.get(r.body.tipoDte) ?? 0) + 1);
-    const usable = (i: InventoryItem) => i.rangos.filter((g) => g.fechaAutorizacion <= fecha).reduce((n, g) => n + g.disponibles, 0);
-    const stock = new Map((await folios.inventory(tenant)).data.map((i) => [i.tipoDte, usable(i)]));
-    const missing = [...needed]
-      .map(([tipoDte, n]) => ({ tipoDte, needed: n, available: stock.get(tipoDte) ?? 0 }))
-      .filter((m) => m.available < m.needed)
-      .sort((a, b) => a.tipoDte - b.tipoDte);
-    if (missing.length > 0)
-      throw errors.conflict(
-        'certification_folios_missing',
-        `The tenant lacks folios for the set, so none was spent: ${missing.map((m) => `type ${m.tipoDte} needs ${m.needed}, ${m.available} available`).join('; ')} (folios of CAFs authorised on or before ${fecha}). Request or upload certification CAFs (POST …/folios/request) and call again.`,
-        { param: 'setId', details: { missing } },
-      );
-  };
-
   return {
     /**
      * Makes every document case's DTE not made yet. `created` is how many this call made: 0 when
@@ -146,7 +125,13 @@ export function createCertificationDocuments({ db, clock, dte, folios }: Documen
       requireReady(tenant);
       const todo = requests.filter((r) => !made.has(r.caseId));
       checkBuildable(tenant, todo);
-      await checkFolios(tenant, todo, fecha);
+      await checkFolios(
+        folios,
+        tenant,
+        todo.map((r) => r.body.tipoDte),
+        fecha,
+        { what: 'the set', param: 'setId' },
+      );
 
       const now = clock.now();
       if (!(await certificationStore.claimDocumentsLease(db, accountId, row.id, now, new Date(now.getTime() + LEASE_MS))))

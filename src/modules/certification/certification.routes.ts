@@ -145,6 +145,31 @@ const routes: RouteModule = async (app, { ctx }) => {
     },
     async (req, reply) => reply.status(202).send(await certification.sendDocuments(tenantOf(req), req.params.setId)),
   );
+
+  app.get<{ Params: Static<typeof SetParams> }>(
+    '/api/v1/tenants/:tenantId/certification/sets/:setId/printed-samples',
+    {
+      schema: {
+        tags: ['Certification'],
+        summary: "The set's printed samples: every document's PDF, named by case, in one ZIP",
+        description:
+          'A ZIP of the documents made for the set, in the set\'s order, for the SII\'s "Upload de Muestras Impresas": ' +
+          'CASO-{caseId}.pdf, the tax copy (letter size, one page, as GET …/dte/{dteId}/pdf prints it), and ' +
+          'CASO-{caseId}-CEDIBLE.pdf, the cedible copy with the acuse de recibo, for the types that have one (a guía only ' +
+          'when its transfer is a sale). 409 certification_documents_missing (details.missingCases) until every ' +
+          'document case has its document.',
+        params: SetParams,
+        response: {
+          ...withErrors({}),
+          200: { description: 'The ZIP.', content: { 'application/zip': { schema: { type: 'string', format: 'binary' } } } },
+        } as FastifySchema['response'],
+      },
+    },
+    async (req, reply) => {
+      const r = await certification.printedSamples(tenantOf(req), req.params.setId);
+      return reply.type('application/zip').header('Content-Disposition', `attachment; filename="${r.filename}"`).send(r.zip);
+    },
+  );
 };
 
 export default routes;

@@ -6,6 +6,7 @@ import { decodeIterator, toPage, type Page } from '../../lib/pagination.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { createCertificationDocuments, type DocumentsDeps } from './certification.documents.ts';
+import { createPrintedSamples, type SamplesDeps } from './certification.samples.ts';
 import { createCertificationSend, type SendSetDeps } from './certification.send.ts';
 import { certificationStore } from './certification.store.ts';
 import { setBookKinds, toCertificationSet, type CertificationSet, type SetBook } from './certification.views.ts';
@@ -23,8 +24,8 @@ import { decodeSetText, UnsupportedCharsetError } from './set/set.text.ts';
 export interface CertificationDeps {
   db: Db;
   clock: Clock;
-  /** The dte module's surface the documents step needs (certification.documents.ts). */
-  dte: DocumentsDeps['dte'];
+  /** The dte module's surface the documents step and the printed samples need. */
+  dte: DocumentsDeps['dte'] & SamplesDeps['dte'];
   folios: DocumentsDeps['folios'];
   dteSend: SendSetDeps['dteSend'];
 }
@@ -51,6 +52,7 @@ export function createCertificationService({ db, clock, dte, folios, dteSend }: 
   return {
     makeDocuments: documents.make,
     sendDocuments: createCertificationSend({ db, dte, dteSend }),
+    printedSamples: createPrintedSamples({ db, clock, dte }),
 
     /**
      * Reads and keeps a set. The same text again (ISO-8859-1 or UTF-8, CRLF or LF) is the same

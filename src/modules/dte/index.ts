@@ -10,7 +10,7 @@ export { createSendService, pollDelayMs } from './dte.send.ts';
 export type { SendService, SendDeps, AcceptedDte } from './dte.send.ts';
 export { dteJobHandlers } from './dte.jobs.ts';
 export { createDteMailComposer } from './dte.mail.ts';
-export { DTE_STATUSES, SendResponse } from './dte.schemas.ts';
+export { CreateDteBody, DTE_STATUSES, SendResponse } from './dte.schemas.ts';
 export { default as dteRoutes } from './dte.routes.ts';
 export { createDteDeliveries, DTE_DELIVERY_SUBJECT } from './dte.deliveries.ts';
 export type { DteDeliveries } from './dte.deliveries.ts';

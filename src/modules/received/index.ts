@@ -14,3 +14,8 @@ export { createRespuestaComposer } from './received.mail.ts';
 export { createReceivedDeliveries, RECEIVED_DTE_SUBJECT, RECEIVED_ENVIO_SUBJECT } from './received.deliveries.ts';
 export type { ReceivedDeliveries, RespuestaToSend } from './received.deliveries.ts';
 export { default as receivedDeliveriesRoutes } from './received.deliveries.routes.ts';
+// The checks of a received envelope, for the certification's exchange step (docs/certification.md):
+// the same verdicts as POST …/received, without storing anything.
+export { envelopeError, documentProblem } from './received.verdict.ts';
+export type { DocumentProblem } from './received.verdict.ts';
+export { guardXml } from './received.xml-guard.ts';
