@@ -137,7 +137,7 @@ describe('the certification page in Chromium', () => {
     ]);
     await expect(stageBadge('set')).resolves.toBe('Siguiente paso');
     await expect(stageBadge('postulacion')).resolves.toBe('En el sitio del SII');
-    await expect(stageBadge('simulacion')).resolves.toBe('Aún no disponible');
+    await expect(stageBadge('simulacion')).resolves.toBe('Por la API');
     await check('01-inicio');
     // No file: the form says so in place.
     await page.getByRole('button', { name: 'Subir el set' }).click();

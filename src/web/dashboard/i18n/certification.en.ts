@@ -14,12 +14,12 @@ export const certificationEn: CertificationMessages = {
     todo: 'To do',
     failed: 'Has problems',
     manual: "In the SII's site",
-    notYet: 'Not yet available',
+    notYet: 'Through the API',
   },
   stepOf: (n: number, total: number) => `Stage ${n} of ${total}`,
   byHand: "Done by hand in the SII's site (maullin.sii.cl), with the legal representative's certificate.",
   notYetHint:
-    'This dashboard does not do this stage yet. See the guide "Certifying a company" (docs/guides/08-certification.md) and the API reference.',
+    'The API does this stage (POST …/certification/simulation, POST …/certification/exchange, GET …/certification/sets/{setId}/printed-samples); this page has no button for it yet. See the guide "Certifying a company" (docs/guides/08-certification.md) and the API reference.',
   apiReference: 'API reference',
   stages: {
     postulacion: {

@@ -17,12 +17,12 @@ export const certificationEs = {
     todo: 'Pendiente',
     failed: 'Con problemas',
     manual: 'En el sitio del SII',
-    notYet: 'Aún no disponible',
+    notYet: 'Por la API',
   } as Record<string, string>,
   stepOf: (n: number, total: number) => `Etapa ${n} de ${total}`,
   byHand: 'Se hace a mano en el sitio del SII (maullin.sii.cl), con el certificado del representante legal.',
   notYetHint:
-    'Esta etapa todavía no la hace este panel. Consulta la guía «Certificar una empresa» (docs/guides/08-certification.md) y la referencia de la API.',
+    'La API hace esta etapa (POST …/certification/simulation, POST …/certification/exchange, GET …/certification/sets/{setId}/printed-samples); este panel aún no tiene un botón para ella. Consulta la guía «Certificar una empresa» (docs/guides/08-certification.md) y la referencia de la API.',
   apiReference: 'Referencia de la API',
   stages: {
     postulacion: {

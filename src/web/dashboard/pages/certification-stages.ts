@@ -18,7 +18,7 @@ export type StageKey =
   | 'muestras'
   | 'declaracion';
 
-/** manual: done in the SII's site; notYet: a stage this service does not do yet (docs only). */
+/** manual: done in the SII's site; notYet: a stage the API does and this page has no button for yet. */
 export type StageState = 'done' | 'current' | 'todo' | 'failed' | 'manual' | 'notYet';
 
 export const STAGE_ORDER: readonly StageKey[] = [
