@@ -51,6 +51,7 @@ import { MAIN_MIGRATIONS } from './db/open.ts';
 import { createMetrics } from './ops/metrics.ts';
 import { createCertificationBooks, createCertificationService } from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
+import { createAuditService } from './modules/audit/index.ts';
 
 export interface ContextDeps {
   config: Config;
@@ -84,7 +85,9 @@ export function createContext(deps: ContextDeps) {
     { name: 'database', db, migrationsDir: MAIN_MIGRATIONS },
     { name: 'secrets_database', db: deps.secretsDb, migrationsDir: SECRETS_MIGRATIONS },
   ]);
-  const apiKeys = createApiKeysService({ db, clock });
+  // The audit log (docs/audit.md): its recorder is handed to every service whose changes it keeps.
+  const audit = createAuditService({ db, clock });
+  const apiKeys = createApiKeysService({ db, clock, audit: audit.recorder });
   // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations, invitations).
   const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
   // Members and invitations (docs/dashboard.md "Members and roles"); the account's name is read
@@ -250,6 +253,7 @@ export function createContext(deps: ContextDeps) {
       ...idempotencyEncryptedColumns,
     ],
     services: {
+      audit,
       apiKeys,
       accounts,
       members,

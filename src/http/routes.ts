@@ -8,6 +8,7 @@ import { foliosRoutes } from '../modules/folios/index.ts';
 import { dteDeliveriesRoutes, dteRoutes } from '../modules/dte/index.ts';
 import { receivedDeliveriesRoutes, receivedRoutes } from '../modules/received/index.ts';
 import { certificationBooksRoutes, certificationRoutes } from '../modules/certification/index.ts';
+import { auditRoutes } from '../modules/audit/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -25,4 +26,5 @@ export const routeModules: RouteModule[] = [
   receivedDeliveriesRoutes,
   certificationRoutes,
   certificationBooksRoutes,
+  auditRoutes,
 ];

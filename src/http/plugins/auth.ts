@@ -7,7 +7,7 @@ import type { ApiKeysService } from '../../modules/api-keys/index.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set on every API route by the auth hook; routes read the account from here only. */
-    auth: { accountId: string; apiKeyId: string } | null;
+    auth: { accountId: string; apiKeyId: string; prefix: string } | null;
   }
 }
 

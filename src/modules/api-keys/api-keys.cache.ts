@@ -31,6 +31,8 @@ const NAME_PREFIX = 'dte-keycache:';
 export interface CachedKey {
   accountId: string;
   apiKeyId: string;
+  /** The key's display prefix, for the audit log's actor (never the key). */
+  prefix: string;
 }
 
 export interface KeyCacheOptions {
@@ -82,7 +84,7 @@ export function createKeyCache(db: Pick<Db, 'listen' | 'listenLocally' | 'query'
         hashById.delete(e.apiKeyId);
         return undefined;
       }
-      return { accountId: e.accountId, apiKeyId: e.apiKeyId };
+      return { accountId: e.accountId, apiKeyId: e.apiKeyId, prefix: e.prefix };
     },
     /** Stores an active key looked up since `startedAt` (an epoch), unless anything was invalidated meanwhile. */
     set(hash: string, key: CachedKey, startedAt: number) {
