@@ -104,7 +104,7 @@ export function createContext(deps: ContextDeps) {
       : undefined,
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
-  const tenants = createTenantsService({ db, clock });
+  const tenants = createTenantsService({ db, clock, audit: audit.recorder });
   const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer() });
   const dashboardAuth = createDashboardAuthService({
     db,
@@ -142,7 +142,7 @@ export function createContext(deps: ContextDeps) {
     tenants,
     log: backgroundLog,
   });
-  const credentials = createCredentialsService({ db, clock, secretStore, dataCipher, writer: credentialWriter, tenants });
+  const credentials = createCredentialsService({ db, clock, secretStore, dataCipher, writer: credentialWriter, tenants, audit: audit.recorder });
   const activation = createActivationService({
     db,
     clock,
@@ -152,6 +152,7 @@ export function createContext(deps: ContextDeps) {
     dataCipher,
     tenants,
     accounts,
+    audit: audit.recorder,
   });
   const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks });
   // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
