@@ -166,6 +166,7 @@ export function createContext(deps: ContextDeps) {
     cafKeys,
     getTenant: tenants.getRow,
     requestWaitMs: deps.config.folioRequestWaitMs,
+    audit: audit.recorder,
     reservationTimeoutMs: deps.config.folioReservationTimeoutMs,
   });
   const folioAnnulment = createFolioAnnulment({
@@ -174,6 +175,7 @@ export function createContext(deps: ContextDeps) {
     provider,
     credentials,
     log: backgroundLog,
+    audit: audit.recorder,
   });
   const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
   // Outbound mail (docs/exchange.md): the generic outbox of e-mails. What goes, and the messages,

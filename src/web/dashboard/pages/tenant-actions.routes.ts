@@ -92,7 +92,7 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
           param: 'cantidad',
         });
       const bindResult = token ? formOnce.binder(row.account_id, 'folio-request', token, ctx.clock.now()) : undefined;
-      const r = await folios.request(row, { tipoDte, cantidad }, { bindResult });
+      const r = await folios.request(row, { tipoDte, cantidad }, { bindResult }, auditActor(req));
       return done(r.request.id);
     } catch (e) {
       if (e instanceof FormAlreadySubmitted) return done(e.resultId);
