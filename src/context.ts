@@ -177,7 +177,7 @@ export function createContext(deps: ContextDeps) {
     log: backgroundLog,
     audit: audit.recorder,
   });
-  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
+  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png, audit: audit.recorder });
   // Outbound mail (docs/exchange.md): the generic outbox of e-mails. What goes, and the messages,
   // are the dte and received modules' (their deliveries and composers, registered below).
   const exchange = createExchangeService({
@@ -203,6 +203,7 @@ export function createContext(deps: ContextDeps) {
     sendWaitMs: deps.config.dteSendWaitMs,
     pollInitialMs: deps.config.dtePollInitialMs,
     onAccepted: dteDeliveries.onAccepted,
+    audit: audit.recorder,
   });
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas beside the engine (the published XSDs, src/dte/schemas).
