@@ -154,7 +154,7 @@ export function createContext(deps: ContextDeps) {
     accounts,
     audit: audit.recorder,
   });
-  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks });
+  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks, audit: audit.recorder });
   // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
   const signers = createSignerCache({ source: credentials, db });
   const folios = createFoliosService({
