@@ -99,6 +99,7 @@ export function createContext(deps: ContextDeps) {
     settings: { invitationTtlMs: 7 * 24 * 3_600_000, publicUrl: deps.config.appUrl, inviteRateLimit: deps.config.dashboard.loginRateLimit },
     rateLimiter: rateLimiterFor(db),
     accountName: (accountId) => accounts.nameOf(accountId),
+    audit: audit.recorder,
     mailer: smtpTransport
       ? createInvitationMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog })
       : undefined,
