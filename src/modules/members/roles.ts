@@ -5,7 +5,7 @@
  *
  * - owner: everything, including ownership (making or unmaking owners).
  * - admin: everything but ownership.
- * - developer: API keys, webhooks and their logs (and test mode, when it exists).
+ * - developer: API keys, webhooks and their logs, the audit log (and test mode, when it exists).
  * - operator: companies, their credentials and activation links, folios, documents.
  * - read_only: looks at every page (never a secret), changes nothing.
  */
@@ -33,6 +33,11 @@ export const POLICY = {
   'credentials.manage': OPERATORS,
   'folios.manage': OPERATORS,
   'documents.manage': OPERATORS,
+  /**
+   * The audit log (docs/audit.md): who did what, with their e-mail and address. Those who manage
+   * the account and its integration; operators and read-only members do not see colleagues' addresses.
+   */
+  'audit.view': DEVELOPERS,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type DashboardAction = keyof typeof POLICY;

@@ -74,6 +74,9 @@ export const ROUTE_ACTIONS: Readonly<Record<string, DashboardAction>> = {
   'POST /settings/members/:memberId/role': 'members.manage',
   'GET /settings/members/:memberId/remove': 'members.leave',
   'POST /settings/members/:memberId/remove': 'members.leave',
+  // The audit log and its CSV (docs/audit.md): owners, admins and developers.
+  'GET /settings/audit': 'audit.view',
+  'GET /settings/audit.csv': 'audit.view',
 };
 
 /** The action of a route as Fastify names it (HEAD is its GET). */

@@ -2,6 +2,7 @@ import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import type { Messages } from './es.ts';
 import { actionsEn } from './actions.en.ts';
 import { teamsEn } from './teams.en.ts';
+import { auditEn } from './audit.en.ts';
 
 /** English. Typed against the Spanish catalogue, so a missing or extra key does not compile. */
 export const en: Messages = {
@@ -366,8 +367,11 @@ export const en: Messages = {
   actions: actionsEn,
   /** Members, roles and invitations (i18n/teams.en.ts). */
   teams: teamsEn,
+  /** The audit log page (i18n/audit.en.ts). */
+  audit: auditEn,
   errorCodes: {
     ...teamsEn.errorCodes,
+    ...auditEn.errorCodes,
     invalid_logo:
       'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side, at most 8.4 megapixels: for example 4000 × 2000).',
     not_cedible: 'This document type has no cedible copy.',

@@ -1,6 +1,7 @@
 import { DOCUMENT_TYPES } from '../../../dte/index.ts';
 import { actionsEs } from './actions.es.ts';
 import { teamsEs } from './teams.es.ts';
+import { auditEs } from './audit.es.ts';
 
 /** Spanish (es-CL), the dashboard's first language. en.ts must have exactly the same keys. */
 export const es = {
@@ -366,9 +367,12 @@ export const es = {
   actions: actionsEs,
   /** Members, roles and invitations (i18n/teams.es.ts). */
   teams: teamsEs,
+  /** The audit log page (i18n/audit.es.ts). */
+  audit: auditEs,
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {
     ...teamsEs.errorCodes,
+    ...auditEs.errorCodes,
     invalid_logo:
       'El archivo no es una imagen PNG o JPEG válida, o su tamaño no sirve (entre 16 y 4000 píxeles por lado y hasta 8,4 megapíxeles: por ejemplo 4000 × 2000).',
     not_cedible: 'Este tipo de documento no tiene copia cedible.',

@@ -13,7 +13,7 @@ export const teamsEn: TeamsMessages = {
   roleHints: {
     owner: 'Everything, including ownership of the account.',
     admin: 'Everything but ownership of the account.',
-    developer: 'API keys, webhooks and their logs.',
+    developer: 'API keys, webhooks and their logs, the audit log.',
     operator: 'Companies, credentials, folios and documents.',
     read_only: 'Sees everything (never a secret), changes nothing.',
   },
@@ -29,6 +29,7 @@ export const teamsEn: TeamsMessages = {
     'credentials.manage': 'Credentials, certificates and activation links',
     'folios.manage': 'Request folios',
     'documents.manage': 'Send documents to the SII, resend them, credit notes',
+    'audit.view': 'See the audit log and export it',
   },
   ownership: 'Make or unmake owners',
   yes: 'Yes',

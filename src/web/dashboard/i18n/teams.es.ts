@@ -14,7 +14,7 @@ export const teamsEs = {
   roleHints: {
     owner: 'Todo, incluida la propiedad de la cuenta.',
     admin: 'Todo menos la propiedad de la cuenta.',
-    developer: 'Claves API, webhooks y sus registros.',
+    developer: 'Claves API, webhooks y sus registros, el registro de auditoría.',
     operator: 'Empresas, credenciales, folios y documentos.',
     read_only: 'Ve todo (nunca un secreto), no cambia nada.',
   },
@@ -30,6 +30,7 @@ export const teamsEs = {
     'credentials.manage': 'Credenciales, certificados y enlaces de activación',
     'folios.manage': 'Solicitar folios',
     'documents.manage': 'Enviar documentos al SII, reenviarlos, notas de crédito',
+    'audit.view': 'Ver el registro de auditoría y exportarlo',
   },
   ownership: 'Hacer o deshacer propietarios',
   yes: 'Sí',

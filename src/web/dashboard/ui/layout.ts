@@ -20,7 +20,7 @@ export interface PageContext {
   role: Role | null;
 }
 
-export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys' | 'members';
+export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys' | 'members' | 'audit';
 
 /** The current URL with `lang` replaced, so switching language stays on the same page. */
 export function withLang(url: string, lang: Lang): string {
@@ -59,7 +59,7 @@ ${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tena
       'members',
       '/settings/members',
       t.teams.nav,
-    )}
+    )}${ctx.role && allowed(ctx.role, 'audit.view') ? item('audit', '/settings/audit', t.audit.nav) : ''}
 </ul></nav>
 <div class="dash-account">${langSwitch(ctx)}${
       ctx.account
