@@ -4,7 +4,8 @@
  * so (password, secret, token, key material, certificate content), or a string that looks like an
  * API key. Values are bounded so one event stays small.
  */
-const SECRET_NAME = /pass(word)?|secret|token|pfx|private|apikey|api_key|^key$|signature|cert(ificate)?_?(data|content|file)|authorization|cookie/i;
+const SECRET_NAME =
+  /pass(word)?|secret|token|pfx|private|apikey|api_key|^key$|signature|cert(ificate)?_?(data|content|file)|authorization|cookie/i;
 const SECRET_VALUE = /sk_(live|test)_[A-Za-z0-9_-]{8,}|whsec_[A-Za-z0-9+/=_-]{8,}|-----BEGIN/;
 const MAX_STRING = 200;
 const MAX_DEPTH = 3;

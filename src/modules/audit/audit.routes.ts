@@ -27,7 +27,9 @@ const AuditQuery = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),
     iterator: Type.Optional(Type.String({ maxLength: 512 })),
     actor: Type.Optional(Type.String({ maxLength: 320, description: "A member's e-mail or id, or an API key's prefix or id." })),
-    action: Type.Optional(Type.String({ maxLength: 100, description: 'An exact action (`tenant.created`) or a prefix ending in a dot (`tenant.`).' })),
+    action: Type.Optional(
+      Type.String({ maxLength: 100, description: 'An exact action (`tenant.created`) or a prefix ending in a dot (`tenant.`).' }),
+    ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'Only events at or after this instant.' })),
     until: Type.Optional(Type.String({ format: 'date-time', description: 'Only events before this instant.' })),
   },

@@ -59,7 +59,8 @@ export function auditFilter(q: AuditQuery): AuditFilter {
     });
   const since = instant(q.since, 'since');
   const until = instant(q.until, 'until');
-  if (since && until && since >= until) throw errors.invalid('invalid_audit_filter', 'since must be earlier than until.', { param: 'since' });
+  if (since && until && since >= until)
+    throw errors.invalid('invalid_audit_filter', 'since must be earlier than until.', { param: 'since' });
   return { actor: q.actor?.trim() || undefined, action, since, until };
 }
 

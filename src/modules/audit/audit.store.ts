@@ -76,7 +76,10 @@ export const auditStore = {
   },
   /** Retention: events older than `cutoff` go, in batches so no transaction grows large. */
   async deleteOlderThan(tx: Sql, cutoff: Date, batch: number) {
-    const r = await tx.query(`delete from audit_events where id in (select id from audit_events where created_at < $1 limit $2)`, [cutoff, batch]);
+    const r = await tx.query(`delete from audit_events where id in (select id from audit_events where created_at < $1 limit $2)`, [
+      cutoff,
+      batch,
+    ]);
     return r.rowCount;
   },
 };
