@@ -143,7 +143,15 @@ export function createContext(deps: ContextDeps) {
     tenants,
     log: backgroundLog,
   });
-  const credentials = createCredentialsService({ db, clock, secretStore, dataCipher, writer: credentialWriter, tenants, audit: audit.recorder });
+  const credentials = createCredentialsService({
+    db,
+    clock,
+    secretStore,
+    dataCipher,
+    writer: credentialWriter,
+    tenants,
+    audit: audit.recorder,
+  });
   const activation = createActivationService({
     db,
     clock,

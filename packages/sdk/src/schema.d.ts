@@ -14192,6 +14192,158 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/audit-events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List audit events
+     * @description Changes to keys, tenants, credentials, folios, documents, webhooks and members, newest first: who (member or API key prefix), what, when, from where. Never a secret.
+     */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+          iterator?: string;
+          /** @description A member's e-mail or id, or an API key's prefix or id. */
+          actor?: string;
+          /** @description An exact action (`tenant.created`) or a prefix ending in a dot (`tenant.`). */
+          action?: string;
+          /** @description Only events at or after this instant. */
+          since?: string;
+          /** @description Only events before this instant. */
+          until?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "data": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "action": "<action>",
+             *           "actor": {
+             *             "type": "member",
+             *             "id": "<id>",
+             *             "label": "<label>"
+             *           },
+             *           "target": {
+             *             "type": "<type>",
+             *             "id": "<id>"
+             *           },
+             *           "ip": "<ip>",
+             *           "userAgent": "<userAgent>",
+             *           "details": {},
+             *           "livemode": true,
+             *           "createdAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ],
+             *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
+             *       "done": true
+             *     }
+             */
+            'application/json': {
+              data: components['schemas']['AuditEvent'][];
+              iterator: string | null;
+              done: boolean;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -15152,6 +15304,33 @@ export interface components {
          */
         documents: number;
       };
+      /** Format: date-time */
+      createdAt: string;
+    };
+    /** AuditEvent */
+    AuditEvent: {
+      /** Format: uuid */
+      id: string;
+      /** @description What happened, like `api_key.created` or `tenant.updated` (docs/audit.md). */
+      action: string;
+      actor: {
+        type: 'member' | 'api_key' | 'system';
+        id: string | null;
+        /** @description A member's e-mail, or an API key's display prefix (never the key). */
+        label: string;
+      };
+      target: {
+        type: string;
+        id: string | null;
+      };
+      ip: string | null;
+      userAgent: string | null;
+      /** @description Non-secret facts of the change (names, states, counts). */
+      details: {
+        [key: string]: unknown;
+      };
+      /** @description Whether the change was made in live mode. */
+      livemode: boolean;
       /** Format: date-time */
       createdAt: string;
     };

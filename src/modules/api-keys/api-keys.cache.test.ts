@@ -46,7 +46,8 @@ describeEachDb('API key cache in the service', (backend) => {
     expect((await keys.authenticate(created.key)).apiKeyId).toBe(created.id);
     await new Promise((r) => setTimeout(r, 50)); // its last_used_at write
     queries = 0;
-    for (let i = 0; i < 5; i++) expect(await keys.authenticate(created.key)).toEqual({ accountId, apiKeyId: created.id, prefix: created.prefix });
+    for (let i = 0; i < 5; i++)
+      expect(await keys.authenticate(created.key)).toEqual({ accountId, apiKeyId: created.id, prefix: created.prefix });
     expect(queries).toBe(0);
     await keys.revoke(accountId, created.id);
     await expect(keys.authenticate(created.key)).rejects.toMatchObject({ code: 'revoked_api_key' });

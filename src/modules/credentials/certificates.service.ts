@@ -127,7 +127,13 @@ export function createCertificatesService(deps: {
             accountId,
             action: 'certificate.uploaded',
             target: { type: 'certificate', id },
-            details: { tenantId, rutCertificado: rut, fingerprint256: info.fingerprint256, notAfter: info.notAfter, primary: inserted.es_principal },
+            details: {
+              tenantId,
+              rutCertificado: rut,
+              fingerprint256: info.fingerprint256,
+              notAfter: info.notAfter,
+              primary: inserted.es_principal,
+            },
           });
           return { result: inserted };
         });

@@ -118,7 +118,13 @@ const routes: RouteModule = async (app, { ctx }) => {
         return reply
           .status(201)
           .send(
-            await credentials.addCertificate(tenant.account_id, tenant.id, input, { bindResult: idempotencyBinder(req, 'certificate') }, apiActor(req)),
+            await credentials.addCertificate(
+              tenant.account_id,
+              tenant.id,
+              input,
+              { bindResult: idempotencyBinder(req, 'certificate') },
+              apiActor(req),
+            ),
           );
       },
     );

@@ -55,7 +55,8 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: DteSchema }, [503]),
       },
     },
-    async (req, reply) => reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') }, apiActor(req))),
+    async (req, reply) =>
+      reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') }, apiActor(req))),
   );
 
   app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(

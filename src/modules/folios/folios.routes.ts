@@ -113,7 +113,12 @@ const routes: RouteModule = async (app, { ctx }) => {
         },
       },
       async (req, reply) => {
-        const r = await folios.uploadCaf(tenantOf(req), cafFile(req.body), { bindResult: idempotencyBinder(req, 'folio_range') }, apiActor(req));
+        const r = await folios.uploadCaf(
+          tenantOf(req),
+          cafFile(req.body),
+          { bindResult: idempotencyBinder(req, 'folio_range') },
+          apiActor(req),
+        );
         return reply.status(r.created ? 201 : 200).send(r.caf);
       },
     );

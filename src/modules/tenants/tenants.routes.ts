@@ -31,7 +31,9 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) =>
-      reply.status(201).send(await tenants.create(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'tenant') }, apiActor(req))),
+      reply
+        .status(201)
+        .send(await tenants.create(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'tenant') }, apiActor(req))),
   );
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/api/v1/tenants',

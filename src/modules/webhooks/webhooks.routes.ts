@@ -50,7 +50,14 @@ const routes: RouteModule = async (app, { ctx }) => {
     async (req, reply) =>
       reply
         .status(201)
-        .send(await webhooks.createEndpoint(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'webhook_endpoint') }, apiActor(req))),
+        .send(
+          await webhooks.createEndpoint(
+            accountOf(req),
+            req.body,
+            { bindResult: idempotencyBinder(req, 'webhook_endpoint') },
+            apiActor(req),
+          ),
+        ),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/webhooks/endpoints',

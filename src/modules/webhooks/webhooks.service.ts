@@ -262,7 +262,10 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           accountId,
           action: 'webhook_endpoint.updated',
           target: { type: 'webhook_endpoint', id },
-          details: { fields: Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined), url: url === undefined ? null : auditUrl(url) },
+          details: {
+            fields: Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined),
+            url: url === undefined ? null : auditUrl(url),
+          },
         });
         return endpointsStore.get(tx, accountId, id);
       });

@@ -239,5 +239,12 @@ export default routes;
  */
 function linkActor(req: FastifyRequest): AuditActor {
   const ua = req.headers['user-agent'];
-  return { type: 'system', id: null, label: 'activation link', ip: req.ip, userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null, livemode: true };
+  return {
+    type: 'system',
+    id: null,
+    label: 'activation link',
+    ip: req.ip,
+    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
+    livemode: true,
+  };
 }

@@ -107,7 +107,14 @@ export const actor = (req: FastifyRequest): Actor => {
 export const auditActor = (req: FastifyRequest): AuditActor => {
   const a = actor(req);
   const ua = req.headers['user-agent'];
-  return { type: 'member', id: a.memberId, label: a.email, ip: req.ip, userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null, livemode: true };
+  return {
+    type: 'member',
+    id: a.memberId,
+    label: a.email,
+    ip: req.ip,
+    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
+    livemode: true,
+  };
 };
 
 /** The signed-in account's id; routes that call it are behind the login hook. */

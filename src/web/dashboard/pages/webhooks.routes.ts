@@ -85,7 +85,12 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       );
     if (!input) return fail(problems);
     try {
-      const created = await webhooks.createEndpoint(account, { ...input, description: input.description || undefined }, {}, auditActor(req));
+      const created = await webhooks.createEndpoint(
+        account,
+        { ...input, description: input.description || undefined },
+        {},
+        auditActor(req),
+      );
       return seeOther(reply, `/webhooks/${created.id}?done=created`);
     } catch (e) {
       return fail([formFailure(e)]);
