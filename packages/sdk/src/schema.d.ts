@@ -14234,19 +14234,24 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
-             *           "action": "<action>",
+             *           "action": "tenant.created",
              *           "actor": {
              *             "type": "member",
-             *             "id": "<id>",
-             *             "label": "<label>"
+             *             "id": "4f0c2d8e-6a1b-4c3d-9e8f-1a2b3c4d5e6f",
+             *             "label": "sk_live_AbCdEf"
              *           },
              *           "target": {
-             *             "type": "<type>",
-             *             "id": "<id>"
+             *             "type": "tenant",
+             *             "id": "9b2e7c1a-3d4f-4e5a-8b6c-7d8e9f0a1b2c"
              *           },
-             *           "ip": "<ip>",
-             *           "userAgent": "<userAgent>",
-             *           "details": {},
+             *           "ip": "203.0.113.9",
+             *           "userAgent": "curl/8.5.0",
+             *           "details": {
+             *             "rutEmpresa": "76192083-9",
+             *             "razonSocial": "Comercial Andes SpA",
+             *             "ambiente": "produccion",
+             *             "provider": "simpleapi"
+             *           },
              *           "livemode": true,
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
@@ -15311,25 +15316,43 @@ export interface components {
     AuditEvent: {
       /** Format: uuid */
       id: string;
-      /** @description What happened, like `api_key.created` or `tenant.updated` (docs/audit.md). */
+      /**
+       * @description What happened, like `api_key.created` or `tenant.updated` (docs/audit.md).
+       * @example tenant.created
+       */
       action: string;
       actor: {
         type: 'member' | 'api_key' | 'system';
         id: string | null;
-        /** @description A member's e-mail, or an API key's display prefix (never the key). */
+        /**
+         * @description A member's e-mail, or an API key's display prefix (never the key).
+         * @example sk_live_AbCdEf
+         */
         label: string;
       };
       target: {
+        /** @example tenant */
         type: string;
         id: string | null;
       };
       ip: string | null;
       userAgent: string | null;
-      /** @description Non-secret facts of the change (names, states, counts). */
+      /**
+       * @description Non-secret facts of the change (names, states, counts).
+       * @example {
+       *       "rutEmpresa": "76192083-9",
+       *       "razonSocial": "Comercial Andes SpA",
+       *       "ambiente": "produccion",
+       *       "provider": "simpleapi"
+       *     }
+       */
       details: {
         [key: string]: unknown;
       };
-      /** @description Whether the change was made in live mode. */
+      /**
+       * @description Whether the change was made in live mode.
+       * @example true
+       */
       livemode: boolean;
       /** Format: date-time */
       createdAt: string;

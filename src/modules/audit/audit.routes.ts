@@ -6,17 +6,35 @@ import { accountOf } from '../../http/plugins/tenant-scope.ts';
 const AuditEventSchema = Type.Object(
   {
     id: Uuid(),
-    action: Type.String({ maxLength: 100, description: 'What happened, like `api_key.created` or `tenant.updated` (docs/audit.md).' }),
+    action: Type.String({
+      maxLength: 100,
+      examples: ['tenant.created'],
+      description: 'What happened, like `api_key.created` or `tenant.updated` (docs/audit.md).',
+    }),
     actor: Type.Object({
       type: Type.Union([Type.Literal('member'), Type.Literal('api_key'), Type.Literal('system')]),
-      id: Nullable(Type.String({ maxLength: 64 })),
-      label: Type.String({ maxLength: 320, description: "A member's e-mail, or an API key's display prefix (never the key)." }),
+      id: Nullable(Type.String({ maxLength: 64, examples: ['4f0c2d8e-6a1b-4c3d-9e8f-1a2b3c4d5e6f'] })),
+      label: Type.String({
+        maxLength: 320,
+        examples: ['sk_live_AbCdEf'],
+        description: "A member's e-mail, or an API key's display prefix (never the key).",
+      }),
     }),
-    target: Type.Object({ type: Type.String({ maxLength: 64 }), id: Nullable(Type.String({ maxLength: 128 })) }),
-    ip: Nullable(Type.String({ maxLength: 64, description: 'The address the change came from.' })),
-    userAgent: Nullable(Type.String({ maxLength: 256 })),
-    details: Type.Object({}, { additionalProperties: true, description: 'Non-secret facts of the change (names, states, counts).' }),
-    livemode: Type.Boolean({ description: 'Whether the change was made in live mode.' }),
+    target: Type.Object({
+      type: Type.String({ maxLength: 64, examples: ['tenant'] }),
+      id: Nullable(Type.String({ maxLength: 128, examples: ['9b2e7c1a-3d4f-4e5a-8b6c-7d8e9f0a1b2c'] })),
+    }),
+    ip: Nullable(Type.String({ maxLength: 64, examples: ['203.0.113.9'], description: 'The address the change came from.' })),
+    userAgent: Nullable(Type.String({ maxLength: 256, examples: ['curl/8.5.0'] })),
+    details: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        examples: [{ rutEmpresa: '76192083-9', razonSocial: 'Comercial Andes SpA', ambiente: 'produccion', provider: 'simpleapi' }],
+        description: 'Non-secret facts of the change (names, states, counts).',
+      },
+    ),
+    livemode: Type.Boolean({ examples: [true], description: 'Whether the change was made in live mode.' }),
     createdAt: Timestamp(),
   },
   { $id: 'AuditEvent', title: 'AuditEvent' },
