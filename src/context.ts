@@ -106,7 +106,7 @@ export function createContext(deps: ContextDeps) {
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
   const tenants = createTenantsService({ db, clock, audit: audit.recorder });
-  const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer() });
+  const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer(), audit: audit.recorder });
   const dashboardAuth = createDashboardAuthService({
     db,
     clock,

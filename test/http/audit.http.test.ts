@@ -16,6 +16,7 @@ import {
   type IssuingApp,
 } from '../support/issuing.ts';
 import { findings } from '../support/secret-scan.ts';
+import { zeroPng } from '../support/zero-png.ts';
 import { DashboardClient, textOf } from '../web/dashboard/client.ts';
 
 /**
@@ -95,6 +96,14 @@ describeEachDb('audit log over HTTP', (backend) => {
     secrets.pfxPassword = Buffer.from(CERT_PASSWORD);
     secrets.providerApiKey = Buffer.from(SANDBOX_API_KEY);
     const tenant = await api('PATCH', `/api/v1/tenants/${tenantId}`, { razonSocial: 'Auditada Cambiada SpA' });
+    const logo = await t.call(key, {
+      method: 'PUT',
+      url: `/api/v1/tenants/${tenantId}/logo`,
+      payload: await zeroPng({ width: 32, height: 32 }),
+      headers: { 'content-type': 'image/png' },
+    });
+    expect(logo.statusCode, logo.body).toBe(200);
+    await api('DELETE', `/api/v1/tenants/${tenantId}/logo`);
     const link = await api('POST', `/api/v1/tenants/${tenantId}/activation-link`);
     secrets.activationToken = Buffer.from(link.token);
 
@@ -158,6 +167,8 @@ describeEachDb('audit log over HTTP', (backend) => {
       'credential.api_key_set',
       'certificate.uploaded',
       'tenant.updated',
+      'tenant.logo_updated',
+      'tenant.logo_removed',
       'activation_link.created',
       'folio.requested',
       'folio.caf_uploaded',
@@ -198,7 +209,7 @@ describeEachDb('audit log over HTTP', (backend) => {
     expect(paged.map((e) => e.id)).toEqual(everything.map((e) => e.id));
 
     const tenants = await all('action=tenant.');
-    expect(tenants.map((e) => e.action).sort()).toEqual(['tenant.created', 'tenant.updated']);
+    expect(tenants.map((e) => e.action).sort()).toEqual(['tenant.created', 'tenant.logo_removed', 'tenant.logo_updated', 'tenant.updated']);
     expect((await all('action=dte.sent')).map((e) => e.action)).toEqual(['dte.sent']);
     const byKey = await all(`actor=${prefix}`);
     expect(byKey.length).toBeGreaterThan(10);
@@ -236,7 +247,7 @@ describeEachDb('audit log over HTTP', (backend) => {
     const rows = Buffer.from(table.rows.map((r) => r.v).join('\n'));
     const csv = await owner.get('/settings/audit.csv');
     expect(csv.statusCode).toBe(200);
-    expect(table.rows.length).toBeGreaterThanOrEqual(19);
+    expect(table.rows.length).toBeGreaterThanOrEqual(21);
     expect([
       ...findings(listed, secrets, 'the API'),
       ...findings(rows, secrets, 'audit_events'),

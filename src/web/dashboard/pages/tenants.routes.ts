@@ -220,7 +220,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       try {
         if (!file) throw errors.invalid('invalid_logo', 'Choose a PNG or JPEG file.', { details: { reason: 'empty' } });
         // Browsers name the file's type from its extension; only an image type is worth checking.
-        await tenantLogos.put(row, file.data, file.contentType.startsWith('image/') ? file.contentType : undefined);
+        await tenantLogos.put(row, file.data, file.contentType.startsWith('image/') ? file.contentType : undefined, auditActor(req));
         return seeOther(reply, `/tenants/${row.id}?done=logo#logo`);
       } catch (e) {
         const err = formFailure(e);
@@ -251,7 +251,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
 
   app.post<Id>('/tenants/:tenantId/logo/delete', async (req, reply) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
-    await tenantLogos.remove(row);
+    await tenantLogos.remove(row, auditActor(req));
     return seeOther(reply, `/tenants/${row.id}?done=logo-removed#logo`);
   });
 };
