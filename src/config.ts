@@ -90,6 +90,8 @@ export interface Config {
     /** EXCHANGE_RETRY_SCHEDULE: delay before each attempt of a delivery; its length is the number of attempts. */
     readonly retryScheduleMs: readonly number[];
   };
+  /** AUDIT_RETENTION_DAYS: audit events older than this are deleted (docs/audit.md). */
+  readonly auditRetentionDays: number;
   readonly activationLinkTtlMs: number;
   readonly folioRequestWaitMs: number;
   /** A folio reserved by a DTE create that never finished (process died) is voided after this. */
@@ -254,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
       from: mailbox(env, 'SMTP_FROM', 'DTE <dte@localhost>'),
       retryScheduleMs: schedule(env, 'EXCHANGE_RETRY_SCHEDULE', [0, 60_000, 300_000, 1_800_000, 7_200_000, 21_600_000]),
     },
+    auditRetentionDays: int(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
     activationLinkTtlMs: duration(env, 'ACTIVATION_LINK_TTL', 7 * 86_400_000),
     folioRequestWaitMs: duration(env, 'FOLIO_REQUEST_WAIT', 25_000),
     folioReservationTimeoutMs: duration(env, 'FOLIO_RESERVATION_TIMEOUT', 10 * 60_000),

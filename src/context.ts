@@ -56,6 +56,7 @@ import {
   createCertificationSimulation,
 } from './modules/certification/index.ts';
 import { createReadiness } from './ops/readiness.ts';
+import { createAuditService } from './modules/audit/index.ts';
 
 export interface ContextDeps {
   config: Config;
@@ -89,7 +90,9 @@ export function createContext(deps: ContextDeps) {
     { name: 'database', db, migrationsDir: MAIN_MIGRATIONS },
     { name: 'secrets_database', db: deps.secretsDb, migrationsDir: SECRETS_MIGRATIONS },
   ]);
-  const apiKeys = createApiKeysService({ db, clock });
+  // The audit log (docs/audit.md): its recorder is handed to every service whose changes it keeps.
+  const audit = createAuditService({ db, clock });
+  const apiKeys = createApiKeysService({ db, clock, audit: audit.recorder });
   // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations, invitations).
   const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
   // Members and invitations (docs/dashboard.md "Members and roles"); the account's name is read
@@ -101,13 +104,14 @@ export function createContext(deps: ContextDeps) {
     settings: { invitationTtlMs: 7 * 24 * 3_600_000, publicUrl: deps.config.appUrl, inviteRateLimit: deps.config.dashboard.loginRateLimit },
     rateLimiter: rateLimiterFor(db),
     accountName: (accountId) => accounts.nameOf(accountId),
+    audit: audit.recorder,
     mailer: smtpTransport
       ? createInvitationMailer({ transport: smtpTransport, from: deps.config.smtp.from, log: backgroundLog })
       : undefined,
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
-  const tenants = createTenantsService({ db, clock });
-  const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer() });
+  const tenants = createTenantsService({ db, clock, audit: audit.recorder });
+  const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer(), audit: audit.recorder });
   const dashboardAuth = createDashboardAuthService({
     db,
     clock,
@@ -144,7 +148,15 @@ export function createContext(deps: ContextDeps) {
     tenants,
     log: backgroundLog,
   });
-  const credentials = createCredentialsService({ db, clock, secretStore, dataCipher, writer: credentialWriter, tenants });
+  const credentials = createCredentialsService({
+    db,
+    clock,
+    secretStore,
+    dataCipher,
+    writer: credentialWriter,
+    tenants,
+    audit: audit.recorder,
+  });
   const activation = createActivationService({
     db,
     clock,
@@ -154,8 +166,9 @@ export function createContext(deps: ContextDeps) {
     dataCipher,
     tenants,
     accounts,
+    audit: audit.recorder,
   });
-  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks });
+  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks, audit: audit.recorder });
   // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
   const signers = createSignerCache({ source: credentials, db });
   const folios = createFoliosService({
@@ -167,6 +180,7 @@ export function createContext(deps: ContextDeps) {
     cafKeys,
     getTenant: tenants.getRow,
     requestWaitMs: deps.config.folioRequestWaitMs,
+    audit: audit.recorder,
     reservationTimeoutMs: deps.config.folioReservationTimeoutMs,
   });
   const folioAnnulment = createFolioAnnulment({
@@ -175,8 +189,9 @@ export function createContext(deps: ContextDeps) {
     provider,
     credentials,
     log: backgroundLog,
+    audit: audit.recorder,
   });
-  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
+  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png, audit: audit.recorder });
   // Outbound mail (docs/exchange.md): the generic outbox of e-mails. What goes, and the messages,
   // are the dte and received modules' (their deliveries and composers, registered below).
   const exchange = createExchangeService({
@@ -202,6 +217,7 @@ export function createContext(deps: ContextDeps) {
     sendWaitMs: deps.config.dteSendWaitMs,
     pollInitialMs: deps.config.dtePollInitialMs,
     onAccepted: dteDeliveries.onAccepted,
+    audit: audit.recorder,
   });
   // Received documents: verified with the same SII keys as the CAFs we are given, and the SII's
   // schemas beside the engine (the published XSDs, src/dte/schemas).
@@ -263,6 +279,7 @@ export function createContext(deps: ContextDeps) {
       ...idempotencyEncryptedColumns,
     ],
     services: {
+      audit,
       apiKeys,
       accounts,
       members,

@@ -12,6 +12,7 @@ import { dteJobHandlers } from './modules/dte/index.ts';
 import { receivedPeriodics } from './modules/received/index.ts';
 import { exchangeJobHandlers } from './modules/exchange/index.ts';
 import { certificationJobHandlers } from './modules/certification/index.ts';
+import { auditPeriodics } from './modules/audit/index.ts';
 
 export interface Periodic {
   name: string;
@@ -49,6 +50,7 @@ export function collectPeriodics(ctx: AppContext): Periodic[] {
     ...webhookPeriodics(ctx),
     ...folioPeriodics(ctx.services.folios, ctx.services.folioAnnulment, ctx.config.folioReservationTimeoutMs),
     ...receivedPeriodics(ctx.services.received),
+    ...auditPeriodics(ctx.services.audit, ctx.config.auditRetentionDays),
     // Dashboard sessions past their idle or absolute expiry (each is also refused and deleted on sight).
     { name: 'dashboard.sessions.purge', everyMs: 15 * 60_000, run: async () => void (await ctx.services.dashboardAuth.purgeExpired()) },
     // Member invitations past their expiry (an expired link is refused anyway; this drops the row).

@@ -82,6 +82,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   webhooks: 'Endpoints that receive signed events when documents, folios or credentials change.',
   received: "Documents your tenants' suppliers send them: verify, keep once, accept or claim.",
   exchange: 'Accepted documents e-mailed to their receptors as an EnvioDTE with the PDF.',
+  'audit events': 'Who changed what, when and from where: members and API keys, never a secret.',
   certification: "The SII's test set for certifying a tenant as an issuer: uploaded, read, and followed case by case.",
 };
 

@@ -13,6 +13,7 @@ import {
   certificationRoutes,
   certificationSimulationRoutes,
 } from '../modules/certification/index.ts';
+import { auditRoutes } from '../modules/audit/index.ts';
 import type { RouteModule } from './route-module.ts';
 
 export const routeModules: RouteModule[] = [
@@ -32,4 +33,5 @@ export const routeModules: RouteModule[] = [
   certificationBooksRoutes,
   certificationExchangeRoutes,
   certificationSimulationRoutes,
+  auditRoutes,
 ];

@@ -10,8 +10,9 @@ declare module 'fastify' {
      * Set on every API route by the auth hook; routes read the account from here only. `accountId`
      * is the scope of the key's mode (the account's id for a live key, its test twin's for a test
      * key: src/modules/accounts/modes.ts), so everything a route reads or makes stays in that mode.
+     * `prefix` names the key in the audit log (never the key).
      */
-    auth: { accountId: string; apiKeyId: string; livemode: boolean } | null;
+    auth: { accountId: string; apiKeyId: string; livemode: boolean; prefix: string } | null;
   }
 }
 

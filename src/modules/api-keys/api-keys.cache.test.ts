@@ -4,7 +4,7 @@ import { systemClock } from '../../lib/clock.ts';
 import { createKeyCache } from './api-keys.cache.ts';
 import { createApiKeysService } from './api-keys.service.ts';
 
-const key = { accountId: 'a', apiKeyId: 'k1', livemode: true };
+const key = { accountId: 'a', apiKeyId: 'k1', livemode: true, prefix: 'sk_live_k1' };
 
 it('keeps active keys for ttlMs, bounded, oldest out first', () => {
   let t = 0;
@@ -14,8 +14,8 @@ it('keeps active keys for ttlMs, bounded, oldest out first', () => {
   t = 101;
   expect(c.get('h1')).toBeUndefined();
   c.set('h1', key, c.epoch());
-  c.set('h2', { accountId: 'a', apiKeyId: 'k2', livemode: true }, c.epoch());
-  c.set('h3', { accountId: 'a', apiKeyId: 'k3', livemode: true }, c.epoch());
+  c.set('h2', { accountId: 'a', apiKeyId: 'k2', livemode: true, prefix: 'sk_live_k2' }, c.epoch());
+  c.set('h3', { accountId: 'a', apiKeyId: 'k3', livemode: true, prefix: 'sk_live_k3' }, c.epoch());
   expect([c.get('h1'), c.get('h2')?.apiKeyId, c.get('h3')?.apiKeyId]).toEqual([undefined, 'k2', 'k3']);
 });
 
@@ -46,7 +46,8 @@ describeEachDb('API key cache in the service', (backend) => {
     expect((await keys.authenticate(created.key)).apiKeyId).toBe(created.id);
     await new Promise((r) => setTimeout(r, 50)); // its last_used_at write
     queries = 0;
-    for (let i = 0; i < 5; i++) expect(await keys.authenticate(created.key)).toEqual({ accountId, apiKeyId: created.id, livemode: true });
+    for (let i = 0; i < 5; i++)
+      expect(await keys.authenticate(created.key)).toEqual({ accountId, apiKeyId: created.id, livemode: true, prefix: created.prefix });
     expect(queries).toBe(0);
     await keys.revoke(accountId, created.id);
     await expect(keys.authenticate(created.key)).rejects.toMatchObject({ code: 'revoked_api_key' });

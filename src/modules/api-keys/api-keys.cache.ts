@@ -32,6 +32,8 @@ export interface CachedKey {
   accountId: string;
   apiKeyId: string;
   livemode: boolean;
+  /** The key's display prefix, for the audit log's actor (never the key). */
+  prefix: string;
 }
 
 export interface KeyCacheOptions {
@@ -83,7 +85,7 @@ export function createKeyCache(db: Pick<Db, 'listen' | 'listenLocally' | 'query'
         hashById.delete(e.apiKeyId);
         return undefined;
       }
-      return { accountId: e.accountId, apiKeyId: e.apiKeyId, livemode: e.livemode };
+      return { accountId: e.accountId, apiKeyId: e.apiKeyId, livemode: e.livemode, prefix: e.prefix };
     },
     /** Stores an active key looked up since `startedAt` (an epoch), unless anything was invalidated meanwhile. */
     set(hash: string, key: CachedKey, startedAt: number) {

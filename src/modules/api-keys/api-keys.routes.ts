@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, Nullable, PageOf, PageQuery, Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
 import { accountOf } from '../../http/plugins/tenant-scope.ts';
+import { apiActor } from '../../http/audit-actor.ts';
 
 const ApiKeySchema = Type.Object(
   {
@@ -40,7 +41,8 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: CreatedApiKey }),
       },
     },
-    async (req, reply) => reply.status(201).send(await apiKeys.create({ id: accountOf(req), livemode: req.auth!.livemode }, { name: req.body?.name })),
+    async (req, reply) =>
+      reply.status(201).send(await apiKeys.create({ id: accountOf(req), livemode: req.auth!.livemode }, { name: req.body?.name }, apiActor(req))),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/api-keys',
@@ -65,7 +67,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: ApiKeySchema }),
       },
     },
-    async (req) => apiKeys.revoke(accountOf(req), req.params.id),
+    async (req) => apiKeys.revoke(accountOf(req), req.params.id, apiActor(req)),
   );
 };
 

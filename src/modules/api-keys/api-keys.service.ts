@@ -5,6 +5,7 @@ import { decodeIterator, toPage } from '../../lib/pagination.ts';
 import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
 import { apiKeysStore, type ApiKeyRow } from './api-keys.store.ts';
 import { createKeyCache, type KeyCache } from './api-keys.cache.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 
 /**
  * API keys (docs/design.md §3): `sk_live_` (or, in test mode, `sk_test_`) + 32 random bytes
@@ -44,7 +45,7 @@ export const toApiKey = (r: ApiKeyRow): ApiKey => ({
 /** last_used_at is advisory: each process writes it at most once a minute per key. */
 const TOUCH_EVERY_MS = 60_000;
 
-export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCache }) {
+export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCache; audit?: AuditRecorder }) {
   const { db, clock } = deps;
   const cache = deps.cache ?? createKeyCache(db);
   const touchedAt = new Map<string, number>();
@@ -58,7 +59,7 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
     void apiKeysStore.touch(db, apiKeyId, at).catch(() => {});
   };
   /** `scope` is a KeyScope, or a live account's id. */
-  const createIn = async (tx: Sql, given: KeyScope | string, input: { name?: string | undefined }) => {
+  const createIn = async (tx: Sql, given: KeyScope | string, input: { name?: string | undefined }, actor?: AuditActor) => {
     const scope = typeof given === 'string' ? { id: given, livemode: true } : given;
     const prefix = scope.livemode ? API_KEY_PREFIX : TEST_API_KEY_PREFIX;
     const key = randomToken(prefix);
@@ -71,17 +72,24 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
       prefix: key.slice(0, prefix.length + 6),
       now: clock.now(),
     });
+    await deps.audit?.recordIn(tx, actor, {
+      accountId: scope.id,
+      action: 'api_key.created',
+      target: { type: 'api_key', id: row.id },
+      details: { name: row.name, prefix: row.prefix },
+    });
     return { ...toApiKey(row), key };
   };
   return {
     createIn,
-    create: (scope: KeyScope | string, input: { name?: string | undefined }) => db.transaction((tx) => createIn(tx, scope, input)),
+    create: (scope: KeyScope | string, input: { name?: string | undefined }, actor?: AuditActor) =>
+      db.transaction((tx) => createIn(tx, scope, input, actor)),
     async list(accountId: string, q: { limit: number; iterator?: string | undefined }) {
       const cursor = decodeIterator(q.iterator);
       const rows = await apiKeysStore.list(db, accountId, { limit: q.limit, cursor });
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toApiKey);
     },
-    async revoke(accountId: string, id: string) {
+    async revoke(accountId: string, id: string, actor?: AuditActor) {
       if (!UUID_RE.test(id)) throw errors.notFound('api_key', id);
       // Takes effect at once in every process (api-keys.cache.ts): the notification commits with the
       // revocation, and the answer waits until every process listening has dropped the key.
@@ -90,6 +98,13 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
         const row = await db.transaction(async (tx) => {
           const r = await apiKeysStore.revoke(tx, accountId, id, clock.now());
           if (r && db.kind === 'postgres') await apiKeysStore.notifyRevoked(tx, r.id);
+          if (r)
+            await deps.audit?.recordIn(tx, actor, {
+              accountId,
+              action: 'api_key.revoked',
+              target: { type: 'api_key', id: r.id },
+              details: { name: r.name, prefix: r.prefix },
+            });
           return r;
         });
         if (!row) throw errors.notFound('api_key', id);
@@ -103,7 +118,7 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
      * Resolves a presented secret to its account. Throws 401s with distinct codes: the caller
      * learns whether to fix the header format, use another key, or create a new one.
      */
-    async authenticate(secret: string): Promise<{ accountId: string; apiKeyId: string; livemode: boolean }> {
+    async authenticate(secret: string): Promise<{ accountId: string; apiKeyId: string; livemode: boolean; prefix: string }> {
       if (!API_KEY_RE.test(secret))
         throw errors.unauthorized(
           'malformed_api_key',
@@ -119,7 +134,7 @@ export function createApiKeysService(deps: { db: Db; clock: Clock; cache?: KeyCa
       const row = await apiKeysStore.findByHash(db, hash);
       if (!row) throw errors.unauthorized('invalid_api_key', 'The API key is not valid. Create one in Settings → API Keys.');
       if (row.revoked_at) throw errors.unauthorized('revoked_api_key', 'The API key has been revoked. Use or create another key.');
-      const key = { accountId: row.account_id, apiKeyId: row.id, livemode: row.livemode };
+      const key = { accountId: row.account_id, apiKeyId: row.id, livemode: row.livemode, prefix: row.prefix };
       cache.set(hash, key, epoch);
       touch(row.id);
       return key;

@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId, randomToken, sha256Hex, UUID_RE } from '../../lib/tokens.ts';
@@ -76,6 +77,7 @@ export function createActivationService(deps: {
   tenants: Pick<TenantsService, 'findRow'>;
   accounts: Pick<AccountsService, 'nameOf'>;
   dataCipher: DataCipher;
+  audit?: AuditRecorder | undefined;
 }) {
   const { db, clock, writer, dataCipher } = deps;
 
@@ -131,7 +133,7 @@ export function createActivationService(deps: {
   };
 
   return {
-    async createLink(accountId: string, tenantId: string) {
+    async createLink(accountId: string, tenantId: string, actor?: AuditActor) {
       if (!UUID_RE.test(tenantId)) throw errors.notFound('tenant', tenantId);
       const token = randomToken('act_');
       // The link it replaces is ended, and the secrets staged on it are deleted after commit.
@@ -141,7 +143,15 @@ export function createActivationService(deps: {
         const now = clock.now();
         const released = await activationStore.endPending(tx, accountId, tenantId, now);
         const expiresAt = new Date(now.getTime() + deps.ttlMs);
-        await activationStore.insert(tx, { id: newId(), accountId, tenantId, tokenHash: sha256Hex(token), expiresAt, now });
+        const linkId = newId();
+        await activationStore.insert(tx, { id: linkId, accountId, tenantId, tokenHash: sha256Hex(token), expiresAt, now });
+        // The link's id, never its token (whoever holds the token may upload credentials).
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'activation_link.created',
+          target: { type: 'activation_link', id: linkId },
+          details: { tenantId, expiresAt },
+        });
         return { result: expiresAt, replaced: released };
       });
       return { token, url: `${deps.appUrl}/activate/${token}`, expiresAt: expiresAt.toISOString() };
@@ -245,7 +255,7 @@ export function createActivationService(deps: {
      * tenant.credentials.updated — all in one transaction. The provider is read under the tenant's
      * lock, so a PATCH of it between the steps is honoured.
      */
-    async complete(token: string) {
+    async complete(token: string, actor?: AuditActor) {
       return onLockedLink(token, [], async (tx, link, tenant) => {
         const cert = link.staged_certificate;
         const pfx = await activationStore.stagedPfx(tx, link.id);
@@ -295,6 +305,12 @@ export function createActivationService(deps: {
         );
         await writer.applyChange(tx, accountId, tenantId, now);
         await notifyIfCertificateRowExpiring(tx, row, now); // certificate.expiring, if already in the 30-day window
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'activation_link.completed',
+          target: { type: 'activation_link', id: link.id },
+          details: { tenantId, certificateId: row.id, withProviderKey: link.api_key_ref !== null },
+        });
         return { result: { tenantId, certificate: toCertificateEntry(row) }, replaced: [oldApiKeyRef, replacedCert?.password_ref] };
       });
     },

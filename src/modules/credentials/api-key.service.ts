@@ -1,4 +1,5 @@
 import type { Db } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { TenantsService } from '../tenants/index.ts';
@@ -15,11 +16,17 @@ export interface ApiKeyState {
   lastVerified: string | null;
 }
 
-export function createApiKeyService(deps: { db: Db; clock: Clock; writer: CredentialWriter; tenants: Pick<TenantsService, 'requireRow'> }) {
+export function createApiKeyService(deps: {
+  db: Db;
+  clock: Clock;
+  writer: CredentialWriter;
+  tenants: Pick<TenantsService, 'requireRow'>;
+  audit?: AuditRecorder | undefined;
+}) {
   const { db, clock, writer } = deps;
   return {
     /** The caller resolved the tenant (the tenant-scope plugin); its row is locked again for the write. */
-    async setApiKey(accountId: string, tenantId: string, apiKey: string): Promise<{ apiKey: ApiKeyState }> {
+    async setApiKey(accountId: string, tenantId: string, apiKey: string, actor?: AuditActor): Promise<{ apiKey: ApiKeyState }> {
       const verifiedAt = await writer.verifyApiKey(apiKey);
       const version = newId();
       const fresh = { ref: secretRefs.apiKey(tenantId, version), aad: apiKeyAad(accountId, tenantId, version), value: apiKey };
@@ -29,6 +36,13 @@ export function createApiKeyService(deps: { db: Db; clock: Clock; writer: Creden
         const now = clock.now();
         const replaced = await credentialsStore.upsertApiKey(tx, accountId, tenantId, fresh.ref, verifiedAt, now);
         await writer.applyChange(tx, accountId, tenantId, now);
+        // Never the key: only that one was set, and whether it replaced another.
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: replaced ? 'credential.api_key_replaced' : 'credential.api_key_set',
+          target: { type: 'tenant', id: tenantId },
+          details: { verifiedAt },
+        });
         return { result: undefined, replaced: [replaced] };
       });
       return { apiKey: { configured: true, lastVerified: verifiedAt.toISOString() } };

@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { formatRutDotted } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -55,6 +56,7 @@ export function createCertificatesService(deps: {
   dataCipher: DataCipher;
   writer: CredentialWriter;
   tenants: Pick<TenantsService, 'requireRow'>;
+  audit?: AuditRecorder | undefined;
 }) {
   const { db, clock, dataCipher, writer } = deps;
   const lockTenant = (tx: Sql, accountId: string, tenantId: string) =>
@@ -72,6 +74,7 @@ export function createCertificatesService(deps: {
       tenantId: string,
       input: CertificateInput,
       opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+      actor?: AuditActor,
     ): Promise<CertificateEntry> {
       const { info, rut, fechaVencimiento } = await writer.inspectCertificate(input.file, input.password, {
         rutCertificado: input.rutCertificado,
@@ -120,6 +123,18 @@ export function createCertificatesService(deps: {
           await writer.applyChange(tx, accountId, tenantId, now);
           await notifyIfCertificateRowExpiring(tx, inserted, now); // certificate.expiring, if already in the 30-day window
           await opts.bindResult?.(tx, id);
+          await deps.audit?.recordIn(tx, actor, {
+            accountId,
+            action: 'certificate.uploaded',
+            target: { type: 'certificate', id },
+            details: {
+              tenantId,
+              rutCertificado: rut,
+              fingerprint256: info.fingerprint256,
+              notAfter: info.notAfter,
+              primary: inserted.es_principal,
+            },
+          });
           return { result: inserted };
         });
         return toCertificateEntry(row);
@@ -134,7 +149,7 @@ export function createCertificatesService(deps: {
     },
 
     /** Makes a certificate the one that signs the tenant's documents from now on. */
-    async makePrincipal(accountId: string, tenantId: string, certificateId: string): Promise<CertificateEntry> {
+    async makePrincipal(accountId: string, tenantId: string, certificateId: string, actor?: AuditActor): Promise<CertificateEntry> {
       const row = await writer.write([], async (tx) => {
         await lockTenant(tx, accountId, tenantId);
         if (!UUID_RE.test(certificateId)) return { result: undefined };
@@ -151,19 +166,33 @@ export function createCertificatesService(deps: {
         const promoted = await credentialsStore.makePrincipal(tx, cert, now);
         // Only a real change of signer is a credentials change worth an event.
         await writer.applyChange(tx, accountId, tenantId, now);
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'certificate.made_primary',
+          target: { type: 'certificate', id: cert.id },
+          details: { tenantId },
+        });
         return { result: promoted };
       });
       if (!row) throw errors.notFound('certificate', certificateId);
       return toCertificateEntry(row);
     },
 
-    async deleteCertificate(accountId: string, tenantId: string, certificateId: string): Promise<void> {
+    async deleteCertificate(accountId: string, tenantId: string, certificateId: string, actor?: AuditActor): Promise<void> {
       const gone = await writer.write([], async (tx) => {
         await lockTenant(tx, accountId, tenantId);
         if (!UUID_RE.test(certificateId)) return { result: false };
         const now = clock.now();
         const removed = await credentialsStore.deleteCertificate(tx, accountId, tenantId, certificateId, now);
-        if (removed) await writer.applyChange(tx, accountId, tenantId, now);
+        if (removed) {
+          await writer.applyChange(tx, accountId, tenantId, now);
+          await deps.audit?.recordIn(tx, actor, {
+            accountId,
+            action: 'certificate.removed',
+            target: { type: 'certificate', id: certificateId },
+            details: { tenantId },
+          });
+        }
         return { result: !!removed, replaced: [removed?.password_ref] };
       });
       if (!gone) throw errors.notFound('certificate', certificateId);

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { apiActor } from '../../http/audit-actor.ts';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
@@ -53,7 +54,7 @@ const routes: RouteModule = async (app, { ctx }) => {
     },
     async (req, reply) => {
       const tenant = tenantOf(req);
-      return reply.status(201).send(await activation.createLink(tenant.account_id, tenant.id));
+      return reply.status(201).send(await activation.createLink(tenant.account_id, tenant.id, apiActor(req)));
     },
   );
 
@@ -73,7 +74,7 @@ const routes: RouteModule = async (app, { ctx }) => {
     },
     async (req) => {
       const tenant = tenantOf(req);
-      return credentials.setApiKey(tenant.account_id, tenant.id, req.body.apiKey);
+      return credentials.setApiKey(tenant.account_id, tenant.id, req.body.apiKey, apiActor(req));
     },
   );
 
@@ -117,7 +118,13 @@ const routes: RouteModule = async (app, { ctx }) => {
         return reply
           .status(201)
           .send(
-            await credentials.addCertificate(tenant.account_id, tenant.id, input, { bindResult: idempotencyBinder(req, 'certificate') }),
+            await credentials.addCertificate(
+              tenant.account_id,
+              tenant.id,
+              input,
+              { bindResult: idempotencyBinder(req, 'certificate') },
+              apiActor(req),
+            ),
           );
       },
     );
@@ -161,7 +168,7 @@ const routes: RouteModule = async (app, { ctx }) => {
           { param: 'esPrincipal' },
         );
       const tenant = tenantOf(req);
-      return credentials.makePrincipal(tenant.account_id, tenant.id, req.params.certificateId);
+      return credentials.makePrincipal(tenant.account_id, tenant.id, req.params.certificateId, apiActor(req));
     },
   );
 
@@ -179,7 +186,7 @@ const routes: RouteModule = async (app, { ctx }) => {
     },
     async (req, reply) => {
       const tenant = tenantOf(req);
-      await credentials.deleteCertificate(tenant.account_id, tenant.id, req.params.certificateId);
+      await credentials.deleteCertificate(tenant.account_id, tenant.id, req.params.certificateId, apiActor(req));
       return reply.status(204).send();
     },
   );

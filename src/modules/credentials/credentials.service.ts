@@ -1,4 +1,5 @@
 import type { Db } from '../../db/types.ts';
+import type { AuditRecorder } from '../audit/index.ts';
 import type { Clock } from '../../lib/clock.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { SecretStore } from '../../secrets/secret-store.ts';
@@ -37,6 +38,8 @@ export interface CredentialsDeps {
   dataCipher: DataCipher;
   writer: CredentialWriter;
   tenants: Pick<TenantsService, 'requireRow' | 'findRow'>;
+  /** The audit log's recorder (docs/audit.md): every credential change is recorded in its transaction. */
+  audit?: AuditRecorder | undefined;
 }
 
 export function createCredentialsService(deps: CredentialsDeps) {

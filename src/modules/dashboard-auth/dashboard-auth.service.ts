@@ -320,13 +320,17 @@ export function createDashboardAuthService(deps: {
      * password; the member is created as the link is taken (single use), and the browser gets a
      * new session (never the one it presented).
      */
-    async acceptInvitation(input: { token: string | undefined; name: string; password: string; ip: string }, current?: string) {
+    async acceptInvitation(
+      input: { token: string | undefined; name: string; password: string; ip: string; userAgent?: string | undefined },
+      current?: string,
+    ) {
       await limited(`invite-ip:${input.ip}`);
       checkPassword(input.password);
       const { accountId, member } = await deps.members.acceptInvitation({
         token: input.token,
         name: input.name,
         passwordHash: await hashPassword(input.password),
+        from: { ip: input.ip, userAgent: input.userAgent?.slice(0, 256) ?? null },
       });
       return { ...(await issue({ accountId, memberId: member.id }, current)), member };
     },

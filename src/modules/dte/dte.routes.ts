@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { apiActor } from '../../http/audit-actor.ts';
 import type { FastifySchema } from 'fastify';
 import type { RouteModule } from '../../http/route-module.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
@@ -54,7 +55,8 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: DteSchema }, [503]),
       },
     },
-    async (req, reply) => reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') })),
+    async (req, reply) =>
+      reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') }, apiActor(req))),
   );
 
   app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(
@@ -91,7 +93,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 202: SendResponse }),
       },
     },
-    async (req, reply) => reply.status(202).send(await dteSend.send(tenantOf(req), req.body.dteIds)),
+    async (req, reply) => reply.status(202).send(await dteSend.send(tenantOf(req), req.body.dteIds, apiActor(req))),
   );
 
   app.get<{ Params: Static<typeof TenantEnvioParams> }>(

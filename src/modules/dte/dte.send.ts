@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { referencedFirst } from './dte.envelope-order.ts';
 import { buildEnvelope, envelopeKindFor, isDteEngineError, toSiiRut } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
@@ -56,6 +57,8 @@ export interface SendDeps {
    * to the receptor (docs/exchange.md). A port, not an import: dte knows nothing of e-mail.
    */
   onAccepted?: (tx: Sql, doc: AcceptedDte) => Promise<void>;
+  /** The audit log's recorder (docs/audit.md): each send is recorded in its transaction. */
+  audit?: AuditRecorder | undefined;
 }
 
 /** What `onAccepted` is told about the accepted document. */
@@ -117,7 +120,7 @@ export function createSendService(deps: SendDeps) {
 
   return {
     /** POST …/dte/send: 202 with one envío per envelope kind. `tenant`: resolved by the caller (the tenant-scope plugin). */
-    async send(tenant: TenantRow, dteIds: string[]) {
+    async send(tenant: TenantRow, dteIds: string[], actor?: AuditActor) {
       const { account_id: accountId, id: tenantId } = tenant;
       const seen = new Map<string, number>();
       dteIds.forEach((id, i) => {
@@ -169,6 +172,12 @@ export function createSendService(deps: SendDeps) {
             { envioId, accountId },
             { singletonKey: `${UPLOAD_QUEUE}:${envioId}`, maxAttempts: UPLOAD_ATTEMPTS },
           );
+          await deps.audit?.recordIn(tx, actor, {
+            accountId,
+            action: 'dte.sent',
+            target: { type: 'envio', id: envioId },
+            details: { tenantId, tipoEnvio: kind, dteIds: members },
+          });
         }
         return ids;
       });

@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.ts';
 import { ProviderError, providerErrorToAppError, type Provider } from '../../provider/index.ts';
 import { annulStore, type VoidedFolio } from './folios.annul.store.ts';
 import type { FolioCredentialsSource } from './folios.ports.ts';
+import { SYSTEM_ACTOR, type AuditRecorder } from '../audit/index.ts';
 
 /**
  * Annulment of voided folios at the SII ("anulación de folios").
@@ -68,6 +69,8 @@ export interface FolioAnnulmentDeps {
   provider: Pick<Provider, 'annulFolios'>;
   credentials: FolioCredentialsSource;
   log?: { warn: (obj: object, msg: string) => void };
+  /** The audit log's recorder (docs/audit.md): each annulled run is recorded as the system's. */
+  audit?: AuditRecorder | undefined;
 }
 
 export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
@@ -116,7 +119,18 @@ export function createFolioAnnulment(deps: FolioAnnulmentDeps) {
         const error = await annulRun(run);
         const at = clock.now();
         const nextAt = error ? new Date(at.getTime() + annulRetryDelayMs(run.attempts + 1)) : null;
-        if ((await annulStore.recordAnnulment(db, { ...run, leaseUntil, now: at, error, nextAt })) === 0) continue; // lease lost
+        const recorded = await db.transaction(async (tx) => {
+          const n = await annulStore.recordAnnulment(tx, { ...run, leaseUntil, now: at, error, nextAt });
+          if (n > 0 && !error)
+            await deps.audit?.recordIn(tx, SYSTEM_ACTOR, {
+              accountId: run.accountId,
+              action: 'folio.annulled',
+              target: { type: 'folio_range', id: run.rangeId },
+              details: { tenantId: run.tenantId, tipoDte: run.tipoDte, desde: run.desde, hasta: run.hasta },
+            });
+          return n;
+        });
+        if (recorded === 0) continue; // lease lost
         if (error) {
           failed++;
           deps.log?.warn(

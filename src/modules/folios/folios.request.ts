@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { parseCaf, toSiiRut, type Caf, type SiiKeys } from '../../dte/index.ts';
 import { AppError, errors, isErrorKind } from '../../errors.ts';
 import { enqueue, fenced, type JobResult, type JobRun } from '../../jobs/queue.ts';
@@ -56,6 +57,8 @@ export interface FolioRequestsDeps {
   getTenant: GetTenant;
   requestWaitMs: number;
   sleep?: (ms: number) => Promise<void>;
+  /** The audit log's recorder (docs/audit.md): requests and uploads are recorded in their transaction. */
+  audit?: AuditRecorder | undefined;
 }
 
 const toRequest = (r: FolioRequestRow): FolioRequest => ({
@@ -120,6 +123,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
       tenant: TenantRow,
       body: { tipoDte: number; cantidad: number },
       opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+      actor?: AuditActor,
     ): Promise<FolioRequestOutcome> {
       const tipoDte = parseTipoDte(body.tipoDte);
       requireReady(tenant);
@@ -135,6 +139,12 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
           { singletonKey: `folios.request:${id}`, maxAttempts: MAX_REQUEST_ATTEMPTS },
         );
         await opts.bindResult?.(tx, id);
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'folio.requested',
+          target: { type: 'folio_request', id },
+          details: { tenantId, tipoDte, cantidad: body.cantidad },
+        });
       });
       const { value: row } = await waitFor(
         async () => {

@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { apiActor } from '../../http/audit-actor.ts';
 import type { FastifySchemaCompiler } from 'fastify';
 import { AppError, errors } from '../../errors.ts';
 import { isMultipartBody, parseMultipart, type MultipartBody } from '../../http/multipart.ts';
@@ -76,7 +77,7 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => {
-      const r = await folios.request(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'folio_request') });
+      const r = await folios.request(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'folio_request') }, apiActor(req));
       return reply.status(REQUEST_STATUS[r.state]).send(r.request);
     },
   );
@@ -112,7 +113,12 @@ const routes: RouteModule = async (app, { ctx }) => {
         },
       },
       async (req, reply) => {
-        const r = await folios.uploadCaf(tenantOf(req), cafFile(req.body), { bindResult: idempotencyBinder(req, 'folio_range') });
+        const r = await folios.uploadCaf(
+          tenantOf(req),
+          cafFile(req.body),
+          { bindResult: idempotencyBinder(req, 'folio_range') },
+          apiActor(req),
+        );
         return reply.status(r.created ? 201 : 200).send(r.caf);
       },
     );

@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import {
   isCafExpired,
   isDteEngineError,
@@ -57,6 +58,7 @@ export interface CafUploadDeps {
   dataCipher: Pick<DataCipher, 'encrypt'>;
   /** Keys a CAF's FRMA must verify with (src/provider/sii-keys.ts). */
   cafKeys: SiiKeys;
+  audit?: AuditRecorder | undefined;
 }
 
 const AS_DOWNLOADED = 'Upload the CAF file exactly as downloaded from the SII (an XML file whose root is <AUTORIZACION>).';
@@ -174,6 +176,7 @@ export function createCafUpload(deps: CafUploadDeps) {
       tenant: Pick<TenantRow, 'account_id' | 'id' | 'rut_empresa' | 'ambiente'>,
       file: Buffer,
       opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+      actor?: AuditActor,
     ): Promise<CafUploadOutcome> {
       const { account_id: accountId, id: tenantId } = tenant;
       const caf = readCaf(file);
@@ -214,6 +217,13 @@ export function createCafUpload(deps: CafUploadDeps) {
           );
         }
         await opts.bindResult?.(tx, rangeId);
+        // The range, never the CAF's private key.
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'folio.caf_uploaded',
+          target: { type: 'folio_range', id: rangeId },
+          details: { tenantId, tipoDte: caf.tipoDte, desde: caf.desde, hasta: caf.hasta },
+        });
         return { created: true, row: (await uploadStore.byId(tx, accountId, rangeId))! };
       });
       return { created: stored.created, caf: view(stored.row) };

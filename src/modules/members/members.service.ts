@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import type { Db, Sql } from '../../db/types.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -113,6 +114,11 @@ export function createMembersService(deps: {
   rateLimiter: RateLimiter;
   accountName: (accountId: string) => Promise<string | undefined>;
   mailer?: InvitationMailer | undefined;
+  /**
+   * The audit log's recorder (docs/audit.md). Member events belong to the account itself (never a
+   * test-mode twin): they are keyed on the acting member's account.
+   */
+  audit?: AuditRecorder | undefined;
 }) {
   const { db, clock, settings } = deps;
 
@@ -175,7 +181,7 @@ export function createMembersService(deps: {
       return toMember(row);
     },
 
-    async changeRole(actor: Actor, memberId: string, roleInput: unknown): Promise<{ before: Member; after: Member }> {
+    async changeRole(actor: Actor, memberId: string, roleInput: unknown, by?: AuditActor): Promise<{ before: Member; after: Member }> {
       requireAllowed(actor, 'members.manage');
       return db.transaction(async (tx) => {
         const owners = await membersStore.lockOwners(tx, actor.accountId);
@@ -186,12 +192,18 @@ export function createMembersService(deps: {
         if (!mayAssign(actor.role, row.role, role)) throw ownershipForbidden(actor.role);
         if (row.role === 'owner' && role !== 'owner' && owners.length <= 1) throw lastOwner();
         const after = (await membersStore.setRole(tx, actor.accountId, memberId, role, clock.now()))!;
+        await deps.audit?.recordIn(tx, by, {
+          accountId: actor.accountId,
+          action: 'member.role_changed',
+          target: { type: 'member', id: memberId },
+          details: { email: row.email, from: row.role, to: role },
+        });
         return { before: toMember(row), after: toMember(after) };
       });
     },
 
     /** Removes a member, or the actor leaves (memberId = the actor's own). Their sessions end with the row. */
-    async remove(actor: Actor, memberId: string): Promise<Member> {
+    async remove(actor: Actor, memberId: string, by?: AuditActor): Promise<Member> {
       requireAllowed(actor, memberId === actor.memberId ? 'members.leave' : 'members.manage');
       return db.transaction(async (tx) => {
         const owners = await membersStore.lockOwners(tx, actor.accountId);
@@ -200,6 +212,12 @@ export function createMembersService(deps: {
         if (row.role === 'owner' && memberId !== actor.memberId && actor.role !== 'owner') throw ownershipForbidden(actor.role);
         if (row.role === 'owner' && owners.length <= 1) throw lastOwner();
         await membersStore.remove(tx, actor.accountId, memberId);
+        await deps.audit?.recordIn(tx, by, {
+          accountId: actor.accountId,
+          action: memberId === actor.memberId ? 'member.left' : 'member.removed',
+          target: { type: 'member', id: memberId },
+          details: { email: row.email, role: row.role },
+        });
         return toMember(row);
       });
     },
@@ -209,7 +227,7 @@ export function createMembersService(deps: {
      * it). 409 `member_exists` for a member of this account, `email_taken` for another account's
      * login; inviting a pending address again replaces its invitation.
      */
-    async invite(actor: Actor, input: { email: string; role: unknown; inviterName: string; lang: string }) {
+    async invite(actor: Actor, input: { email: string; role: unknown; inviterName: string; lang: string }, by?: AuditActor) {
       requireAllowed(actor, 'members.manage');
       const email = normaliseEmail(input.email);
       const role = parseRole(input.role);
@@ -231,7 +249,7 @@ export function createMembersService(deps: {
         if (existing?.account_id === actor.accountId)
           throw errors.conflict('member_exists', `${email} is already a member of this account.`, { param: 'email' });
         if (existing) throw emailTaken(email);
-        return invitationsStore.upsert(tx, {
+        const inv = await invitationsStore.upsert(tx, {
           id: newId(),
           accountId: actor.accountId,
           email,
@@ -241,6 +259,14 @@ export function createMembersService(deps: {
           now,
           expiresAt: new Date(now.getTime() + settings.invitationTtlMs),
         });
+        // The address and role, never the link's token.
+        await deps.audit?.recordIn(tx, by, {
+          accountId: actor.accountId,
+          action: 'member.invited',
+          target: { type: 'invitation', id: inv.id },
+          details: { email, role },
+        });
+        return inv;
       });
       const link = `${settings.publicUrl.replace(/\/+$/, '')}/invitations/accept?token=${token}`;
       if (deps.mailer) {
@@ -253,9 +279,19 @@ export function createMembersService(deps: {
       requireAllowed(actor, 'dashboard.view');
       return (await invitationsStore.listPending(db, actor.accountId, clock.now())).map(toInvitation);
     },
-    async revokeInvitation(actor: Actor, invitationId: string): Promise<Invitation> {
+    async revokeInvitation(actor: Actor, invitationId: string, by?: AuditActor): Promise<Invitation> {
       requireAllowed(actor, 'members.manage');
-      const row = await invitationsStore.remove(db, actor.accountId, invitationId);
+      const row = await db.transaction(async (tx) => {
+        const removed = await invitationsStore.remove(tx, actor.accountId, invitationId);
+        if (removed)
+          await deps.audit?.recordIn(tx, by, {
+            accountId: actor.accountId,
+            action: 'member.invitation_revoked',
+            target: { type: 'invitation', id: removed.id },
+            details: { email: removed.email, role: removed.role },
+          });
+        return removed;
+      });
       if (!row) throw errors.notFound('invitation', invitationId);
       return toInvitation(row);
     },
@@ -270,7 +306,13 @@ export function createMembersService(deps: {
      * Accepting: creates the member with the name and password hash given, in the transaction that
      * takes the invitation (single use). dashboard-auth hashes the password and opens the session.
      */
-    async acceptInvitation(input: { token: string | undefined; name: string; passwordHash: string }) {
+    async acceptInvitation(input: {
+      token: string | undefined;
+      name: string;
+      passwordHash: string;
+      /** Where the acceptance came from, for the audit log (the new member is its actor). */
+      from?: { ip: string | null; userAgent: string | null } | undefined;
+    }) {
       const name = normaliseMemberName(input.name);
       return db.transaction(async (tx) => {
         const row = await pending(tx, input.token);
@@ -287,6 +329,23 @@ export function createMembersService(deps: {
           passwordHash: input.passwordHash,
           now: clock.now(),
         });
+        await deps.audit?.recordIn(
+          tx,
+          {
+            type: 'member',
+            id: member.id,
+            label: member.email,
+            ip: input.from?.ip ?? null,
+            userAgent: input.from?.userAgent ?? null,
+            livemode: true,
+          },
+          {
+            accountId: taken.account_id,
+            action: 'member.joined',
+            target: { type: 'member', id: member.id },
+            details: { email: member.email, role: member.role },
+          },
+        );
         return { accountId: taken.account_id, member: toMember(member), invitedBy: taken.invited_by };
       });
     },

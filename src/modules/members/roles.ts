@@ -5,8 +5,8 @@
  *
  * - owner: everything, including ownership (making or unmaking owners).
  * - admin: everything but ownership.
- * - developer: API keys, webhooks and their logs; in test mode also what an operator does in live
- *   mode (companies, credentials, folios, documents), since nothing made there reaches the SII.
+ * - developer: API keys, webhooks and their logs, the audit log; in test mode also what an operator
+ *   does in live mode (companies, credentials, folios, documents), since nothing made there reaches the SII.
  * - operator: companies, their credentials and activation links, folios, documents (both modes).
  * - read_only: looks at every page (never a secret), changes nothing.
  * Every role may switch the dashboard between live and test data (`mode.switch`): switching
@@ -43,6 +43,11 @@ export const POLICY = {
   'documents.manage': OPERATORS,
   /** Switching between live and test data (a view: it changes no data). */
   'mode.switch': ALL,
+  /**
+   * The audit log (docs/audit.md): who did what, with their e-mail and address. Those who manage
+   * the account and its integration; operators and read-only members do not see colleagues' addresses.
+   */
+  'audit.view': DEVELOPERS,
 } as const satisfies Record<string, readonly Role[]>;
 
 export type DashboardAction = keyof typeof POLICY;

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { apiActor } from '../../http/audit-actor.ts';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { AppContext } from '../../context.ts';
 import { AppError, errors } from '../../errors.ts';
@@ -59,7 +60,7 @@ export async function logoRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
             'unsupported_media_type',
             'Send the logo file itself as the body, with Content-Type image/png or image/jpeg.',
           );
-        return tenantLogos.put(tenantOf(req), req.body ?? Buffer.alloc(0), req.headers['content-type']);
+        return tenantLogos.put(tenantOf(req), req.body ?? Buffer.alloc(0), req.headers['content-type'], apiActor(req));
       },
     );
   });
@@ -103,7 +104,7 @@ export async function logoRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       },
     },
     async (req, reply) => {
-      await tenantLogos.remove(tenantOf(req));
+      await tenantLogos.remove(tenantOf(req), apiActor(req));
       return reply.status(204).send();
     },
   );

@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { LogoError, type LogoPreparer } from '../../pdf/index.ts';
@@ -70,7 +71,12 @@ const logoStore = {
   },
 };
 
-export function createTenantLogos(deps: { db: Db; clock: Clock; preparer: Pick<LogoPreparer, 'prepare'> }) {
+export function createTenantLogos(deps: {
+  db: Db;
+  clock: Clock;
+  preparer: Pick<LogoPreparer, 'prepare'>;
+  audit?: AuditRecorder | undefined;
+}) {
   const { db, clock, preparer } = deps;
   const find = async (tenant: TenantRef): Promise<LogoInfo | null> => {
     const r = await logoStore.info(db, tenant);
@@ -83,7 +89,7 @@ export function createTenantLogos(deps: { db: Db; clock: Clock; preparer: Pick<L
      * `details.reason` says what is wrong; too many uploads being checked at once, a 503 `busy`.
      * `tenant` is the row the caller resolved.
      */
-    async put(tenant: TenantRef, bytes: Buffer, contentType: string | undefined): Promise<LogoInfo> {
+    async put(tenant: TenantRef, bytes: Buffer, contentType: string | undefined, actor?: AuditActor): Promise<LogoInfo> {
       let prepared;
       try {
         prepared = await preparer.prepare(bytes, contentType);
@@ -94,7 +100,15 @@ export function createTenantLogos(deps: { db: Db; clock: Clock; preparer: Pick<L
       }
       const now = clock.now();
       const l = { png: prepared.png, width: prepared.width, height: prepared.height, format: prepared.source.format, bytes: bytes.length };
-      await logoStore.put(db, tenant, l, now);
+      await db.transaction(async (tx) => {
+        await logoStore.put(tx, tenant, l, now);
+        await deps.audit?.recordIn(tx, actor, {
+          accountId: tenant.account_id,
+          action: 'tenant.logo_updated',
+          target: { type: 'tenant', id: tenant.id },
+          details: { width: l.width, height: l.height, format: l.format },
+        });
+      });
       return toInfo({
         width: l.width,
         height: l.height,
@@ -113,8 +127,18 @@ export function createTenantLogos(deps: { db: Db; clock: Clock; preparer: Pick<L
     },
     /** For other modules (the printed document): the canonical PNG, or null when there is none. */
     png: async (tenant: TenantRef): Promise<Buffer | null> => (await logoStore.png(db, tenant)) ?? null,
-    async remove(tenant: TenantRef): Promise<void> {
-      if (!(await logoStore.delete(db, tenant))) throw errors.notFound('logo');
+    async remove(tenant: TenantRef, actor?: AuditActor): Promise<void> {
+      const gone = await db.transaction(async (tx) => {
+        const deleted = await logoStore.delete(tx, tenant);
+        if (deleted)
+          await deps.audit?.recordIn(tx, actor, {
+            accountId: tenant.account_id,
+            action: 'tenant.logo_removed',
+            target: { type: 'tenant', id: tenant.id },
+          });
+        return deleted;
+      });
+      if (!gone) throw errors.notFound('logo');
     },
   };
 }

@@ -3,6 +3,7 @@ import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { accountOf, tenantOf } from '../../http/plugins/tenant-scope.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
+import { apiActor } from '../../http/audit-actor.ts';
 import { CreateTenantBody, PatchTenantBody, TenantSchema } from './tenants.schemas.ts';
 import { tenantView } from './tenants.service.ts';
 import { logoRoutes } from './tenants.logo.routes.ts';
@@ -30,7 +31,9 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) =>
-      reply.status(201).send(await tenants.create(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'tenant') })),
+      reply
+        .status(201)
+        .send(await tenants.create(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'tenant') }, apiActor(req))),
   );
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/api/v1/tenants',
@@ -60,7 +63,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: TenantSchema }),
       },
     },
-    async (req) => tenants.update(tenantOf(req), req.body),
+    async (req) => tenants.update(tenantOf(req), req.body, apiActor(req)),
   );
   await logoRoutes(app, { ctx });
 };

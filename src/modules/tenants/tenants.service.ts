@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { MAX_LENGTH } from '../../dte/index.ts';
 import { formatRutDotted, tryParseRut } from '../../dte/rut.ts';
 import { errors } from '../../errors.ts';
@@ -179,7 +180,7 @@ async function switchedProvider(tx: Sql, row: TenantRow, now: Date): Promise<Ten
   return (await tenantsStore.get(tx, row.account_id, row.id)) ?? row;
 }
 
-export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined }) {
+export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined; audit?: AuditRecorder }) {
   const { db, clock } = deps;
   // On PGlite too: the one process hears its own commits' notifications (tenants.cache.ts).
   const cache = deps.cache ?? (db.listen || db.listenLocally ? createTenantCache(db) : undefined);
@@ -226,6 +227,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
       accountId: string,
       input: CreateInput,
       opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+      actor?: AuditActor,
     ): Promise<Tenant> {
       const fields: TenantFields = {
         rutEmpresa: normaliseRutEmpresa(input.rutEmpresa),
@@ -246,6 +248,12 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
         await refuseDuplicate(tx, accountId, fields.rutEmpresa, fields.ambiente);
         const inserted = await tenantsStore.insert(tx, accountId, newId(), fields, clock.now());
         await opts.bindResult?.(tx, inserted.id);
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'tenant.created',
+          target: { type: 'tenant', id: inserted.id },
+          details: { rutEmpresa: fields.rutEmpresa, razonSocial: fields.razonSocial, ambiente: fields.ambiente, provider: fields.provider },
+        });
         return inserted;
       });
       return toTenant(row);
@@ -273,7 +281,7 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
       return toPage(rows, q.limit, (r) => ({ createdAt: r.created_at.toISOString(), id: r.id }), toTenant);
     },
     /** `tenant` is the row the caller resolved (the tenant-scope plugin, or getRow). */
-    async update(tenant: TenantRow, patch: Partial<CreateInput>): Promise<Tenant> {
+    async update(tenant: TenantRow, patch: Partial<CreateInput>, actor?: AuditActor): Promise<Tenant> {
       const { account_id: accountId, id } = tenant;
       const clean: Partial<TenantFields> = {};
       if (patch.rutEmpresa !== undefined) clean.rutEmpresa = normaliseRutEmpresa(patch.rutEmpresa);
@@ -293,6 +301,13 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
           await refuseDuplicate(tx, accountId, clean.rutEmpresa ?? tenant.rut_empresa, clean.ambiente ?? tenant.ambiente, id);
         const now = clock.now();
         const updated = await tenantsStore.update(tx, accountId, id, clean, now);
+        if (updated)
+          await deps.audit?.recordIn(tx, actor, {
+            accountId,
+            action: 'tenant.updated',
+            target: { type: 'tenant', id },
+            details: { fields: Object.keys(clean) },
+          });
         if (!updated || clean.provider === undefined) return updated;
         return switchedProvider(tx, updated, now);
       });

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { apiActor } from '../../http/audit-actor.ts';
 import type { RouteModule } from '../../http/route-module.ts';
 import { IdParams, PageOf, PageQuery, withErrors } from '../../http/schemas.ts';
 import { idempotencyBinder } from '../../http/plugins/idempotency.ts';
@@ -49,7 +50,14 @@ const routes: RouteModule = async (app, { ctx }) => {
     async (req, reply) =>
       reply
         .status(201)
-        .send(await webhooks.createEndpoint(accountOf(req), req.body, { bindResult: idempotencyBinder(req, 'webhook_endpoint') })),
+        .send(
+          await webhooks.createEndpoint(
+            accountOf(req),
+            req.body,
+            { bindResult: idempotencyBinder(req, 'webhook_endpoint') },
+            apiActor(req),
+          ),
+        ),
   );
   app.get<{ Querystring: Static<typeof PageQuery> }>(
     '/api/v1/webhooks/endpoints',
@@ -80,7 +88,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: EndpointSchema }),
       },
     },
-    async (req) => webhooks.updateEndpoint(accountOf(req), req.params.endpointId, req.body),
+    async (req) => webhooks.updateEndpoint(accountOf(req), req.params.endpointId, req.body, apiActor(req)),
   );
   app.delete<{ Params: { endpointId: string } }>(
     '/api/v1/webhooks/endpoints/:endpointId',
@@ -94,7 +102,7 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) => {
-      await webhooks.deleteEndpoint(accountOf(req), req.params.endpointId);
+      await webhooks.deleteEndpoint(accountOf(req), req.params.endpointId, apiActor(req));
       return reply.status(204).send();
     },
   );
@@ -116,7 +124,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 200: SecretSchema }),
       },
     },
-    async (req) => webhooks.rotateSecret(accountOf(req), req.params.endpointId),
+    async (req) => webhooks.rotateSecret(accountOf(req), req.params.endpointId, apiActor(req)),
   );
   app.post<{ Params: { endpointId: string }; Body: Static<typeof TestEventBody> }>(
     '/api/v1/webhooks/endpoints/:endpointId/test',

@@ -1,4 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
+import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 import { EVENT_TYPES, isEventType, type EventType } from '../../events/event-types.ts';
 import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
@@ -93,12 +94,24 @@ export function normaliseFilterTypes(v: string[] | undefined): string[] {
   return [...new Set(v)];
 }
 
+/** An endpoint's URL as the audit log keeps it: origin and path, never user-info or a query (which may carry a token). */
+const auditUrl = (url: string): string => {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '';
+  }
+};
+
 export interface WebhooksServiceDeps {
   db: Db;
   clock: Clock;
   cipher: DataCipher;
   settings: { allowPrivateNetworks: boolean };
   resolver?: Resolver;
+  /** The audit log's recorder (docs/audit.md): endpoint changes are recorded in their transaction, never the secret. */
+  audit?: AuditRecorder | undefined;
 }
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
@@ -170,6 +183,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         signatureScheme?: SignatureScheme | undefined;
       },
       opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
+      actor?: AuditActor,
     ): Promise<Endpoint & { secret: string }> {
       const filterTypes = normaliseFilterTypes(input.filterTypes);
       const url = await checkWebhookUrl(input.url, urlOpts);
@@ -192,6 +206,12 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           now: clock.now(),
         });
         await opts.bindResult?.(tx, id);
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'webhook_endpoint.created',
+          target: { type: 'webhook_endpoint', id },
+          details: { url: auditUrl(url), filterTypes },
+        });
         return inserted;
       });
       return { ...toEndpoint(row), secret };
@@ -216,6 +236,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       accountId: string,
       id: string,
       patch: { url?: string; filterTypes?: string[]; description?: string | null; signatureScheme?: SignatureScheme; disabled?: boolean },
+      actor?: AuditActor,
     ): Promise<Endpoint> {
       await getRow(accountId, id);
       const filterTypes = patch.filterTypes === undefined ? undefined : normaliseFilterTypes(patch.filterTypes);
@@ -237,6 +258,15 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         if (!r) return undefined;
         if (patch.disabled === true) await endpointsStore.disable(tx, id, 'manual', now);
         if (patch.disabled === false) await endpointsStore.enable(tx, accountId, id, now);
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'webhook_endpoint.updated',
+          target: { type: 'webhook_endpoint', id },
+          details: {
+            fields: Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined),
+            url: url === undefined ? null : auditUrl(url),
+          },
+        });
         return endpointsStore.get(tx, accountId, id);
       });
       if (!row) throw errors.notFound('webhook_endpoint', id);
@@ -244,11 +274,18 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     },
 
     /** Deletes the endpoint; what it had not been sent yet is cancelled, the log is kept. */
-    async deleteEndpoint(accountId: string, id: string): Promise<void> {
+    async deleteEndpoint(accountId: string, id: string, actor?: AuditActor): Promise<void> {
       await getRow(accountId, id);
       const gone = await db.transaction(async (tx) => {
         await messagesStore.cancelPendingFor(tx, accountId, id, clock.now());
-        return endpointsStore.remove(tx, accountId, id);
+        const removed = await endpointsStore.remove(tx, accountId, id);
+        if (removed)
+          await deps.audit?.recordIn(tx, actor, {
+            accountId,
+            action: 'webhook_endpoint.deleted',
+            target: { type: 'webhook_endpoint', id },
+          });
+        return removed;
       });
       if (!gone) throw errors.notFound('webhook_endpoint', id);
     },
@@ -263,7 +300,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
      * for 24 h (two space-separated signatures) so receivers can switch without dropping events;
      * the contract scheme has room for one signature only, so it switches at once.
      */
-    async rotateSecret(accountId: string, id: string): Promise<{ secret: string }> {
+    async rotateSecret(accountId: string, id: string, actor?: AuditActor): Promise<{ secret: string }> {
       if (!UUID_RE.test(id)) throw errors.notFound('webhook_endpoint', id);
       const secret = generateSecret();
       const now = clock.now();
@@ -276,6 +313,11 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
           previousEnc: encryptSecret(cipher, accountId, row.id, old, 'previous'),
           previousExpiresAt: new Date(now.getTime() + PREVIOUS_SECRET_GRACE_MS),
           now,
+        });
+        await deps.audit?.recordIn(tx, actor, {
+          accountId,
+          action: 'webhook_endpoint.secret_rotated',
+          target: { type: 'webhook_endpoint', id: row.id },
         });
       });
       return { secret };

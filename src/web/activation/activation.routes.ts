@@ -5,6 +5,7 @@ import { AppError, isAppError } from '../../errors.ts';
 import { isMultipartBody, parseMultipart } from '../../http/multipart.ts';
 import { rateLimiterFor } from '../../lib/rate-limiter.ts';
 import { LinkUnusableError, type LinkView } from '../../modules/credentials/index.ts';
+import type { AuditActor } from '../../modules/audit/index.ts';
 import type { RouteModule } from '../../http/route-module.ts';
 import { createCsrf, isCrossSite } from '../shared/csrf.ts';
 import { usePageSecurityHeaders } from '../shared/headers.ts';
@@ -209,7 +210,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         const view = await pendingView(req, reply);
         if (!view || !(await checkForm(req, reply, view, first(req.body?._csrf)))) return reply;
         try {
-          const done = await activation.complete(req.params.token);
+          const done = await activation.complete(req.params.token, linkActor(req));
           return send(
             reply,
             200,
@@ -231,3 +232,19 @@ const routes: RouteModule = async (app, { ctx }) => {
 };
 
 export default routes;
+
+/**
+ * Whoever completes a hosted activation link (the tenant's customer, without an account): the
+ * audit log records it as the link, from the request's address (docs/audit.md).
+ */
+function linkActor(req: FastifyRequest): AuditActor {
+  const ua = req.headers['user-agent'];
+  return {
+    type: 'system',
+    id: null,
+    label: 'activation link',
+    ip: req.ip,
+    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
+    livemode: true,
+  };
+}

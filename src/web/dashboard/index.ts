@@ -29,6 +29,7 @@ import { documentActionsRoutes } from './pages/document-actions.routes.ts';
 import { certificationRoutes } from './pages/certification.routes.ts';
 import { webhookLogsRoutes } from './pages/webhook-logs.routes.ts';
 import { webhooksRoutes } from './pages/webhooks.routes.ts';
+import { auditRoutes } from './pages/audit.routes.ts';
 import type { DashboardRoutes } from './pages/types.ts';
 
 /**
@@ -58,6 +59,7 @@ const PAGES: DashboardRoutes[] = [
   webhookLogsRoutes,
   // Teams (issue 29): members, roles, invitations.
   membersRoutes,
+  auditRoutes,
   // The actions of issue 18: folios, credentials, sending, credit notes, CSV export.
   tenantActionsRoutes,
   documentActionsRoutes,

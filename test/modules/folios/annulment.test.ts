@@ -65,6 +65,12 @@ describeEachDb('annulment of voided folios', (backend) => {
       [2, 4],
       [6, 6],
     ]);
+    // Each annulled run is in the audit log, by the system (docs/audit.md).
+    const audited = await t.ctx.services.audit.list(acct.accountId, { limit: 50, action: 'folio.annulled' });
+    expect(audited.data.map((e) => [e.actor.type, e.details.desde, e.details.hasta]).sort()).toEqual([
+      ['system', 2, 4],
+      ['system', 6, 6],
+    ]);
     // Nothing is annulled twice.
     expect(await t.ctx.services.folioAnnulment.annulVoided()).toEqual({ annulled: 0, failed: 0 });
   });

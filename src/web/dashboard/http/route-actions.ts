@@ -83,6 +83,9 @@ export const ROUTE_ACTIONS: Readonly<Record<string, DashboardAction>> = {
   'POST /settings/members/:memberId/remove': 'members.leave',
   // Test mode: switching which data the session shows (every role; docs/dashboard.md "Test mode")
   'POST /mode': 'mode.switch',
+  // The audit log and its CSV (docs/audit.md): owners, admins and developers.
+  'GET /settings/audit': 'audit.view',
+  'GET /settings/audit.csv': 'audit.view',
 };
 
 /** The action of a route as Fastify names it (HEAD is its GET). */

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Mode, Scope } from '../../../modules/accounts/index.ts';
 import type { DashboardAuthService, DashboardSession } from '../../../modules/dashboard-auth/index.ts';
 import type { Actor, DashboardAction } from '../../../modules/members/index.ts';
+import type { AuditActor } from '../../../modules/audit/index.ts';
 import { LANG_COOKIE, pickLang, type Lang, type Messages } from '../i18n/index.ts';
 import type { PageContext } from '../ui/layout.ts';
 
@@ -107,6 +108,23 @@ export const actor = (req: FastifyRequest): Actor => {
   const s = state(req).session;
   if (!s?.account || !s.member) throw new Error('not signed in');
   return { accountId: s.account.id, memberId: s.member.id, email: s.member.email, role: s.member.role };
+};
+
+/**
+ * The member acting, as the audit log records it (docs/audit.md): by id and e-mail, with the
+ * address and user agent of the request, in the session's mode.
+ */
+export const auditActor = (req: FastifyRequest): AuditActor => {
+  const a = actor(req);
+  const ua = req.headers['user-agent'];
+  return {
+    type: 'member',
+    id: a.memberId,
+    label: a.email,
+    ip: req.ip,
+    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
+    livemode: modeOf(req) === 'live',
+  };
 };
 
 /**

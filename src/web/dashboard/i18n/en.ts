@@ -4,6 +4,7 @@ import { actionsEn } from './actions.en.ts';
 import { teamsEn } from './teams.en.ts';
 import { testModeEn } from './testmode.en.ts';
 import { certificationEn } from './certification.en.ts';
+import { auditEn } from './audit.en.ts';
 
 /** English. Typed against the Spanish catalogue, so a missing or extra key does not compile. */
 export const en: Messages = {
@@ -372,9 +373,12 @@ export const en: Messages = {
   testMode: testModeEn,
   /** The certification page (i18n/certification.en.ts). */
   certification: certificationEn,
+  /** The audit log page (i18n/audit.en.ts). */
+  audit: auditEn,
   errorCodes: {
     ...teamsEn.errorCodes,
     ...certificationEn.errorCodes,
+    ...auditEn.errorCodes,
     invalid_logo:
       'The file is not a valid PNG or JPEG image, or its size does not fit (16 to 4000 pixels a side, at most 8.4 megapixels: for example 4000 × 2000).',
     not_cedible: 'This document type has no cedible copy.',

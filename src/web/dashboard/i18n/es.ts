@@ -3,6 +3,7 @@ import { actionsEs } from './actions.es.ts';
 import { teamsEs } from './teams.es.ts';
 import { testModeEs } from './testmode.es.ts';
 import { certificationEs } from './certification.es.ts';
+import { auditEs } from './audit.es.ts';
 
 /** Spanish (es-CL), the dashboard's first language. en.ts must have exactly the same keys. */
 export const es = {
@@ -372,10 +373,13 @@ export const es = {
   testMode: testModeEs,
   /** The certification page (i18n/certification.es.ts). */
   certification: certificationEs,
+  /** The audit log page (i18n/audit.es.ts). */
+  audit: auditEs,
   /** Texts for the error codes a form can get back from the services; others show the service's message. */
   errorCodes: {
     ...teamsEs.errorCodes,
     ...certificationEs.errorCodes,
+    ...auditEs.errorCodes,
     invalid_logo:
       'El archivo no es una imagen PNG o JPEG válida, o su tamaño no sirve (entre 16 y 4000 píxeles por lado y hasta 8,4 megapíxeles: por ejemplo 4000 × 2000).',
     not_cedible: 'Este tipo de documento no tiene copia cedible.',

@@ -13,7 +13,7 @@ export const teamsEn: TeamsMessages = {
   roleHints: {
     owner: 'Everything, including ownership of the account.',
     admin: 'Everything but ownership of the account.',
-    developer: 'API keys, webhooks and their logs; with test data, also what an operator does.',
+    developer: 'API keys, webhooks and their logs, the audit log; with test data, also what an operator does.',
     operator: 'Companies, credentials, folios and documents.',
     read_only: 'Sees everything (never a secret), changes nothing.',
   },
@@ -30,6 +30,7 @@ export const teamsEn: TeamsMessages = {
     'folios.manage': 'Request folios',
     'documents.manage': 'Send documents to the SII, resend them, credit notes',
     'mode.switch': 'Switch between live and test data',
+    'audit.view': 'See the audit log and export it',
   },
   ownership: 'Make or unmake owners',
   yes: 'Yes',

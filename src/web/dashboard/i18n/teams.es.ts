@@ -14,7 +14,7 @@ export const teamsEs = {
   roleHints: {
     owner: 'Todo, incluida la propiedad de la cuenta.',
     admin: 'Todo menos la propiedad de la cuenta.',
-    developer: 'Claves API, webhooks y sus registros; con datos de prueba, también lo que hace un operador.',
+    developer: 'Claves API, webhooks y sus registros, el registro de auditoría; con datos de prueba, también lo que hace un operador.',
     operator: 'Empresas, credenciales, folios y documentos.',
     read_only: 'Ve todo (nunca un secreto), no cambia nada.',
   },
@@ -31,6 +31,7 @@ export const teamsEs = {
     'folios.manage': 'Solicitar folios',
     'documents.manage': 'Enviar documentos al SII, reenviarlos, notas de crédito',
     'mode.switch': 'Cambiar entre datos reales y de prueba',
+    'audit.view': 'Ver el registro de auditoría y exportarlo',
   },
   ownership: 'Hacer o deshacer propietarios',
   yes: 'Sí',

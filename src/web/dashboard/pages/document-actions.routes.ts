@@ -4,7 +4,7 @@ import { errors } from '../../../errors.ts';
 import { toTenant } from '../../../modules/tenants/index.ts';
 import { asForm, text, type FormBody } from '../http/form.ts';
 import { FormAlreadySubmitted, formOnce, newFormToken } from '../http/form-once.ts';
-import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
+import { accountId, auditActor, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import type { Messages } from '../i18n/index.ts';
 import { formFailure, isConfirmed, problemOf } from '../ui/actions.ts';
 import { creditNoteForm, creditNoteView, resendView, type CreditNoteForm } from '../views/document-actions.view.ts';
@@ -78,7 +78,7 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
   app.post<DocumentParams>('/tenants/:tenantId/documents/:dteId/send', async (req, reply) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
     try {
-      await dteSend.send(row, [req.params.dteId]);
+      await dteSend.send(row, [req.params.dteId], auditActor(req));
       return seeOther(reply, `${base(row.id, req.params.dteId)}?done=sent`);
     } catch (e) {
       const err = formFailure(e);
@@ -148,7 +148,7 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
         throw e;
       }
       const bindResult = token ? formOnce.binder(row.account_id, 'credit-note', token, ctx.clock.now()) : undefined;
-      const note = await dte.create(row, input, { bindResult });
+      const note = await dte.create(row, input, { bindResult }, auditActor(req));
       return seeOther(reply, `${base(row.id, note.id)}?done=credit-note`);
     } catch (e) {
       if (e instanceof FormAlreadySubmitted) return seeOther(reply, `${base(row.id, e.resultId)}?done=credit-note`);

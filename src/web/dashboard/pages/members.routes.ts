@@ -14,6 +14,7 @@ import {
   sendPage,
   setSessionCookie,
   state,
+  auditActor,
   t,
 } from '../http/state.ts';
 import { errorText } from '../ui/components.ts';
@@ -77,12 +78,16 @@ export const membersRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => 
     const form = { email: text(body, 'email', 320), role: text(body, 'role', 16) };
     try {
       const s = state(req);
-      const { invitation, link, emailed } = await members.invite(actor(req), {
-        email: form.email,
-        role: form.role,
-        inviterName: s.session?.member?.name ?? '',
-        lang: s.lang,
-      });
+      const { invitation, link, emailed } = await members.invite(
+        actor(req),
+        {
+          email: form.email,
+          role: form.role,
+          inviterName: s.session?.member?.name ?? '',
+          lang: s.lang,
+        },
+        auditActor(req),
+      );
       if (!emailed) flash.put(flashKey(req), SLOT, { email: invitation.email, link } satisfies Invited);
       return seeOther(reply, `/settings/members?done=invited&who=${encodeURIComponent(invitation.email)}#invitation-link`);
     } catch (e) {
@@ -93,14 +98,14 @@ export const membersRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => 
   });
 
   app.post<{ Params: { invitationId: string } }>('/settings/members/invitations/:invitationId/revoke', async (req, reply) => {
-    const gone = await members.revokeInvitation(actor(req), req.params.invitationId);
+    const gone = await members.revokeInvitation(actor(req), req.params.invitationId, auditActor(req));
     return seeOther(reply, `/settings/members?done=revoked&who=${encodeURIComponent(gone.email)}`);
   });
 
   app.post<{ Params: { memberId: string } }>('/settings/members/:memberId/role', async (req, reply) => {
     const role = text(asForm(req.body), 'role', 16);
     try {
-      const { after } = await members.changeRole(actor(req), req.params.memberId, role);
+      const { after } = await members.changeRole(actor(req), req.params.memberId, role, auditActor(req));
       return seeOther(reply, `/settings/members?done=role&role=${after.role}&who=${encodeURIComponent(after.email)}`);
     } catch (e) {
       if (!isAppError(e) || (e.kind !== 'conflict' && e.kind !== 'invalid_request')) throw e;
@@ -136,7 +141,7 @@ export const membersRoutes: DashboardRoutes = (app, { ctx, cookies, flash }) => 
   app.post<{ Params: { memberId: string } }>('/settings/members/:memberId/remove', async (req, reply) => {
     const me = actor(req);
     try {
-      const gone = await members.remove(me, req.params.memberId);
+      const gone = await members.remove(me, req.params.memberId, auditActor(req));
       // Leaving ends one's own session with the member row: back to the login page.
       if (gone.id === me.memberId) {
         clearSessionCookie(reply, cookies);
@@ -184,7 +189,10 @@ export function invitationRoutes(app: Parameters<DashboardRoutes>[0], { ctx, coo
     const name = text(body, 'name', 200);
     const password = text(body, 'password', 1024);
     try {
-      const { token: sessionToken, session } = await auth.acceptInvitation({ token, name, password, ip: req.ip }, state(req).token);
+      const { token: sessionToken, session } = await auth.acceptInvitation(
+        { token, name, password, ip: req.ip, userAgent: req.headers['user-agent'] },
+        state(req).token,
+      );
       setSessionCookie(reply, cookies, sessionToken, session, ctx.clock.now());
       return seeOther(reply, '/');
     } catch (e) {

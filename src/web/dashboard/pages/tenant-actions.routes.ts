@@ -6,7 +6,7 @@ import { requireDate } from '../../../lib/validate.ts';
 import { toTenant } from '../../../modules/tenants/index.ts';
 import { asForm, queryValue, text, type FormBody } from '../http/form.ts';
 import { FormAlreadySubmitted, formOnce, newFormToken } from '../http/form-once.ts';
-import { accountId, pageContext, seeOther, sendPage, t } from '../http/state.ts';
+import { accountId, auditActor, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { formFailure, problemOf } from '../ui/actions.ts';
 import { credentialsView, folioRequestView } from '../views/tenant-actions.view.ts';
 import { TIPOS_DTE } from './issuing.ts';
@@ -92,7 +92,7 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
           param: 'cantidad',
         });
       const bindResult = token ? formOnce.binder(row.account_id, 'folio-request', token, ctx.clock.now()) : undefined;
-      const r = await folios.request(row, { tipoDte, cantidad }, { bindResult });
+      const r = await folios.request(row, { tipoDte, cantidad }, { bindResult }, auditActor(req));
       return done(r.request.id);
     } catch (e) {
       if (e instanceof FormAlreadySubmitted) return done(e.resultId);
@@ -136,7 +136,7 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
       const apiKey = text(asForm(req.body), 'apiKey', 512).trim();
       if (!apiKey) throw errors.invalid('invalid_field', m.validation.required(m.credentials.apiKey), { param: 'apiKey' });
       if (!/^[\x21-\x7e]+$/.test(apiKey)) throw errors.invalid('invalid_field', m.validation.apiKeyFormat, { param: 'apiKey' });
-      await credentials.setApiKey(account, tenant.id, apiKey);
+      await credentials.setApiKey(account, tenant.id, apiKey, auditActor(req));
       return seeOther(reply, `/tenants/${tenant.id}/credentials?done=api-key`);
     } catch (e) {
       const err = formFailure(e);
@@ -187,7 +187,7 @@ export const tenantActionsRoutes: DashboardRoutes = (app, { ctx }) => {
         ] as const)
           text(body, k, max);
         requireDate(form.fechaVencimiento, 'fechaVencimiento');
-        await credentials.addCertificate(account, tenant.id, { file: file.data, password, ...form });
+        await credentials.addCertificate(account, tenant.id, { file: file.data, password, ...form }, {}, auditActor(req));
         return seeOther(reply, `/tenants/${tenant.id}/credentials?done=certificate`);
       } catch (e) {
         const err = formFailure(e);

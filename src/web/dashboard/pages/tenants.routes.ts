@@ -4,7 +4,7 @@ import { parseMultipart, type MultipartFile } from '../../../http/multipart.ts';
 import { LOGO_MAX_BYTES } from '../../../pdf/index.ts';
 import { errors, isAppError } from '../../../errors.ts';
 import { asForm, fieldChecks, integer, integerList, oneOf, optionalText, queryValue, required, type FormBody } from '../http/form.ts';
-import { accountId, flashKey, pageContext, seeOther, sendPage, t } from '../http/state.ts';
+import { accountId, auditActor, flashKey, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { tenantForm, tenantFormView, tenantsListView, tenantView, type TenantForm } from '../views/tenants.view.ts';
 import { errorText, rut } from '../ui/components.ts';
 import type { DashboardRoutes } from './types.ts';
@@ -87,7 +87,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       sendPage(reply, tenantFormView(pageContext(req), { form: raw, error: problemsOf(req, errs) }), statusOf(errs[0]!));
     if (!input) return fail(problems);
     try {
-      const tenant = await tenants.create(accountId(req), input);
+      const tenant = await tenants.create(accountId(req), input, {}, auditActor(req));
       return seeOther(reply, `/tenants/${tenant.id}?done=created`);
     } catch (e) {
       return fail([formFailure(e)]);
@@ -139,7 +139,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
   // redirects to, from the session's one-time flash. Reloading that page generates nothing (a
   // second POST would invalidate the link just copied).
   app.post<Id>('/tenants/:tenantId/activation-link', async (req, reply) => {
-    const link = await activation.createLink(accountId(req), req.params.tenantId);
+    const link = await activation.createLink(accountId(req), req.params.tenantId, auditActor(req));
     flash.put(flashKey(req), linkSlot(req.params.tenantId), { url: link.url, expiresAt: link.expiresAt } satisfies NewLink);
     return seeOther(reply, `/tenants/${req.params.tenantId}?done=link#activation`);
   });
@@ -169,7 +169,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
   app.post<{ Params: { tenantId: string; certificateId: string } }>(
     '/tenants/:tenantId/certificates/:certificateId/primary',
     async (req, reply) => {
-      await credentials.makePrincipal(accountId(req), req.params.tenantId, req.params.certificateId);
+      await credentials.makePrincipal(accountId(req), req.params.tenantId, req.params.certificateId, auditActor(req));
       return seeOther(reply, `/tenants/${req.params.tenantId}?done=primary#credentials`);
     },
   );
@@ -188,7 +188,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       sendPage(reply, tenantFormView(pageContext(req), { tenant, form: raw, error: problemsOf(req, errs) }), statusOf(errs[0]!));
     if (!input) return fail(problems);
     try {
-      await tenants.update(row, input);
+      await tenants.update(row, input, auditActor(req));
       return seeOther(reply, `/tenants/${tenant.id}?done=updated`);
     } catch (e) {
       return fail([formFailure(e)]);
@@ -220,7 +220,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       try {
         if (!file) throw errors.invalid('invalid_logo', 'Choose a PNG or JPEG file.', { details: { reason: 'empty' } });
         // Browsers name the file's type from its extension; only an image type is worth checking.
-        await tenantLogos.put(row, file.data, file.contentType.startsWith('image/') ? file.contentType : undefined);
+        await tenantLogos.put(row, file.data, file.contentType.startsWith('image/') ? file.contentType : undefined, auditActor(req));
         return seeOther(reply, `/tenants/${row.id}?done=logo#logo`);
       } catch (e) {
         const err = formFailure(e);
@@ -251,7 +251,7 @@ export const tenantsRoutes: DashboardRoutes = (app, { ctx, flash }) => {
 
   app.post<Id>('/tenants/:tenantId/logo/delete', async (req, reply) => {
     const row = await tenants.getRow(accountId(req), req.params.tenantId);
-    await tenantLogos.remove(row);
+    await tenantLogos.remove(row, auditActor(req));
     return seeOther(reply, `/tenants/${row.id}?done=logo-removed#logo`);
   });
 };

@@ -5,7 +5,7 @@ import { isEventType } from '../../../events/event-types.ts';
 import { errors, isAppError, type AppError } from '../../../errors.ts';
 import { SIGNATURE_SCHEMES, type SignatureScheme } from '../../../modules/webhooks/index.ts';
 import { asForm, fieldChecks, list, oneOf, optionalText, required, text, type FormBody } from '../http/form.ts';
-import { accountId, flashKey, pageContext, seeOther, sendPage, t } from '../http/state.ts';
+import { accountId, auditActor, flashKey, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { webhookDeleteView, webhooksListView, webhookView, type EndpointForm } from '../views/webhooks.view.ts';
 import { errorText } from '../ui/components.ts';
 import { confirmView } from '../views/confirm.view.ts';
@@ -85,7 +85,12 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       );
     if (!input) return fail(problems);
     try {
-      const created = await webhooks.createEndpoint(account, { ...input, description: input.description || undefined });
+      const created = await webhooks.createEndpoint(
+        account,
+        { ...input, description: input.description || undefined },
+        {},
+        auditActor(req),
+      );
       return seeOther(reply, `/webhooks/${created.id}?done=created`);
     } catch (e) {
       return fail([formFailure(e)]);
@@ -119,7 +124,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
       sendPage(reply, webhookView(pageContext(req), { endpoint, form, error: problemsOf(req, errs) }), statusOf(errs[0]!));
     if (!input) return fail(problems);
     try {
-      await webhooks.updateEndpoint(account, endpoint.id, { ...input, description: input.description || null });
+      await webhooks.updateEndpoint(account, endpoint.id, { ...input, description: input.description || null }, auditActor(req));
       return seeOther(reply, `/webhooks/${endpoint.id}?done=updated`);
     } catch (e) {
       return fail([formFailure(e)]);
@@ -131,7 +136,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
     ['enable', false],
   ] as const)
     app.post<Id>(`/webhooks/:endpointId/${action}`, async (req, reply) => {
-      const e = await webhooks.updateEndpoint(accountId(req), req.params.endpointId, { disabled });
+      const e = await webhooks.updateEndpoint(accountId(req), req.params.endpointId, { disabled }, auditActor(req));
       return seeOther(reply, `/webhooks/${e.id}?done=updated`);
     });
 
@@ -163,7 +168,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
   });
 
   app.post<Id>('/webhooks/:endpointId/secret/rotate', async (req, reply) => {
-    const { secret } = await webhooks.rotateSecret(accountId(req), req.params.endpointId);
+    const { secret } = await webhooks.rotateSecret(accountId(req), req.params.endpointId, auditActor(req));
     flash.put(flashKey(req), secretSlot(req.params.endpointId), { secret } satisfies Secret);
     return seeOther(reply, `/webhooks/${req.params.endpointId}?done=rotated#secret`);
   });
@@ -183,7 +188,7 @@ export const webhooksRoutes: DashboardRoutes = (app, { ctx, flash }) => {
   });
 
   app.post<Id>('/webhooks/:endpointId/delete', async (req, reply) => {
-    await webhooks.deleteEndpoint(accountId(req), req.params.endpointId);
+    await webhooks.deleteEndpoint(accountId(req), req.params.endpointId, auditActor(req));
     return seeOther(reply, '/webhooks?done=deleted');
   });
 };

@@ -23,7 +23,7 @@ export interface PageContext {
   mode: Mode;
 }
 
-export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys' | 'members';
+export type NavKey = 'overview' | 'tenants' | 'webhooks' | 'logs' | 'mailbox' | 'apiKeys' | 'members' | 'audit';
 
 /** The current URL with `lang` replaced, so switching language stays on the same page. */
 export function withLang(url: string, lang: Lang): string {
@@ -93,7 +93,7 @@ ${item('overview', '/', t.nav.overview)}${item('tenants', '/tenants', t.nav.tena
       'members',
       '/settings/members',
       t.teams.nav,
-    )}
+    )}${ctx.role && allowed(ctx.role, 'audit.view', ctx.mode) ? item('audit', '/settings/audit', t.audit.nav) : ''}
 </ul></nav>
 <div class="dash-account">${ctx.account ? modeSwitch(ctx) : ''}${langSwitch(ctx)}${
       ctx.account
