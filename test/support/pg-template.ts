@@ -175,6 +175,18 @@ export async function copyOfTemplate(base: string, migrations: string): Promise<
 /** Drops a run's copies (`run` given) or any run's copies older than a day. */
 export async function dropCopies(base: string, which: { run: string } | 'stale'): Promise<number> {
   return withAdmin(base, async (c) => {
+    if (which !== 'stale') {
+      // A spare a worker started making as it finished is still being created on the server,
+      // invisible in pg_database until then: wait for it (at most 10 s), then drop it with the rest.
+      for (let i = 0; i < 50; i++) {
+        const making = await c.query(
+          `select 1 from pg_stat_activity where state = 'active' and query ilike $1 and pid <> pg_backend_pid()`,
+          [`create database ${COPY_PREFIX}%\_${which.run}\_%`],
+        );
+        if (making.rowCount === 0) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
     const now = Date.now() / 1000;
     const names = (await namesLike(c, `${COPY_PREFIX}%`)).filter((n) =>
       which === 'stale' ? now - copyTime(n) > STALE_AFTER_S : n.split('_')[3] === which.run,
