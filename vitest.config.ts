@@ -41,8 +41,9 @@ export default defineConfig({
     // workers cut the main run from ~37 to 30 minutes here but failed five load-sensitive tests
     // (docs/performance.md, "The test suite"); VITEST_MAX_WORKERS sets it for a bigger machine.
     ...(process.env.VITEST_MAX_WORKERS ? { maxWorkers: Number(process.env.VITEST_MAX_WORKERS) } : {}),
-    // One migrated PGlite template per run, copied by every test database (test/support/db.ts).
-    globalSetup: ['test/support/pglite-template.setup.ts'],
+    // One migrated PGlite template per run, copied by every test database (test/support/db.ts); on
+    // PostgreSQL, the run's name for its test databases, and their cleanup (pg-template.ts).
+    globalSetup: ['test/support/pglite-template.setup.ts', 'test/support/pg-template.setup.ts'],
     projects: [
       {
         extends: true,

@@ -4,6 +4,7 @@ import {
   cafExpires,
   cedibleMarkOf,
   creditNoteFor,
+  debitNoteFor,
   DOCUMENT_TYPES,
   envelopeKindFor,
   familyCodes,
@@ -33,6 +34,10 @@ describe('the catalogue of document types', () => {
     expect(typesWhere((t) => t.acciones.length > 0)).toEqual([33, 34]);
     expect(typesWhere((t) => t.exchanged)).toEqual([33, 34, 43, 46, 52, 56, 61, 110, 111, 112]);
     expect(typesWhere((t) => t.creditedBy === 61)).toEqual([33, 34, 39, 41, 56]);
+    expect(typesWhere((t) => t.debitedBy === 56)).toEqual([33, 34, 39, 41, 61]);
+    expect(typesWhere((t) => t.creditedBy === 112)).toEqual([110, 111]);
+    expect(typesWhere((t) => t.debitedBy === 111)).toEqual([110, 112]);
+    expect(typesWhere((t) => t.debitedBy === null)).toEqual([43, 46, 52, 56, 111]);
     expect(typesWhere((t) => t.tax.includes('venta'))).toEqual([33, 56, 61]);
     expect(typesWhere((t) => t.tax.includes('compra'))).toEqual([46, 56, 61]);
     expect(typesWhere((t) => t.requiresReferencias)).toEqual([56, 61, 111, 112]);
@@ -40,6 +45,12 @@ describe('the catalogue of document types', () => {
     expect(typesWhere((t) => !t.afectoIva)).toEqual([34, 41]);
     expect(familyCodes('exportacion')).toBe('110, 111, 112');
     expect(familyCodes('boleta')).toBe('39, 41');
+  });
+
+  it('has only notes credit or debit a type', () => {
+    for (const t of DOCUMENT_TYPES)
+      for (const note of [t.creditedBy, t.debitedBy])
+        if (note !== null) expect(lookupType(note)?.requiresReferencias, `${t.codigo}`).toBe(true);
   });
 
   it('answers the named questions for foreign and unknown codes too', () => {
@@ -51,6 +62,7 @@ describe('the catalogue of document types', () => {
     expect([isReceivable(46), isReceivable(110), isReceivable(30)]).toEqual([true, false, false]);
     expect([accionesFor(33), accionesFor(52)]).toEqual([['ACD', 'RCD', 'ERM', 'RFP', 'RFT'], []]);
     expect([creditNoteFor(110), creditNoteFor(61), creditNoteFor(30)]).toEqual([112, null, null]);
+    expect([debitNoteFor(61), debitNoteFor(112), debitNoteFor(52), debitNoteFor(60)]).toEqual([56, 111, null, null]);
     expect([isAfectoIva(41), isAfectoIva(39), isAfectoIva(30)]).toEqual([false, true, true]);
     expect([printedName(52), printedName(30)]).toEqual(['GUÍA DE DESPACHO ELECTRÓNICA', 'DOCUMENTO TRIBUTARIO ELECTRÓNICO 30']);
     expect(lookupType(30)).toBeUndefined();

@@ -66,6 +66,12 @@ export interface DocumentType {
   acciones: readonly Accion[];
   /** The nota de crédito the service issues against it (the dashboard's "credit note"), or null. */
   creditedBy: TipoDte | null;
+  /**
+   * The nota de débito that debits it (references it with codRef 1–3), or null: a sales
+   * document's amounts raised, or a nota de crédito cancelled (the SII's certification test sets
+   * ask for both: "ANULA NOTA DE CREDITO ELECTRONICA"; src/dte/README.md).
+   */
+  debitedBy: TipoDte | null;
   tax: readonly TaxCodeGroup[];
   /** Line prices include IVA unless IndMntNeto says net (a boleta afecta, format document IdDoc). */
   grossByDefault: boolean;
@@ -102,7 +108,10 @@ export interface DocumentType {
   };
 }
 
-type Common = Omit<DocumentType, 'codigo' | 'family' | 'strategy' | 'amounts' | 'names' | 'cedible' | 'cafExpires' | 'creditedBy' | 'tax'>;
+type Common = Omit<
+  DocumentType,
+  'codigo' | 'family' | 'strategy' | 'amounts' | 'names' | 'cedible' | 'cafExpires' | 'creditedBy' | 'debitedBy' | 'tax'
+>;
 
 /** DTE_v10 `Documento` (33, 34, 46, 52, 56, 61). */
 const documento: Common = {
@@ -169,6 +178,7 @@ const TYPES: readonly DocumentType[] = [
     cafExpires: true,
     acciones: ACCIONES_LEY_19983,
     creditedBy: 61,
+    debitedBy: 56,
     tax: ['venta'],
     forbidAllExempt: true,
     names: {
@@ -192,6 +202,7 @@ const TYPES: readonly DocumentType[] = [
     afectoIva: false,
     acciones: ACCIONES_LEY_19983,
     creditedBy: 61,
+    debitedBy: 56,
     tax: [],
     names: {
       short: 'factura exenta',
@@ -211,6 +222,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: null,
     cafExpires: false,
     creditedBy: 61,
+    debitedBy: 56,
     tax: [],
     grossByDefault: true,
     names: {
@@ -232,6 +244,7 @@ const TYPES: readonly DocumentType[] = [
     cafExpires: false,
     afectoIva: false,
     creditedBy: 61,
+    debitedBy: 56,
     tax: [],
     names: {
       short: 'boleta exenta',
@@ -253,6 +266,7 @@ const TYPES: readonly DocumentType[] = [
     cafExpires: true,
     receivable: false,
     creditedBy: null,
+    debitedBy: null,
     tax: [],
     grossPrices: false,
     adjustments: false,
@@ -274,6 +288,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: 'CEDIBLE',
     cafExpires: true,
     creditedBy: null,
+    debitedBy: null,
     tax: ['compra'],
     withholdsIva: true,
     names: {
@@ -294,6 +309,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: 'CEDIBLE CON SU FACTURA',
     cafExpires: false,
     creditedBy: null,
+    debitedBy: null,
     tax: [],
     names: {
       short: 'guía de despacho',
@@ -313,6 +329,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: null,
     cafExpires: true,
     creditedBy: 61,
+    debitedBy: null,
     tax: ['venta', 'compra'],
     receptorDetailsRequired: false,
     requiresReferencias: true,
@@ -334,6 +351,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: null,
     cafExpires: true,
     creditedBy: null,
+    debitedBy: 56,
     tax: ['venta', 'compra'],
     receptorDetailsRequired: false,
     requiresReferencias: true,
@@ -355,6 +373,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: null,
     cafExpires: false,
     creditedBy: 112,
+    debitedBy: 111,
     tax: [],
     names: {
       short: 'factura de exportación',
@@ -374,6 +393,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: null,
     cafExpires: false,
     creditedBy: 112,
+    debitedBy: null,
     tax: [],
     requiresReferencias: true,
     names: {
@@ -394,6 +414,7 @@ const TYPES: readonly DocumentType[] = [
     cedible: null,
     cafExpires: false,
     creditedBy: null,
+    debitedBy: 111,
     tax: [],
     requiresReferencias: true,
     names: {
@@ -453,6 +474,7 @@ export const isExchanged = (t: number): boolean => lookupType(t)?.exchanged === 
 export const isReceivable = (t: number): boolean => lookupType(t)?.receivable === true;
 export const accionesFor = (t: number): readonly Accion[] => lookupType(t)?.acciones ?? [];
 export const creditNoteFor = (t: number): TipoDte | null => lookupType(t)?.creditedBy ?? null;
+export const debitNoteFor = (t: number): TipoDte | null => lookupType(t)?.debitedBy ?? null;
 export const taxGroupsOf = (t: number): readonly TaxCodeGroup[] => lookupType(t)?.tax ?? [];
 export const pricesGrossByDefault = (t: number): boolean => lookupType(t)?.grossByDefault === true;
 export const withholdsIva = (t: number): boolean => lookupType(t)?.withholdsIva === true;

@@ -29,6 +29,7 @@ export {
   isReceivable,
   accionesFor,
   creditNoteFor,
+  debitNoteFor,
   taxGroupsOf,
   pricesGrossByDefault,
   withholdsIva,

@@ -16,6 +16,7 @@ import { transformOpenApi, type OpenApiDocument } from './openapi.ts';
 import opsRoutes from './ops.routes.ts';
 import { refuseUnstorable } from './text-guard.ts';
 import { rateLimiterFor } from '../lib/rate-limiter.ts';
+import { cachedSerializerFactory } from './serializers.ts';
 
 export interface BuildAppOptions {
   /** Pass false in tests to keep output quiet; a pino logger or options otherwise. */
@@ -35,6 +36,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     bodyLimit: ctx.config.bodyLimitBytes,
     trustProxy: ctx.config.env === 'production',
     routerOptions: { maxParamLength: 500 },
+    // Response serializers compiled once per process, not once per app (serializers.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializerFactory } },
     // Refused by the router before any route or hook runs: still the error envelope.
     frameworkErrors: (err, req, reply) => {
       reply.header('Request-Id', req.id);

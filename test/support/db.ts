@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, inject } from 'vitest';
 import { migrate } from '../../src/db/migrate.ts';
@@ -6,13 +5,16 @@ import { MAIN_MIGRATIONS, openDatabase } from '../../src/db/open.ts';
 import { createPglite } from '../../src/db/pglite.ts';
 import { openPostgres } from '../../src/db/postgres.ts';
 import type { Db } from '../../src/db/types.ts';
+import { copyOfTemplate } from './pg-template.ts';
 import { givePglite, takePglite, type Pooled } from './pglite-pool.ts';
 import './pglite-template.setup.ts';
 
 /**
  * Database suites run on PGlite always, and on PostgreSQL too when TEST_DATABASE_URL is set.
- * Each PostgreSQL test database is a fresh schema, dropped at close; each in-memory PGlite one is
- * in its migrated state, made new or kept by the process from an earlier test (pglite-pool.ts).
+ * Each PostgreSQL test database is a database of its own on that server, copied from the run's
+ * migrated template (pg-template.ts) and dropped after close; its tables are in `public`. Each
+ * in-memory PGlite one is in its migrated state, made new or kept by the process from an earlier
+ * test (pglite-pool.ts).
  */
 export type Backend = 'pglite' | 'postgres';
 
@@ -43,22 +45,19 @@ export async function openTestDb(backend: Backend, opts: { migrationsDir?: strin
       close: () => givePglite(migrations, pooled),
     };
   }
-  const url = process.env.TEST_DATABASE_URL!;
-  const schema = `t_${crypto.randomBytes(6).toString('hex')}`;
-  const admin = await openPostgres(url, { max: 1 });
-  await admin.query(`create schema ${schema}`);
-  await admin.close();
-  const db = await openDatabase({ url, schema, ...(opts.migrationsDir ? { migrationsDir: opts.migrationsDir } : {}) });
+  // A copy of the migrated template database (test/support/pg-template.ts): complete by
+  // construction, so it is opened without running the migrations again.
+  const copy = await copyOfTemplate(process.env.TEST_DATABASE_URL!, opts.migrationsDir ?? MAIN_MIGRATIONS);
+  const schema = 'public';
+  const db = await openPostgres(copy.url, { schema });
   return {
     db,
     backend,
-    url,
+    url: copy.url,
     schema,
     async close() {
       await db.close();
-      const a = await openPostgres(url, { max: 1 });
-      await a.query(`drop schema if exists ${schema} cascade`);
-      await a.close();
+      copy.drop();
     },
   };
 }
@@ -95,7 +94,7 @@ export function describeEachDb(title: string, fn: (backend: Backend) => void): v
 }
 
 /**
- * A second, independent pool on the same PostgreSQL schema: it stands for a second server process
+ * A second, independent pool on the same PostgreSQL database: it stands for a second server process
  * in tests of cross-process behaviour. On PGlite (one process by construction) there is none.
  */
 export async function openSecondConnection(t: TestDb): Promise<Db | undefined> {

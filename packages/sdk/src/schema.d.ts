@@ -5356,7 +5356,7 @@ export interface paths {
             /** @description The recipient (Receptor). Required on every type except boletas 39 and 41, which without it go to the anonymous consumer 66.666.666-6. */
             receptor?: {
               /**
-               * @description Recipient RUT with check digit (RUTRecep; 76.123.456-7 or 76123456-7). 66.666.666-6 (consumidor final) only on boletas; 55.555.555-5 for the foreign receptor of an export (110–112, required there).
+               * @description Recipient RUT with check digit (RUTRecep; 76.123.456-7 or 76123456-7). 66.666.666-6 (consumidor final) only on boletas; 55.555.555-5 for the foreign receptor of an export (110, 111 and 112, required there).
                * @example 77.777.777-7
                */
               rut: string;
@@ -5371,7 +5371,7 @@ export interface paths {
                */
               giro?: string;
               /**
-               * @description Recipient's street address (DirRecep). Required on 33, 34, 43, 46, 52 and on the factura de exportación 110.
+               * @description Recipient's street address (DirRecep). Required on 33, 34, 43, 46, 52 and 110.
                * @example Av. Apoquindo 4501
                */
               direccion?: string;
@@ -5395,7 +5395,7 @@ export interface paths {
                * @example dte@andes.cl
                */
               correo?: string;
-              /** @description Exports only (110–112): the foreign receptor (Extranjero). */
+              /** @description Exports only (110, 111 and 112): the foreign receptor (Extranjero). */
               extranjero?: {
                 /**
                  * @description Recipient's nationality (Extranjero/Nacionalidad): a code of the Aduana's country table, 1–3 digits ("225" in the SII's export samples).
@@ -5422,7 +5422,7 @@ export interface paths {
                */
               cantidad?: number;
               /**
-               * @description Unit price (PrcItem), up to 6 decimals: in pesos, or in the export currency on 110–112; IVA included when montoBruto (and on boletas 39 unless indMontoNeto), else net.
+               * @description Unit price (PrcItem), up to 6 decimals: in pesos, or in the export currency on 110, 111 or 112; IVA included when montoBruto (and on boletas 39 unless indMontoNeto), else net.
                * @example 35000
                */
               precioUnitario?: number;
@@ -5432,7 +5432,7 @@ export interface paths {
                */
               montoItem?: number;
               /**
-               * @description Exempt line (IndExe 1). Every line of 34, 41 and 110–112 is exempt; a 33 needs at least one taxed line.
+               * @description Exempt line (IndExe 1). Every line of 34, 41, 110, 111 and 112 is exempt; a 33 needs at least one taxed line.
                * @example true
                */
               exento?: boolean;
@@ -5485,7 +5485,7 @@ export interface paths {
                */
               recargoMonto?: number;
               /**
-               * @description Additional tax or retention codes (CodImpAdic), one or two, from the SII's "Codificación tipos de impuestos": added on 33, 56, 61 — 24 licores 31.5 %, 25/26 vinos y cervezas 20.5 %, 27 bebidas 10 %, 271 azucaradas 18 %, 19 IVA anticipado harina 12 %, 17/18 carne 5 %, 23/44 15 %, 45 50 %; retentions on 46, 56, 61 — 15 IVA retenido total, 30–41, 46–48, 301–481. docs/dte.md lists them. Not with montoBruto.
+               * @description Additional tax or retention codes (CodImpAdic), one or two, from the SII's "Codificación tipos de impuestos": added on 33, 56 and 61 — 24 licores 31.5 %, 25/26 vinos y cervezas 20.5 %, 27 bebidas 10 %, 271 azucaradas 18 %, 19 IVA anticipado harina 12 %, 17/18 carne 5 %, 23/44 15 %, 45 50 %; retentions on 46, 56 and 61 — 15 IVA retenido total, 30–41, 46–48, 301–481. docs/dte.md lists them. Not with montoBruto.
                * @example 24
                */
               impuestoAdicional?: number | number[];
@@ -5528,7 +5528,7 @@ export interface paths {
                */
               fechaRef: string;
               /**
-               * @description What the note does to the referenced document (CodRef): 1 anula (at most one per note; a note that cancels one of this tenant's documents carries its total), 2 corrige texto (amounts 0), 3 corrige montos. A note (56, 61, 111, 112) needs at least one reference with it.
+               * @description What the note does to the referenced document (CodRef): 1 anula (at most one per note; a note that cancels one of this tenant's documents carries its total), 2 corrige texto (amounts 0), 3 corrige montos. A note (56, 61, 111 and 112) needs at least one reference with it.
                * @example 3
                */
               codRef?: 1 | 2 | 3;
@@ -5571,7 +5571,7 @@ export interface paths {
                */
               glosa?: string;
               /**
-               * @description Applies to the exempt lines (IndExeDR 1); otherwise to the taxed ones. Implied on 34, 41 and exports.
+               * @description Applies to the exempt lines (IndExeDR 1); otherwise to the taxed ones. Implied on 34, 41, 110, 111 and 112.
                * @example true
                */
               exento?: boolean;
@@ -6097,7 +6097,7 @@ export interface paths {
                 precioUnitario: number | null;
                 /** @description Line amount (MontoItem). */
                 montoItem: number;
-                /** @description Exempt line (IndExe 1), resolved: true on every line of 34, 41 and exports. */
+                /** @description Exempt line (IndExe 1), resolved: true on every line of 34, 41, 110, 111 and 112. */
                 exento: boolean;
                 indExe: number | null;
                 unidad: string | null;
@@ -6939,7 +6939,7 @@ export interface paths {
                 precioUnitario: number | null;
                 /** @description Line amount (MontoItem). */
                 montoItem: number;
-                /** @description Exempt line (IndExe 1), resolved: true on every line of 34, 41 and exports. */
+                /** @description Exempt line (IndExe 1), resolved: true on every line of 34, 41, 110, 111 and 112. */
                 exento: boolean;
                 indExe: number | null;
                 unidad: string | null;
@@ -14654,7 +14654,7 @@ export interface components {
         precioUnitario: number | null;
         /** @description Line amount (MontoItem). */
         montoItem: number;
-        /** @description Exempt line (IndExe 1), resolved: true on every line of 34, 41 and exports. */
+        /** @description Exempt line (IndExe 1), resolved: true on every line of 34, 41, 110, 111 and 112. */
         exento: boolean;
         indExe: number | null;
         unidad: string | null;

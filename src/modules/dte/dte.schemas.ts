@@ -1,5 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { describeTypes, familyCodes, listCodes, SUPPORTED_TIPOS_DTE, typesWhere } from '../../dte/index.ts';
+import {
+  describeTypes,
+  DOCUMENT_TYPES,
+  familyCodes,
+  listCodes,
+  SUPPORTED_TIPOS_DTE,
+  typesWhere,
+  type DocumentType,
+} from '../../dte/index.ts';
 import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // Input bounds follow the SII schema fields the values end up in (limits.ts of the engine);
@@ -10,6 +18,22 @@ import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 // Lists of types in descriptions come from the engine's catalogue (src/dte/catalogue.ts).
 const DETAILS_REQUIRED = listCodes(typesWhere((t) => t.receptorDetailsRequired));
 const NOTES = listCodes(typesWhere((t) => t.requiresReferencias));
+const exportsList = typesWhere((t) => t.family === 'exportacion');
+const EXPORTS = listCodes(exportsList);
+const EXPORTS_OR = listCodes(exportsList, 'or');
+const BOLETAS = listCodes(typesWhere((t) => t.family === 'boleta'));
+const NO_RECEPTOR = listCodes(typesWhere((t) => !t.receptorRequired));
+const GROSS_BY_DEFAULT = listCodes(typesWhere((t) => t.grossByDefault));
+const DIRECCION_REQUIRED = listCodes(typesWhere((t) => t.receptorDetailsRequired || t.strategy === 'facturaExportacion'));
+/** Types whose every line is exempt (their totals have no taxed part: amounts.ts). */
+const ALL_EXEMPT = listCodes(typesWhere((t) => t.amounts === 'exento' || t.amounts === 'boleta_exenta' || t.amounts === 'exportacion'));
+const NOT_ALL_EXEMPT = listCodes(
+  typesWhere((t) => t.forbidAllExempt),
+  'or',
+);
+const TAX_VENTA = listCodes(typesWhere((t) => t.tax.includes('venta')));
+const TAX_COMPRA = listCodes(typesWhere((t) => t.tax.includes('compra')));
+const maxLines = (pick: (t: DocumentType) => boolean) => Math.max(...DOCUMENT_TYPES.filter(pick).map((t) => t.maxLines));
 
 export const DTE_STATUSES = ['created', 'sending', 'sent', 'accepted', 'accepted_with_objections', 'rejected', 'send_failed'] as const;
 export const MAX_AMOUNT = 999_999_999_999_999;
@@ -35,15 +59,14 @@ export const ReceptorBody = Type.Object(
     rut: Type.String({
       minLength: 3,
       maxLength: 12,
-      description:
-        'Recipient RUT with check digit (RUTRecep; 76.123.456-7 or 76123456-7). 66.666.666-6 (consumidor final) only on boletas; 55.555.555-5 for the foreign receptor of an export (110–112, required there).',
+      description: `Recipient RUT with check digit (RUTRecep; 76.123.456-7 or 76123456-7). 66.666.666-6 (consumidor final) only on boletas; 55.555.555-5 for the foreign receptor of an export (${EXPORTS}, required there).`,
       examples: ['77.777.777-7'],
     }),
     razonSocial: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 100,
-        description: "Recipient's legal name or, for a person, full name (RznSocRecep). Required on every type except boletas 39 and 41.",
+        description: `Recipient's legal name or, for a person, full name (RznSocRecep). Required on every type except boletas ${NO_RECEPTOR}.`,
         examples: ['Comercial Andes SpA'],
       }),
     ),
@@ -59,7 +82,7 @@ export const ReceptorBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 70,
-        description: "Recipient's street address (DirRecep). Required on 33, 34, 43, 46, 52 and on the factura de exportación 110.",
+        description: `Recipient's street address (DirRecep). Required on ${DIRECCION_REQUIRED}.`,
         examples: ['Av. Apoquindo 4501'],
       }),
     ),
@@ -115,14 +138,13 @@ export const ReceptorBody = Type.Object(
             }),
           ),
         },
-        { additionalProperties: false, description: 'Exports only (110–112): the foreign receptor (Extranjero).' },
+        { additionalProperties: false, description: `Exports only (${EXPORTS}): the foreign receptor (Extranjero).` },
       ),
     ),
   },
   {
     additionalProperties: false,
-    description:
-      'The recipient (Receptor). Required on every type except boletas 39 and 41, which without it go to the anonymous consumer 66.666.666-6.',
+    description: `The recipient (Receptor). Required on every type except boletas ${NO_RECEPTOR}, which without it go to the anonymous consumer 66.666.666-6.`,
   },
 );
 
@@ -147,8 +169,7 @@ export const DetalleBody = Type.Object(
       Type.Number({
         minimum: 0,
         maximum: 999_999_999_999,
-        description:
-          'Unit price (PrcItem), up to 6 decimals: in pesos, or in the export currency on 110–112; IVA included when montoBruto (and on boletas 39 unless indMontoNeto), else net.',
+        description: `Unit price (PrcItem), up to 6 decimals: in pesos, or in the export currency on ${EXPORTS_OR}; IVA included when montoBruto (and on boletas ${GROSS_BY_DEFAULT} unless indMontoNeto), else net.`,
         examples: [35000],
       }),
     ),
@@ -163,7 +184,7 @@ export const DetalleBody = Type.Object(
     ),
     exento: Type.Optional(
       Type.Boolean({
-        description: 'Exempt line (IndExe 1). Every line of 34, 41 and 110–112 is exempt; a 33 needs at least one taxed line.',
+        description: `Exempt line (IndExe 1). Every line of ${ALL_EXEMPT} is exempt; a ${NOT_ALL_EXEMPT} needs at least one taxed line.`,
         examples: [true],
       }),
     ),
@@ -242,8 +263,7 @@ export const DetalleBody = Type.Object(
       Type.Union(
         [Type.Integer({ minimum: 1, maximum: 999 }), Type.Array(Type.Integer({ minimum: 1, maximum: 999 }), { minItems: 1, maxItems: 2 })],
         {
-          description:
-            'Additional tax or retention codes (CodImpAdic), one or two, from the SII\'s "Codificación tipos de impuestos": added on 33, 56, 61 — 24 licores 31.5 %, 25/26 vinos y cervezas 20.5 %, 27 bebidas 10 %, 271 azucaradas 18 %, 19 IVA anticipado harina 12 %, 17/18 carne 5 %, 23/44 15 %, 45 50 %; retentions on 46, 56, 61 — 15 IVA retenido total, 30–41, 46–48, 301–481. docs/dte.md lists them. Not with montoBruto.',
+          description: `Additional tax or retention codes (CodImpAdic), one or two, from the SII's "Codificación tipos de impuestos": added on ${TAX_VENTA} — 24 licores 31.5 %, 25/26 vinos y cervezas 20.5 %, 27 bebidas 10 %, 271 azucaradas 18 %, 19 IVA anticipado harina 12 %, 17/18 carne 5 %, 23/44 15 %, 45 50 %; retentions on ${TAX_COMPRA} — 15 IVA retenido total, 30–41, 46–48, 301–481. docs/dte.md lists them. Not with montoBruto.`,
           examples: [24],
         },
       ),
@@ -278,8 +298,7 @@ export const ReferenciaBody = Type.Object(
     fechaRef: DateField('Date of the referenced document (FchRef); not after fechaEmision.', '2026-11-20'),
     codRef: Type.Optional(
       Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], {
-        description:
-          "What the note does to the referenced document (CodRef): 1 anula (at most one per note; a note that cancels one of this tenant's documents carries its total), 2 corrige texto (amounts 0), 3 corrige montos. A note (56, 61, 111, 112) needs at least one reference with it.",
+        description: `What the note does to the referenced document (CodRef): 1 anula (at most one per note; a note that cancels one of this tenant's documents carries its total), 2 corrige texto (amounts 0), 3 corrige montos. A note (${NOTES}) needs at least one reference with it.`,
         examples: [3],
       }),
     ),
@@ -324,7 +343,7 @@ const DescuentoGlobalBody = Type.Object(
     ),
     exento: Type.Optional(
       Type.Boolean({
-        description: 'Applies to the exempt lines (IndExeDR 1); otherwise to the taxed ones. Implied on 34, 41 and exports.',
+        description: `Applies to the exempt lines (IndExeDR 1); otherwise to the taxed ones. Implied on ${ALL_EXEMPT}.`,
         examples: [true],
       }),
     ),
@@ -357,7 +376,7 @@ const TransporteBody = Type.Object(
       Type.String({ minLength: 1, maxLength: 20, description: 'Destination city (CiudadDest).', examples: ['Santiago'] }),
     ),
   },
-  { additionalProperties: false, description: 'Guías 52 (and exports): transport data (Transporte).' },
+  { additionalProperties: false, description: `Guías ${familyCodes('guia')} (and exports): transport data (Transporte).` },
 );
 
 const AduanaText = (maxLength: number, description: string, example: string) =>
@@ -607,7 +626,7 @@ export const CreateDteBody = Type.Object(
     detalle: Type.Array(DetalleBody, {
       minItems: 1,
       maxItems: 1000,
-      description: 'The lines (Detalle): 1–60 (1–1000 for boletas 39 and 41).',
+      description: `The lines (Detalle): 1–${maxLines((t) => t.family !== 'boleta')} (1–${maxLines((t) => t.family === 'boleta')} for boletas ${BOLETAS}).`,
     }),
     montoTotal: Type.Number({
       minimum: -MAX_AMOUNT,
@@ -826,7 +845,7 @@ export const DteSchema = Type.Object(
           cantidad: Nullable(N('Quantity (QtyItem).')),
           precioUnitario: Nullable(N('Unit price (PrcItem).')),
           montoItem: N('Line amount (MontoItem).'),
-          exento: B('Exempt line (IndExe 1), resolved: true on every line of 34, 41 and exports.'),
+          exento: B(`Exempt line (IndExe 1), resolved: true on every line of ${ALL_EXEMPT}.`),
           indExe: Nullable(I('IndExe as written: 1–6, null on taxed lines.')),
           unidad: Nullable(S('Unit of measure (UnmdItem).')),
           descripcion: Nullable(S('Description (DscItem).')),

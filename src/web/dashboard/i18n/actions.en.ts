@@ -1,3 +1,4 @@
+import { NOTA_DE_CREDITO } from '../../../dte/index.ts';
 import type { ActionsMessages } from './actions.es.ts';
 
 /** English texts of the dashboard's actions; typed against the Spanish ones. */
@@ -64,7 +65,7 @@ export const actionsEn: ActionsMessages = {
   creditNote: {
     issue: 'Issue a credit note',
     title: (tipo: string, folio: number) => `Credit note for ${tipo} No. ${folio}`,
-    intro: 'The credit note (type 61) references this document. It takes the next free folio and is ready to be sent to the SII.',
+    intro: `The credit note (type ${NOTA_DE_CREDITO}) references this document. It takes the next free folio and is ready to be sent to the SII.`,
     codRef: 'What it corrects',
     anula: 'Cancels the document (its whole total)',
     corrigeMontos: 'Corrects amounts (only what is credited)',

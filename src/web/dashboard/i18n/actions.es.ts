@@ -1,3 +1,4 @@
+import { NOTA_DE_CREDITO } from '../../../dte/index.ts';
 /**
  * The texts of the dashboard's actions (issue 18): folio requests, credentials, sending and
  * resending documents, credit notes, the document search and its CSV export. Kept apart from
@@ -65,8 +66,7 @@ export const actionsEs = {
   creditNote: {
     issue: 'Emitir nota de crédito',
     title: (tipo: string, folio: number) => `Nota de crédito para ${tipo} N° ${folio}`,
-    intro:
-      'La nota de crédito (tipo 61) referencia este documento. Se emite con el siguiente folio disponible y queda lista para enviarla al SII.',
+    intro: `La nota de crédito (tipo ${NOTA_DE_CREDITO}) referencia este documento. Se emite con el siguiente folio disponible y queda lista para enviarla al SII.`,
     codRef: 'Qué corrige',
     anula: 'Anula el documento (por su total)',
     corrigeMontos: 'Corrige montos (solo lo que se acredita)',
