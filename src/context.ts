@@ -191,7 +191,7 @@ export function createContext(deps: ContextDeps) {
     log: backgroundLog,
     audit: audit.recorder,
   });
-  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png, audit: audit.recorder });
+  const dte = createDteService({ db, clock, folios, signers, tenantLogo: tenantLogos.png });
   // Outbound mail (docs/exchange.md): the generic outbox of e-mails. What goes, and the messages,
   // are the dte and received modules' (their deliveries and composers, registered below).
   const exchange = createExchangeService({

@@ -172,7 +172,6 @@ describeEachDb('audit log over HTTP', (backend) => {
       'activation_link.created',
       'folio.requested',
       'folio.caf_uploaded',
-      'dte.issued',
       'dte.sent',
       'webhook_endpoint.created',
       'webhook_endpoint.secret_rotated',
@@ -260,7 +259,7 @@ describeEachDb('audit log over HTTP', (backend) => {
     expect(page.statusCode).toBe(200);
     const text = textOf(page.body);
     expect(text).toContain('tenant.created');
-    expect(text).not.toContain('dte.issued');
+    expect(text).not.toContain('dte.sent');
     expect(page.body).toContain('href="/settings/audit.csv?action=tenant.');
     expect((await developer.get('/settings/audit')).statusCode).toBe(200);
     const csv = await developer.get('/settings/audit.csv?action=dte.');
@@ -275,7 +274,7 @@ describeEachDb('audit log over HTTP', (backend) => {
         .slice(1)
         .map((l) => l.split(';')[6])
         .sort(),
-    ).toEqual(['dte.issued', 'dte.sent']);
+    ).toEqual(['dte.sent']);
     const bad = await owner.get('/settings/audit?since=2026-13-45');
     expect(bad.statusCode).toBe(400);
   });

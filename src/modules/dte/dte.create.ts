@@ -11,7 +11,6 @@ import { prepareCreate, type CreateDte } from './dte.input.ts';
 import { dteStore, type DteRow, type NewDte } from './dte.store.ts';
 import { toDte, type Dte } from './dte.views.ts';
 import type { SignerCache } from '../credentials/index.ts';
-import type { AuditActor, AuditRecorder } from '../audit/index.ts';
 
 /**
  * Issuing one DTE (docs/design.md §7, docs/dte.md "Creating a DTE"): prepare (check the request,
@@ -32,15 +31,11 @@ export interface CreateDeps {
   clock: Clock;
   folios: Pick<FoliosService, 'reserve' | 'markUsedSql' | 'release'>;
   signers: Pick<SignerCache, 'get'>;
-  /** The audit log's recorder (docs/audit.md): each issued document is recorded with its store. */
-  audit?: AuditRecorder | undefined;
 }
 
 interface StoreRequest {
   doc: NewDte;
   bindResult: ((tx: Sql, dteId: string) => Promise<void>) | undefined;
-  /** The audit event of this document, written in the batch's transaction once it is stored. */
-  record: ((tx: Sql) => Promise<void>) | undefined;
 }
 
 export function createDteCreate(deps: CreateDeps) {
@@ -60,10 +55,9 @@ export function createDteCreate(deps: CreateDeps) {
       );
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const b of batch) if (b.bindResult && byId.has(b.doc.id)) await b.bindResult(sql, b.doc.id);
-      for (const b of batch) if (b.record && byId.has(b.doc.id)) await b.record(sql);
       return batch.map((b) => byId.get(b.doc.id));
     };
-    return batch.some((b) => b.bindResult || b.record) ? db.transaction(write) : write(db);
+    return batch.some((b) => b.bindResult) ? db.transaction(write) : write(db);
   };
   // A batch gathers the stores of the event loop's turn (on PGlite nothing else would ever wait:
   // its statements run in this thread). One at a time on PGlite (one connection); on PostgreSQL a
@@ -85,7 +79,6 @@ export function createDteCreate(deps: CreateDeps) {
     tenant: TenantRow,
     body: CreateDte,
     opts: { bindResult?: ((tx: Sql, dteId: string) => Promise<void>) | undefined } = {},
-    actor?: AuditActor,
   ): Promise<Dte> {
     const { account_id: accountId, id: tenantId } = tenant;
     // A tenant without activity codes cannot issue the types that carry them (facturas): the
@@ -136,15 +129,6 @@ export function createDteCreate(deps: CreateDeps) {
           now,
         },
         bindResult: opts.bindResult,
-        record: deps.audit
-          ? (tx) =>
-              deps.audit!.recordIn(tx, actor, {
-                accountId,
-                action: 'dte.issued',
-                target: { type: 'dte', id },
-                details: { tenantId, tipoDte: prepared.tipoDte, folio: reservation.folio, montoTotal: totals.montoTotal },
-              })
-          : undefined,
       });
     } catch (e) {
       // The store's commit may have happened with its answer lost (a dropped connection): then the

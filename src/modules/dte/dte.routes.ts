@@ -56,7 +56,7 @@ const routes: RouteModule = async (app, { ctx }) => {
       },
     },
     async (req, reply) =>
-      reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') }, apiActor(req))),
+      reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') })),
   );
 
   app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(

@@ -148,7 +148,7 @@ export const documentActionsRoutes: DashboardRoutes = (app, { ctx }) => {
         throw e;
       }
       const bindResult = token ? formOnce.binder(row.account_id, 'credit-note', token, ctx.clock.now()) : undefined;
-      const note = await dte.create(row, input, { bindResult }, auditActor(req));
+      const note = await dte.create(row, input, { bindResult });
       return seeOther(reply, `${base(row.id, note.id)}?done=credit-note`);
     } catch (e) {
       if (e instanceof FormAlreadySubmitted) return seeOther(reply, `${base(row.id, e.resultId)}?done=credit-note`);
