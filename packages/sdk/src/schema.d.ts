@@ -367,7 +367,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description The full key (`sk_live_…`) is returned once, in this response. Only its SHA-256 is stored.
+     * @description The full key (`sk_live_…`, or `sk_test_…` when the request is made with a test key) is returned once, in this response. Only its SHA-256 is stored. A key is made in the mode of the key that asks.
      */
     post: {
       parameters: {
@@ -5427,7 +5427,7 @@ export interface paths {
                */
               precioUnitario?: number;
               /**
-               * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML).
+               * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML). On a liquidación-factura 43 a line may give montoItem without precioUnitario: the total of the documents it liquidates (cantidad of them), below zero for a credit note liquidated; elsewhere it is never below zero.
                * @example 70000
                */
               montoItem?: number;
@@ -5854,7 +5854,7 @@ export interface paths {
                 paisDestino?: number | string;
               };
             };
-            /** @description 43 only, required there: commissions and other charges (Comisiones), up to 20, subtracted from the total. */
+            /** @description 43 only: commissions and other charges (Comisiones), up to 20, subtracted from the total. */
             comisiones?: {
               /**
                * @description A commission or another charge (TipoMovim C or O).
@@ -5872,12 +5872,12 @@ export interface paths {
                */
               tasa?: number;
               /**
-               * @description Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total.
+               * @description Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total. Below zero for a commission given back (a liquidación liquidated).
                * @example 17500
                */
               montoNeto: number;
               /**
-               * @description Exempt amount in pesos (ValComExe), subtracted from the total.
+               * @description Exempt amount in pesos (ValComExe), subtracted from the total; below zero for one given back.
                * @example 0
                */
               montoExento?: number;
@@ -10356,6 +10356,18 @@ export interface paths {
              *             "cases": 19,
              *             "documents": 19
              *           },
+             *           "books": [
+             *             {
+             *               "kind": "ventas",
+             *               "envio": {
+             *                 "trackId": "4000012",
+             *                 "status": "accepted",
+             *                 "estado": "LOK",
+             *                 "glosa": "Libro Aceptado",
+             *                 "sentAt": "2026-11-27T14:30:00.000Z"
+             *               }
+             *             }
+             *           ],
              *           "createdAt": "2026-11-27T14:30:00.000Z"
              *         }
              *       ],
@@ -10667,6 +10679,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -11011,6 +11035,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -11208,6 +11248,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -11552,6 +11604,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -11850,6 +11918,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -12194,6 +12274,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -12539,6 +12635,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -12883,6 +12991,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -13080,6 +13204,18 @@ export interface paths {
              *         "cases": 19,
              *         "documents": 19
              *       },
+             *       "books": [
+             *         {
+             *           "kind": "ventas",
+             *           "envio": {
+             *             "trackId": "4000012",
+             *             "status": "accepted",
+             *             "estado": "LOK",
+             *             "glosa": "Libro Aceptado",
+             *             "sentAt": "2026-11-27T14:30:00.000Z"
+             *           }
+             *         }
+             *       ],
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -13424,6 +13560,22 @@ export interface paths {
                  */
                 documents: number;
               };
+              /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+              books: {
+                kind: 'ventas' | 'compras' | 'guias';
+                envio: {
+                  trackId: string | null;
+                  /**
+                   * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                   * @example accepted
+                   */
+                  status: 'pending' | 'accepted' | 'rejected';
+                  estado: string | null;
+                  glosa: string | null;
+                  /** Format: date-time */
+                  sentAt: string;
+                } | null;
+              }[];
               /** Format: date-time */
               createdAt: string;
             };
@@ -13647,6 +13799,121 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/tenants/{tenantId}/certification/sets/{setId}/printed-samples': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The set's printed samples: every document's PDF, named by case, in one ZIP
+     * @description A ZIP of the documents made for the set, in the set's order, for the SII's "Upload de Muestras Impresas": CASO-{caseId}.pdf, the tax copy (letter size, one page, as GET …/dte/{dteId}/pdf prints it), and CASO-{caseId}-CEDIBLE.pdf, the cedible copy with the acuse de recibo, for the types that have one (a guía only when its transfer is a sale). 409 certification_documents_missing (details.missingCases) until every document case has its document.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Certification set id */
+          setId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The ZIP. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/zip': string;
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certification_documents_missing`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/tenants/{tenantId}/certification/sets/{setId}/books/{kind}': {
     parameters: {
       query?: never;
@@ -13727,7 +13994,7 @@ export interface paths {
              *       ],
              *       "envio": {
              *         "trackId": "4000012",
-             *         "status": "pending",
+             *         "status": "accepted",
              *         "estado": "LOK",
              *         "glosa": "Libro Aceptado",
              *         "sentAt": "2026-11-27T14:30:00.000Z"
@@ -13760,7 +14027,10 @@ export interface paths {
               }[];
               envio?: {
                 trackId: string | null;
-                /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+                /**
+                 * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+                 * @example accepted
+                 */
                 status: 'pending' | 'accepted' | 'rejected';
                 estado: string | null;
                 glosa: string | null;
@@ -13936,7 +14206,7 @@ export interface paths {
             /**
              * @example {
              *       "trackId": "4000012",
-             *       "status": "pending",
+             *       "status": "accepted",
              *       "estado": "LOK",
              *       "glosa": "Libro Aceptado",
              *       "sentAt": "2026-11-27T14:30:00.000Z"
@@ -13944,7 +14214,10 @@ export interface paths {
              */
             'application/json': {
               trackId: string | null;
-              /** @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending. */
+              /**
+               * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+               * @example accepted
+               */
               status: 'pending' | 'accepted' | 'rejected';
               estado: string | null;
               glosa: string | null;
@@ -14186,6 +14459,1204 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/exchange': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The exchange step: the SII's EnvioDTE in, the three signed answers out (ZIP)
+     * @description The EnvioDTE the SII sends the company during certification, as the body (application/xml or text/xml), checked as POST …/received checks an envelope (400 xml_*, 422 envelope_* / receptor_mismatch), but nothing is stored, e-mailed or registered. 200 with a ZIP of 1_RecepcionDTE.xml (RespuestaDTE with the RecepcionEnvio), 2_EnvioRecibos.xml (the Ley 19.983 receipt of every document received; left out when none was) and 3_ResultadoDTE.xml (RespuestaDTE with each document's commercial result: accepted, or rejected with the reason), each signed with the tenant's certificate (409 certificate_not_configured without one), to upload at the SII's certification site.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description The file name the SII's envelope came as (NmbEnvio of the RecepcionDTE); default {SetDTE ID}.xml. */
+          nombreEnvio?: string;
+          /**
+           * @description Where the goods or services were received (each Recibo's Recinto); default the tenant's address.
+           * @example Av. Providencia 1234, Providencia
+           */
+          recinto?: string;
+        };
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      /** @description The SII's EnvioDTE, byte for byte. */
+      requestBody: {
+        content: {
+          'application/xml': unknown;
+          'text/xml': unknown;
+        };
+      };
+      responses: {
+        /** @description The ZIP. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/zip': string;
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certificate_not_configured`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/simulation': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Make a simulation run: the company's own documents, without the test set's references
+     * @description Makes every document as POST …/dte does (ambiente certificacion, 409 certification_tenant_not_in_certification otherwise), all or none: each is checked first (422 certification_simulation_unbuildable naming each document and why; a SET reference is one) and the folios counted (409 certification_folios_missing). 201 with the run. Not sent: POST …/send.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The documents of the simulation, each as POST …/dte takes it: the company's own kind of documents (the SII asks for 20 to 100 like its real operation), without the test set's reference (tipoDocRef SET). Made in this order. */
+            documents: {
+              /**
+               * @description Document type (TipoDTE): 33 factura, 34 factura exenta, 39 boleta, 41 boleta exenta, 43 liquidación-factura, 46 factura de compra, 52 guía de despacho, 56 nota de débito, 61 nota de crédito, 110 factura de exportación, 111 nota de débito de exportación, 112 nota de crédito de exportación.
+               * @example 33
+               */
+              tipoDte: number;
+              /**
+               * @description Date of issue (FchEmis). Default: today in Chile (America/Santiago). Not in the future, nor before the folios were authorised. YYYY-MM-DD.
+               * @example 2026-11-25
+               */
+              fechaEmision?: string;
+              /** @description The recipient (Receptor). Required on every type except boletas 39 and 41, which without it go to the anonymous consumer 66.666.666-6. */
+              receptor?: {
+                /**
+                 * @description Recipient RUT with check digit (RUTRecep; 76.123.456-7 or 76123456-7). 66.666.666-6 (consumidor final) only on boletas; 55.555.555-5 for the foreign receptor of an export (110, 111 and 112, required there).
+                 * @example 77.777.777-7
+                 */
+                rut: string;
+                /**
+                 * @description Recipient's legal name or, for a person, full name (RznSocRecep). Required on every type except boletas 39 and 41.
+                 * @example Comercial Andes SpA
+                 */
+                razonSocial?: string;
+                /**
+                 * @description Recipient's line of business (GiroRecep). Required on 33, 34, 43, 46 and 52. Written cut to 40 characters.
+                 * @example Comercio al por menor
+                 */
+                giro?: string;
+                /**
+                 * @description Recipient's street address (DirRecep). Required on 33, 34, 43, 46, 52 and 110.
+                 * @example Av. Apoquindo 4501
+                 */
+                direccion?: string;
+                /**
+                 * @description Recipient's comuna (CmnaRecep). Required on 33, 34, 43, 46 and 52.
+                 * @example Las Condes
+                 */
+                comuna?: string;
+                /**
+                 * @description Recipient's city (CiudadRecep). Required on the factura de exportación 110; optional elsewhere.
+                 * @example Santiago
+                 */
+                ciudad?: string;
+                /**
+                 * @description A contact at the recipient: name, phone or e-mail (Contacto). All types.
+                 * @example Marcela Rojas +56 9 8765 4321
+                 */
+                contacto?: string;
+                /**
+                 * @description Recipient's e-mail written in the document (CorreoRecep).
+                 * @example dte@andes.cl
+                 */
+                correo?: string;
+                /** @description Exports only (110, 111 and 112): the foreign receptor (Extranjero). */
+                extranjero?: {
+                  /**
+                   * @description Recipient's nationality (Extranjero/Nacionalidad): a code of the Aduana's country table, 1–3 digits ("225" in the SII's export samples).
+                   * @example 225
+                   */
+                  nacionalidad?: string;
+                  /**
+                   * @description The foreign recipient's own tax id or passport number (Extranjero/NumId).
+                   * @example 59-1234567
+                   */
+                  numeroId?: string;
+                };
+              };
+              /** @description The lines (Detalle): 1–60 (1–1000 for boletas 39 and 41). */
+              detalle: {
+                /**
+                 * @description Name of the item or service (NmbItem). All types.
+                 * @example Servicio de soporte
+                 */
+                nombre: string;
+                /**
+                 * @description Quantity (QtyItem), in the line's `unidad`, up to 6 decimals. Only a guía 52 that moves goods without a sale (indTraslado ≠ 1) may leave cantidad and precioUnitario out; required on each line of a 110 of goods.
+                 * @example 2
+                 */
+                cantidad?: number;
+                /**
+                 * @description Unit price (PrcItem), up to 6 decimals: in pesos, or in the export currency on 110, 111 or 112; IVA included when montoBruto (and on boletas 39 unless indMontoNeto), else net.
+                 * @example 35000
+                 */
+                precioUnitario?: number;
+                /**
+                 * @description Line amount (MontoItem): round(cantidad × precioUnitario) − descuento + recargo, half up (4 decimals on exports in a foreign currency, else whole pesos); a value other than the computed one is a 422. Required, except on a line without precioUnitario (a guía 52 that moves goods without a sale, indTraslado ≠ 1), whose amount is 0 (MontoItem 0 in the XML). On a liquidación-factura 43 a line may give montoItem without precioUnitario: the total of the documents it liquidates (cantidad of them), below zero for a credit note liquidated; elsewhere it is never below zero.
+                 * @example 70000
+                 */
+                montoItem?: number;
+                /**
+                 * @description Exempt line (IndExe 1). Every line of 34, 41, 110, 111 and 112 is exempt; a 33 needs at least one taxed line.
+                 * @example true
+                 */
+                exento?: boolean;
+                /**
+                 * @description Line indicator (IndExe): 1 exento, 2 no facturable (MontoNF), 3 garantía de depósito por envases (GrntDep, added to the total), 4 ítem no venta, 5 ítem a rebajar, 6 no facturable negativo; 4 and 5 count in no total and their montoItem is 0 (format document §B field 38), whatever their price. Boletas: 1, 2 or 6. Not with exento true unless 1.
+                 * @example 2
+                 */
+                indExe?: number;
+                /**
+                 * @description Unit of measure of cantidad (UnmdItem), free text such as UN, KG, TON, LT. Required on each line of a 110 of goods.
+                 * @example UN
+                 */
+                unidad?: string;
+                /**
+                 * @description Longer description of the item, printed under its name (DscItem). All types.
+                 * @example Soporte remoto, horario hábil, noviembre 2026
+                 */
+                descripcion?: string;
+                /** @description Item codes (CdgItem), up to 5: type (INT1, EAN13, CPCS…) and value. All types. */
+                codigos?: {
+                  /**
+                   * @description Coding the code belongs to (CdgItem/TpoCodigo), free text: EAN13, PLU, DUN14, INT1, INT2, EAN128, CPCS…
+                   * @example INT1
+                   */
+                  tipo: string;
+                  /**
+                   * @description The item's code in that coding (CdgItem/VlrCodigo), up to 35 characters.
+                   * @example SKU-123
+                   */
+                  valor: string | number;
+                }[];
+                /**
+                 * @description Line discount in percent, up to 2 decimals (DescuentoPct); the amount is round(round(cantidad × precioUnitario) × pct / 100). All types.
+                 * @example 10
+                 */
+                descuentoPct?: number;
+                /**
+                 * @description Line discount amount (DescuentoMonto), in the line's currency; if given with descuentoPct it must be that percentage. All types.
+                 * @example 5000
+                 */
+                descuentoMonto?: number;
+                /**
+                 * @description Line surcharge in percent, up to 2 decimals (RecargoPct), of round(cantidad × precioUnitario). All types.
+                 * @example 15
+                 */
+                recargoPct?: number;
+                /**
+                 * @description Line surcharge amount (RecargoMonto), in the line's currency; if given with recargoPct it must be that percentage. All types.
+                 * @example 2500
+                 */
+                recargoMonto?: number;
+                /**
+                 * @description Additional tax or retention codes (CodImpAdic), one or two, from the SII's "Codificación tipos de impuestos": added on 33, 56 and 61 — 24 licores 31.5 %, 25/26 vinos y cervezas 20.5 %, 27 bebidas 10 %, 271 azucaradas 18 %, 19 IVA anticipado harina 12 %, 17/18 carne 5 %, 23/44 15 %, 45 50 %; retentions on 46, 56 and 61 — 15 IVA retenido total, 30–41, 46–48, 301–481. docs/dte.md lists them. Not with montoBruto.
+                 * @example 24
+                 */
+                impuestoAdicional?: number | number[];
+                /**
+                 * @description The issuer withholds the tax of this line as retention agent (Retenedor/IndAgente R). Not on boletas.
+                 * @example true
+                 */
+                retenedor?: boolean;
+                /**
+                 * @description 43 only, required there: the type of the document this line liquidates (TpoDocLiq), e.g. 33.
+                 * @example 33
+                 */
+                tipoDocLiquidado?: number | string;
+              }[];
+              /**
+               * @description Total (MntTotal) in pesos, or in the export currency on 110–112: the total the service computes (docs/dte.md, "Amounts"); a mismatch is a 422 naming the expected value per field.
+               * @example 83300
+               */
+              montoTotal: number;
+              /**
+               * @description Payment form (FmaPago): 1 contado, 2 crédito, 3 sin costo. Ignored on boletas.
+               * @example 2
+               */
+              formaPago?: 1 | 2 | 3;
+              /** @description References to other documents (Referencia), up to 40. Required for 56, 61, 111 and 112. */
+              referencias?: {
+                /**
+                 * @description Type of the referenced document (TpoDocRef): a DTE type (33, 52, 110…) or another SII code such as 801 (orden de compra). All types.
+                 * @example 33
+                 */
+                tipoDocRef: number | string;
+                /**
+                 * @description Folio or number of the referenced document (FolioRef), up to 18 characters; 0 with indGlobal.
+                 * @example 1021
+                 */
+                folioRef: number | string;
+                /**
+                 * @description Date of the referenced document (FchRef); not after fechaEmision. YYYY-MM-DD.
+                 * @example 2026-11-20
+                 */
+                fechaRef: string;
+                /**
+                 * @description What the note does to the referenced document (CodRef): 1 anula (at most one per note; a note that cancels one of this tenant's documents carries its total), 2 corrige texto (amounts 0), 3 corrige montos. A note (56, 61, 111 and 112) needs at least one reference with it.
+                 * @example 3
+                 */
+                codRef?: 1 | 2 | 3;
+                /**
+                 * @description Reason for the reference (RazonRef). Required with codRef on notes 56, 61, 111 and 112.
+                 * @example Anula factura
+                 */
+                razonRef?: string;
+                /**
+                 * @description The reference covers every document of that type, e.g. a month's facturas (IndGlobal 1; folioRef 0). Not on boletas.
+                 * @example true
+                 */
+                indGlobal?: boolean;
+                /**
+                 * @description RUT of the other taxpayer who issued the referenced document (RUTOtr). Not on boletas. With check digit, dotted or not.
+                 * @example 96.555.444-0
+                 */
+                rutOtro?: string;
+              }[];
+              /** @description Global discounts and surcharges (DscRcgGlobal), up to 20. Not on 43. */
+              descuentosGlobales?: {
+                /**
+                 * @description Discount or surcharge (TpoMov D or R).
+                 * @example descuento
+                 */
+                tipo: 'descuento' | 'recargo';
+                /**
+                 * @description Percent, or an amount in the document's currency, per unidad (ValorDR).
+                 * @example 10
+                 */
+                valor: number;
+                /**
+                 * @description % of the lines it applies to (before any global), or $ an amount (TpoValor). On documents with additional taxes, % only.
+                 * @example %
+                 */
+                unidad: '%' | '$';
+                /**
+                 * @description Text printed with it (GlosaDR).
+                 * @example Descuento por volumen
+                 */
+                glosa?: string;
+                /**
+                 * @description Applies to the exempt lines (IndExeDR 1); otherwise to the taxed ones. Implied on 34, 41, 110, 111 and 112.
+                 * @example true
+                 */
+                exento?: boolean;
+              }[];
+              /**
+               * @description 33, 34, 46, 52, 56, 61: line prices include IVA (MntBruto 1); not with impuestoAdicional.
+               * @example true
+               */
+              montoBruto?: boolean;
+              /**
+               * @description Boletas 39: line prices are net of IVA (IndMntNeto 2).
+               * @example true
+               */
+              indMontoNeto?: boolean;
+              /**
+               * @description Service indicator (IndServicio): boletas 1–4 (default 3); facturas 1–3; exports 3–5 (3 services qualified as such by the Aduana, 4 hotel services, 5 international land transport), which waive the customs data they do not need.
+               * @example 3
+               */
+              indServicio?: number;
+              /**
+               * @description Due date (FchVenc); not before fechaEmision. All types. YYYY-MM-DD.
+               * @example 2026-12-25
+               */
+              fechaVencimiento?: string;
+              /**
+               * @description Means of payment (MedioPago): CH cheque, CF cheque a fecha, LT letra, EF efectivo, PE pago a cta. corriente, TC tarjeta, OT otro. Not on boletas.
+               * @example PE
+               */
+              medioPago?: 'CH' | 'CF' | 'LT' | 'EF' | 'PE' | 'TC' | 'OT';
+              /**
+               * @description Payment terms as text (TermPagoGlosa). Not on boletas.
+               * @example 30 días fecha factura
+               */
+              terminosPago?: string;
+              /**
+               * @description Payment term in days (TermPagoDias). Not on boletas.
+               * @example 30
+               */
+              terminosPagoDias?: number;
+              /** @description Payment schedule (MntPagos), up to 30. Not on boletas. */
+              pagos?: {
+                /**
+                 * @description Payment date (MntPagos/FchPago). YYYY-MM-DD.
+                 * @example 2026-12-25
+                 */
+                fecha: string;
+                /**
+                 * @description Amount due on that date, in pesos (MntPagos/MntPago).
+                 * @example 714000
+                 */
+                monto: number;
+                /**
+                 * @description Text for this payment (MntPagos/GlosaPagos).
+                 * @example Primera cuota
+                 */
+                glosa?: string;
+              }[];
+              /**
+               * @description Guías 52 (IndTraslado): 1 constituye venta (default), 2 ventas por efectuar, 3 consignaciones, 4 entrega gratuita, 5 traslado interno, 6 otros traslados no venta, 7 guía de devolución, 8 traslado para exportación, 9 venta para exportación.
+               * @example 5
+               */
+              indTraslado?: number;
+              /**
+               * @description Guías 52 (TipoDespacho): 1 por cuenta del receptor, 2 del emisor a instalaciones del receptor, 3 del emisor a otras instalaciones.
+               * @example 2
+               */
+              tipoDespacho?: number;
+              /** @description Guías 52 (and exports): transport data (Transporte). */
+              transporte?: {
+                /**
+                 * @description Vehicle's licence plate (Patente).
+                 * @example ABCD12
+                 */
+                patente?: string;
+                /**
+                 * @description Carrier RUT (RUTTrans). With check digit, dotted or not.
+                 * @example 78.123.456-7
+                 */
+                rutTransportista?: string;
+                /**
+                 * @description Driver's RUT (Chofer/RUTChofer); with nombreChofer. With check digit, dotted or not.
+                 * @example 12.345.678-5
+                 */
+                rutChofer?: string;
+                /**
+                 * @description Driver's name (Chofer/NombreChofer); with rutChofer.
+                 * @example Juan Pérez
+                 */
+                nombreChofer?: string;
+                /**
+                 * @description Destination address (DirDest).
+                 * @example Calle Nueva 1230
+                 */
+                direccion?: string;
+                /**
+                 * @description Destination comuna (CmnaDest).
+                 * @example Quilicura
+                 */
+                comuna?: string;
+                /**
+                 * @description Destination city (CiudadDest).
+                 * @example Santiago
+                 */
+                ciudad?: string;
+              };
+              /** @description Required on exports 110, 111, 112; refused on other types. */
+              exportacion?: {
+                /**
+                 * @description Currency of every amount of the document (Totales/TpoMoneda), one of the SII's names: DOLAR USA, EURO, PESO CL, …
+                 * @example DOLAR USA
+                 */
+                moneda: string;
+                /** @description The totals again in another currency (OtraMoneda): amount × tipoCambio. */
+                otraMoneda?: {
+                  /**
+                   * @description The other currency (OtraMoneda/TpoMoneda), one of the SII's names.
+                   * @example PESO CL
+                   */
+                  moneda: string;
+                  /**
+                   * @description Units of the other currency per unit of moneda, up to 4 decimals (OtraMoneda/TpoCambio).
+                   * @example 950.25
+                   */
+                  tipoCambio: number;
+                };
+                /**
+                 * @description How the foreign importer pays, as in the DUS (FmaPagExp): a code of the Aduana's "Formas de Pago" table; 21 for samples without commercial value. Its name in that table is taken too (e.g. "ACRED"), without regard to case or accents.
+                 * @example 1
+                 */
+                formaPago?: number | string;
+                /** @description Customs data (Transporte/Aduana), codes from the Aduana tables (www.aduana.cl); exports 110–112. */
+                aduana?: {
+                  /**
+                   * @description Sale modality of the export (CodModVenta): a code of the Aduana's "Modalidad de Venta" table (www.aduana.cl). Required on a 110 of goods (indServicio other than 3, 4, 5). Its name in that table is taken too (e.g. "A FIRME"), without regard to case or accents.
+                   * @example 1
+                   */
+                  modalidadVenta?: number | string;
+                  /**
+                   * @description Sale clause as in the DUS, FOB, CIF… (CodClauVenta): a code of the Aduana's "Cláusula compra-venta" table. Required on a 110 of goods. Its name in that table is taken too (e.g. "FOB"), without regard to case or accents.
+                   * @example 5
+                   */
+                  clausulaVenta?: number | string;
+                  /**
+                   * @description Total the importer pays under the sale clause, as in the DUS, in the export currency, 2 decimals (TotClauVenta). Required on a 110 of goods.
+                   * @example 24250
+                   */
+                  totalClausulaVenta?: number;
+                  /**
+                   * @description Means of transport abroad, air, land, sea… (CodViaTransp): a code of the Aduana's "Vías de Transporte" table. Required on a 110 unless hotel services (indServicio 4). Its name in that table is taken too (e.g. "MARITIMA, FLUVIAL Y LACUSTRE"), without regard to case or accents.
+                   * @example 1
+                   */
+                  viaTransporte?: number | string;
+                  /**
+                   * @description Name of the ship or means of transport (NombreTransp).
+                   * @example MSC Valparaíso
+                   */
+                  nombreTransporte?: string;
+                  /**
+                   * @description RUT of the carrier declared in the DUS, or of its agent in Chile (RUTCiaTransp). With check digit, dotted or not.
+                   * @example 96.812.345-9
+                   */
+                  rutCompaniaTransporte?: string;
+                  /**
+                   * @description Name of the carrier declared in the DUS (NomCiaTransp).
+                   * @example Naviera Pacífico S.A.
+                   */
+                  nombreCompaniaTransporte?: string;
+                  /**
+                   * @description The operator's booking or reservation number (Booking).
+                   * @example BK2026-1187
+                   */
+                  booking?: string;
+                  /**
+                   * @description Operator code (Operador).
+                   * @example OP-45
+                   */
+                  operador?: string;
+                  /**
+                   * @description Port of loading (CodPtoEmbarque): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4). Its name in that table is taken too (e.g. "SAN ANTONIO"), without regard to case or accents.
+                   * @example 906
+                   */
+                  puertoEmbarque?: number | string;
+                  /**
+                   * @description Port of unloading (CodPtoDesemb): a code of the port table published at www.aduana.cl. Required on a 110 unless hotel services (indServicio 4). Its name in that table is taken too (e.g. "BALBOA"), without regard to case or accents.
+                   * @example 222
+                   */
+                  puertoDesembarque?: number | string;
+                  /**
+                   * @description Tare, a whole number in unidadTara (Tara).
+                   * @example 2200
+                   */
+                  tara?: number;
+                  /**
+                   * @description Unit of the tare (CodUnidMedTara): a code of the Aduana's "Unidades de Medida" table. Its name in that table is taken too (e.g. "KN"), without regard to case or accents.
+                   * @example 6
+                   */
+                  unidadTara?: number | string;
+                  /**
+                   * @description Total gross weight of the items, 2 decimals, in unidadPesoBruto (PesoBruto).
+                   * @example 8350.5
+                   */
+                  pesoBruto?: number;
+                  /**
+                   * @description Unit of pesoBruto (CodUnidPesoBruto): a code of the Aduana's "Unidades de Medida" table. Its name in that table is taken too (e.g. "KN"), without regard to case or accents.
+                   * @example 6
+                   */
+                  unidadPesoBruto?: number | string;
+                  /**
+                   * @description Total net weight of the items, 2 decimals, in unidadPesoNeto (PesoNeto).
+                   * @example 7500
+                   */
+                  pesoNeto?: number;
+                  /**
+                   * @description Unit of pesoNeto (CodUnidPesoNeto): a code of the Aduana's "Unidades de Medida" table. Its name in that table is taken too (e.g. "KN"), without regard to case or accents.
+                   * @example 6
+                   */
+                  unidadPesoNeto?: number | string;
+                  /**
+                   * @description Number of items of the document (TotItems).
+                   * @example 1
+                   */
+                  totalItems?: number;
+                  /**
+                   * @description Total number of packages the document covers (TotBultos).
+                   * @example 1
+                   */
+                  totalBultos?: number;
+                  /** @description The packages by type (TipoBultos), up to 10; with totalBultos. */
+                  bultos?: {
+                    /**
+                     * @description Package type (CodTpoBultos): a code of the Aduana's "Tipos de Bultos" table (www.aduana.cl). Its name in that table is taken too (e.g. "CONT40"), without regard to case or accents.
+                     * @example 74
+                     */
+                    tipo: number | string;
+                    /**
+                     * @description Number of packages of this type (CantBultos).
+                     * @example 1
+                     */
+                    cantidad: number;
+                    /**
+                     * @description Marks identifying the packages when they are not a container (Marcas).
+                     * @example ANDES IMPORTS MIAMI 1-500
+                     */
+                    marcas?: string;
+                    /**
+                     * @description Container id with its check digit, for a container (IdContainer).
+                     * @example MSCU1234565
+                     */
+                    idContainer?: string;
+                    /**
+                     * @description Container seal, with its check digit (Sello).
+                     * @example CL123456
+                     */
+                    sello?: string;
+                    /**
+                     * @description Who issued the seal (EmisorSello).
+                     * @example Aduana de Chile
+                     */
+                    emisorSello?: string;
+                  }[];
+                  /**
+                   * @description Freight amount in the export currency, 4 decimals (MntFlete).
+                   * @example 1800
+                   */
+                  flete?: number;
+                  /**
+                   * @description Insurance amount in the export currency, 4 decimals (MntSeguro).
+                   * @example 120.5
+                   */
+                  seguro?: number;
+                  /**
+                   * @description Country of the foreign receptor of the goods (CodPaisRecep): a code of the Aduana's country table. Required on a 110 whenever aduana is given. Its name in that table is taken too (e.g. "U.S.A."), without regard to case or accents.
+                   * @example 225
+                   */
+                  paisReceptor?: number | string;
+                  /**
+                   * @description Country of destination (CodPaisDestin): a code of the Aduana's country table (www.aduana.cl). Its name in that table is taken too (e.g. "U.S.A."), without regard to case or accents.
+                   * @example 225
+                   */
+                  paisDestino?: number | string;
+                };
+              };
+              /** @description 43 only: commissions and other charges (Comisiones), up to 20, subtracted from the total. */
+              comisiones?: {
+                /**
+                 * @description A commission or another charge (TipoMovim C or O).
+                 * @example comision
+                 */
+                tipo: 'comision' | 'otro';
+                /**
+                 * @description What it is for (Glosa).
+                 * @example Comisión 5 %
+                 */
+                glosa: string;
+                /**
+                 * @description Percent, informative (TasaComision).
+                 * @example 5
+                 */
+                tasa?: number;
+                /**
+                 * @description Net amount in pesos (ValComNeto); its IVA (ValComIVA, 19 %) is added and both are subtracted from the total. Below zero for a commission given back (a liquidación liquidated).
+                 * @example 17500
+                 */
+                montoNeto: number;
+                /**
+                 * @description Exempt amount in pesos (ValComExe), subtracted from the total; below zero for one given back.
+                 * @example 0
+                 */
+                montoExento?: number;
+              }[];
+              /** @description Per-document override of the tenant's issuer data (its `emisor`): each key given replaces the tenant's. All types. */
+              emisor?: {
+                /**
+                 * @description Issuer's phone (Telefono).
+                 * @example +56 2 2345 6789
+                 */
+                telefono?: string;
+                /**
+                 * @description Issuer's e-mail (CorreoEmisor).
+                 * @example facturacion@empresa.cl
+                 */
+                correo?: string;
+                /**
+                 * @description Branch name (Sucursal).
+                 * @example Casa Matriz
+                 */
+                sucursal?: string;
+                /**
+                 * @description The SII's code of the branch (CdgSIISucur).
+                 * @example 81234567
+                 */
+                codigoSucursal?: number;
+                /**
+                 * @description Seller code (CdgVendedor).
+                 * @example V-017
+                 */
+                vendedor?: string;
+                /**
+                 * @description The SII office printed as "S.I.I. - {unidadSii}" (not in the XML).
+                 * @example SANTIAGO ORIENTE
+                 */
+                unidadSii?: string;
+              };
+            }[];
+          };
+        };
+      };
+      responses: {
+        /** @description Created. */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_simulation",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "documents": [
+             *         {
+             *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
+             *           "tipoDte": 33,
+             *           "folio": 12,
+             *           "status": "created"
+             *         }
+             *       ],
+             *       "statuses": {
+             *         "created": 0,
+             *         "sending": 0,
+             *         "sent": 0,
+             *         "accepted": 0,
+             *         "accepted_with_objections": 0,
+             *         "rejected": 0,
+             *         "send_failed": 0
+             *       },
+             *       "done": true,
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_simulation';
+              /** Format: uuid */
+              tenantId: string;
+              documents: {
+                /** Format: uuid */
+                dteId: string;
+                /** @example 33 */
+                tipoDte: number;
+                /** @example 12 */
+                folio: number;
+                /** @description As GET …/dte/{dteId}/status says. */
+                status: 'created' | 'sending' | 'sent' | 'accepted' | 'accepted_with_objections' | 'rejected' | 'send_failed';
+              }[];
+              /** @description How many of the run's documents are in each status. */
+              statuses: {
+                /** @example 0 */
+                created: number;
+                /** @example 0 */
+                sending: number;
+                /** @example 0 */
+                sent: number;
+                /** @example 0 */
+                accepted: number;
+                /** @example 0 */
+                accepted_with_objections: number;
+                /** @example 0 */
+                rejected: number;
+                /** @example 0 */
+                send_failed: number;
+              };
+              /** @description Every document accepted without objections, as the SII requires of the simulation. */
+              done: boolean;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. This route: `certification_tenant_not_in_certification`, `certification_folios_missing`. Also: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). This route: `certification_simulation_unbuildable`. */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/simulation/{simulationId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A simulation run: each document's status */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Simulation id */
+          simulationId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description OK. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "object": "certification_simulation",
+             *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
+             *       "documents": [
+             *         {
+             *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
+             *           "tipoDte": 33,
+             *           "folio": 12,
+             *           "status": "created"
+             *         }
+             *       ],
+             *       "statuses": {
+             *         "created": 0,
+             *         "sending": 0,
+             *         "sent": 0,
+             *         "accepted": 0,
+             *         "accepted_with_objections": 0,
+             *         "rejected": 0,
+             *         "send_failed": 0
+             *       },
+             *       "done": true,
+             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *     }
+             */
+            'application/json': {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              object: 'certification_simulation';
+              /** Format: uuid */
+              tenantId: string;
+              documents: {
+                /** Format: uuid */
+                dteId: string;
+                /** @example 33 */
+                tipoDte: number;
+                /** @example 12 */
+                folio: number;
+                /** @description As GET …/dte/{dteId}/status says. */
+                status: 'created' | 'sending' | 'sent' | 'accepted' | 'accepted_with_objections' | 'rejected' | 'send_failed';
+              }[];
+              /** @description How many of the run's documents are in each status. */
+              statuses: {
+                /** @example 0 */
+                created: number;
+                /** @example 0 */
+                sending: number;
+                /** @example 0 */
+                sent: number;
+                /** @example 0 */
+                accepted: number;
+                /** @example 0 */
+                accepted_with_objections: number;
+                /** @example 0 */
+                rejected: number;
+                /** @example 0 */
+                send_failed: number;
+              };
+              /** @description Every document accepted without objections, as the SII requires of the simulation. */
+              done: boolean;
+              /** Format: date-time */
+              createdAt: string;
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/tenants/{tenantId}/certification/simulation/{simulationId}/send': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send the run's documents to the SII
+     * @description Sends the run's documents not sent yet through the tenant's provider, as POST …/dte/send does (one envelope per kind: EnvioDTE, EnvioBOLETA). 202 with the envelopes; again, envios []. Follow them on GET …/simulation/{simulationId}.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          tenantId: string;
+          /** @description Simulation id */
+          simulationId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Accepted: the work goes on in the background; follow the returned resource or its webhooks. */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            /**
+             * @example {
+             *       "envios": [
+             *         {
+             *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "trackId": "0241256873",
+             *           "tipoEnvio": "EnvioDTE",
+             *           "dteIds": [
+             *             "a1f889b6-5e09-4c06-9f52-7fba0c8810dd"
+             *           ],
+             *           "status": "pending",
+             *           "sii": {
+             *             "estado": "EPR",
+             *             "glosa": "Envío procesado"
+             *           },
+             *           "createdAt": "2026-11-27T14:30:00.000Z",
+             *           "updatedAt": "2026-11-27T14:30:00.000Z"
+             *         }
+             *       ]
+             *     }
+             */
+            'application/json': {
+              envios: components['schemas']['Envio'][];
+            };
+          };
+        };
+        /** @description Malformed or invalid input; `param` names the field at fault. Codes: `invalid_field`, `invalid_parameter`, `invalid_json`, `invalid_character`, `invalid_url`, `invalid_idempotency_key`. */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Unknown resource, **or one that belongs to another account**. Codes: `<resource>_not_found`, `route_not_found`. */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description State conflict. Codes: `idempotency_key_reused`, `idempotency_key_in_use`. */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Body or file too large. Codes: `body_too_large`, `file_too_large`. */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Wrong `Content-Type`. Codes: `unsupported_media_type`. */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Well-formed, but breaks a business rule (the codes are listed in each guide). */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Rate limited; wait `Retry-After` seconds. Codes: `rate_limited`, `auth_rate_limited`. */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -15309,6 +16780,22 @@ export interface components {
          */
         documents: number;
       };
+      /** @description The books the set asks for, each with its latest send to the SII and the SII's review (null: not sent yet). */
+      books: {
+        kind: 'ventas' | 'compras' | 'guias';
+        envio: {
+          trackId: string | null;
+          /**
+           * @description The SII's review: accepted (LOK/LSO), rejected (LRH: totals that do not add up; the glosa says which), pending.
+           * @example accepted
+           */
+          status: 'pending' | 'accepted' | 'rejected';
+          estado: string | null;
+          glosa: string | null;
+          /** Format: date-time */
+          sentAt: string;
+        } | null;
+      }[];
       /** Format: date-time */
       createdAt: string;
     };
