@@ -91,7 +91,8 @@ export function createContext(deps: ContextDeps) {
     { name: 'secrets_database', db: deps.secretsDb, migrationsDir: SECRETS_MIGRATIONS },
   ]);
   // The audit log (docs/audit.md): its recorder is handed to every service whose changes it keeps.
-  const audit = createAuditService({ db, clock });
+  // An event's mode is its scope's; the accounts service is made below and asked only at record time.
+  const audit = createAuditService({ db, clock, livemodeOf: async (scopeId, sql) => (await accounts.scopeOf(scopeId, sql))?.livemode });
   const apiKeys = createApiKeysService({ db, clock, audit: audit.recorder });
   // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations, invitations).
   const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;

@@ -69,14 +69,23 @@ export function auditFilter(q: AuditQuery): AuditFilter {
  * inside the transaction of the change; without an actor (a CLI command, a test calling the
  * service directly) the change is recorded as the system's.
  */
-export function createAuditService(deps: { db: Db; clock: Clock }) {
+export function createAuditService(deps: {
+  db: Db;
+  clock: Clock;
+  /**
+   * The mode of the scope an event is kept under (src/modules/accounts/modes.ts): the event's mode is
+   * where the change happened, whoever made it (a system change in test mode is a test event).
+   */
+  livemodeOf?: (scopeId: string, sql: Sql) => Promise<boolean | undefined>;
+}) {
   const { db, clock } = deps;
   const recordIn = async (tx: Sql, actor: AuditActor | undefined, change: AuditChange) => {
     const a = actor ?? SYSTEM_ACTOR;
+    const livemode = (await deps.livemodeOf?.(change.accountId, tx)) ?? a.livemode;
     await auditStore.insert(tx, {
       id: newId(),
       account_id: change.accountId,
-      livemode: a.livemode,
+      livemode,
       actor_type: a.type,
       actor_id: a.id,
       actor_label: a.label.slice(0, 320),
