@@ -5,7 +5,7 @@
 import type { Config } from './config.ts';
 import { createBookSend } from './modules/certification/index.ts';
 import { backgroundLog } from './lib/log-safe.ts';
-import type { Db } from './db/types.ts';
+import type { Db, Sql } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
 import { createMembersService } from './modules/members/index.ts';
@@ -101,7 +101,12 @@ export function createContext(deps: ContextDeps) {
       : undefined,
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
-  const tenants = createTenantsService({ db, clock });
+  // A tenant takes its mode from the scope it is made in (docs/design.md "Test mode").
+  const tenants = createTenantsService({
+    db,
+    clock,
+    livemodeOf: async (scopeId, sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true,
+  });
   const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer() });
   const dashboardAuth = createDashboardAuthService({
     db,
@@ -129,6 +134,9 @@ export function createContext(deps: ContextDeps) {
   const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider, siiObserver: metrics.sii });
   const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
   const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
+  // Test tenants' CAFs may be the built-in emulator's (docs/design.md "Test mode"); a test context's
+  // own keys (deps.cafKeys) stand for both modes.
+  const testCafKeys = deps.cafKeys ?? providerSetup.testCafKeys;
   // One writer keeps the two-database write order for the API and the hosted page alike.
   const credentialWriter = createCredentialWriter({
     db,
@@ -150,7 +158,8 @@ export function createContext(deps: ContextDeps) {
     tenants,
     accounts,
   });
-  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks });
+  const livemodeOf = async (scopeId: string, sql: Sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true;
+  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks, livemodeOf });
   // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
   const signers = createSignerCache({ source: credentials, db });
   const folios = createFoliosService({
@@ -160,6 +169,7 @@ export function createContext(deps: ContextDeps) {
     credentials,
     dataCipher,
     cafKeys,
+    testCafKeys,
     getTenant: tenants.getRow,
     requestWaitMs: deps.config.folioRequestWaitMs,
     reservationTimeoutMs: deps.config.folioReservationTimeoutMs,
@@ -206,6 +216,7 @@ export function createContext(deps: ContextDeps) {
     clock,
     signers,
     cafKeys,
+    testCafKeys,
     schemaValidator: schemaValidatorFrom(),
     provider,
     credentials,
@@ -237,6 +248,7 @@ export function createContext(deps: ContextDeps) {
     ...deps,
     provider,
     cafKeys,
+    testCafKeys,
     metrics,
     readiness,
     secrets: { dataCipher, secretsEnvelope, store: secretStore },

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SECTION_KINDS } from './set/set.types.ts';
 
 /** Request and response schemas of the certification routes (docs/certification.md). */
@@ -157,6 +157,7 @@ const SectionSchema = Type.Object({
 export const CertificationSetSchema: TSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     object: Type.Literal('certification_set'),
     tenantId: Uuid(),
     sha256: Type.String({

@@ -72,7 +72,7 @@ describeEachDb('webhook delivery', (backend) => {
       expect(d.verified).toBe(true);
       expect(d.webhookId).toBe(id);
       expect(d.body).toBe(outbox.payload);
-      expect(d.payload).toEqual({ event: 'folio.low', timestamp: expect.any(String), data });
+      expect(d.payload).toEqual({ event: 'folio.low', timestamp: expect.any(String), livemode: true, data });
       expect(Math.abs(Number(d.timestamp) - Date.now() / 1000)).toBeLessThan(30);
     }
     expect(dteOnly.deliveries).toHaveLength(0);
