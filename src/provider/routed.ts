@@ -20,8 +20,9 @@ export interface ProviderSlots {
    * Test mode's path (docs/design.md "Test mode"): the built-in emulator, itself routed by `via`
    * over its SimpleAPI and SII faces. Every call of a test tenant (`livemode: false`) goes here,
    * whatever the installation's provider; without it such a call is refused, never sent live.
+   * `'here'`: these slots are the emulator already (PROVIDER=emulator, or the test path itself).
    */
-  test?: Provider | undefined;
+  test?: Provider | 'here' | undefined;
 }
 
 export const TEST_PATH_UNAVAILABLE =
@@ -48,7 +49,7 @@ const noBooks = () =>
 export function createRoutedProvider(slots: ProviderSlots): Provider {
   /** `call` on the provider the credentials name; a failure on the direct path marked as the SII's. */
   const on = async <T>(creds: ProviderCredentials, call: (p: Provider) => Promise<T>): Promise<T> => {
-    if (creds.livemode === false) {
+    if (creds.livemode === false && slots.test !== 'here') {
       if (!slots.test) throw new ProviderError('unavailable', TEST_PATH_UNAVAILABLE);
       return call(slots.test);
     }
@@ -60,7 +61,7 @@ export function createRoutedProvider(slots: ProviderSlots): Provider {
     // The installation's billing provider names the whole: the SII path is per tenant.
     name: slots.simpleapi.name,
     verifyApiKey: (apiKey, opts) => {
-      if (opts?.livemode !== false) return slots.simpleapi.verifyApiKey(apiKey);
+      if (opts?.livemode !== false || slots.test === 'here') return slots.simpleapi.verifyApiKey(apiKey);
       if (!slots.test) return Promise.reject(new ProviderError('unavailable', TEST_PATH_UNAVAILABLE));
       return slots.test.verifyApiKey(apiKey);
     },

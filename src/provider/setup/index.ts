@@ -42,7 +42,7 @@ export interface ProviderSetup {
  * The adapter's own extras (close, the emulator's key and stats) stay reachable on the result; the
  * port's calls are the routed ones.
  */
-const routed = <P extends Provider>(simpleapi: P, sii: Provider | undefined, test: Provider): P => ({
+const routed = <P extends Provider>(simpleapi: P, sii: Provider | undefined, test: Provider | 'here'): P => ({
   ...simpleapi,
   ...createRoutedProvider({ simpleapi, sii, test }),
 });
@@ -71,7 +71,7 @@ export function createProvider(
     observer: deps.observer,
     siiObserver: deps.siiObserver,
   });
-  const testPath = createRoutedProvider({ simpleapi: emulator, sii: emulator.siiProvider });
+  const testPath = createRoutedProvider({ simpleapi: emulator, sii: emulator.siiProvider, test: 'here' });
   const testCafKeys = cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]);
   if (config.provider === 'simpleapi') {
     const emulatorKey = config.emulator.siiPublicKeyFile
@@ -96,5 +96,5 @@ export function createProvider(
       testCafKeys,
     };
   }
-  return { provider: routed(emulator, emulator.siiProvider, testPath), cafKeys: testCafKeys, testCafKeys };
+  return { provider: routed(emulator, emulator.siiProvider, 'here'), cafKeys: testCafKeys, testCafKeys };
 }
