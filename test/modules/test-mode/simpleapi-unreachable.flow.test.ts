@@ -132,6 +132,18 @@ describeEachDb('test mode on an installation whose provider is unreachable', (ba
     expect([k.statusCode, k.json().error.code]).toEqual([502, 'provider_unavailable']);
   });
 
+  it("answers a test tenant with the emulator's sandbox behaviours", async () => {
+    const tenantId = (await t.call(test, { method: 'POST', url: '/api/v1/tenants', payload: validTenant() })).json().id as string;
+    for (const [apiKey, status, code] of [
+      ['sk-expired-000001', 422, 'provider_api_key_expired'],
+      ['sk-invalid-000001', 422, 'provider_api_key_invalid'],
+      ['sk-unavailable-01', 502, 'provider_unavailable'],
+    ] as const) {
+      const r = await t.call(test, { method: 'POST', url: `/api/v1/tenants/${tenantId}/credentials/api-key`, payload: { apiKey } });
+      expect([apiKey, r.statusCode, r.json().error.code]).toEqual([apiKey, status, code]);
+    }
+  });
+
   it("trusts the emulator's CAF key for test tenants only", async () => {
     const emulatorKey = loadOrCreateSiiKey(path.join(dataDir, 'emulator'));
     expect(emulatorKey.idk).toBe(EMULATOR_IDK);
