@@ -107,7 +107,9 @@ export const MessageSchema = Type.Object(
       {
         event: Type.String(),
         timestamp: Timestamp(),
-        livemode: Type.Optional(Type.Boolean({ description: 'The event’s mode, as delivered; absent from events emitted before test mode.' })),
+        livemode: Type.Optional(
+          Type.Boolean({ description: 'The event’s mode, as delivered; absent from events emitted before test mode.' }),
+        ),
         data: Type.Object({}, { additionalProperties: true }),
       },
       { description: 'The delivered body, parsed. The exact bytes are what was signed.' },

@@ -293,7 +293,13 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const id = newId();
       await db.transaction(async (tx) => {
         const livemode = deps.livemodeOf ? await deps.livemodeOf(accountId, tx) : true;
-        await messagesStore.insertMessage(tx, { id, accountId, eventType: type, payload: testEventPayload(type, now, livemode), createdAt: now });
+        await messagesStore.insertMessage(tx, {
+          id,
+          accountId,
+          eventType: type,
+          payload: testEventPayload(type, now, livemode),
+          createdAt: now,
+        });
         await messagesStore.insertDeliveries(tx, [{ id: newId(), accountId, messageId: id, endpointId: row.id }], now, now);
       });
       return getMessage(accountId, id);
