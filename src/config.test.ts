@@ -108,8 +108,10 @@ it('SII_CAF_KEYS: reads each IDK:path once at start (PEM key or certificate) and
     ]);
     expect(c.siiCafKeys[0]!.publicKeyPem).toBe(pem);
     expect(Object.isFrozen(c.siiCafKeys[0])).toBe(true);
-    // The emulator's IDK is free when the emulator is not in use.
-    expect(loadConfig({ PROVIDER: 'simpleapi', SII_CAF_KEYS: `666:${keyFile}` }).siiCafKeys[0]!.idk).toBe(666);
+    // The emulator's IDK is never free: the built-in emulator serves test mode in every installation.
+    expect(() => loadConfig({ PROVIDER: 'simpleapi', SII_CAF_KEYS: `666:${keyFile}` })).toThrow(
+      /IDK 666 is the emulator's key \(test mode\)/,
+    );
 
     const missing = path.join(dir, 'missing.pem');
     const refusals: [Record<string, string>, RegExp][] = [

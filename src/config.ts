@@ -298,12 +298,12 @@ export function loadConfig(env: Env = process.env): Config {
     metrics: metricsSettings(env, nodeEnv),
   };
   // The emulator's CAFs carry its IDK: another key under that number would make them unverifiable.
-  const emulatorKeyInUse = config.provider === 'emulator' || config.emulator.siiPublicKeyFile !== undefined;
-  if (emulatorKeyInUse && config.siiCafKeys.some((k) => k.idk === EMULATOR_IDK))
-    throw new ConfigError(
-      'SII_CAF_KEYS',
-      `IDK ${EMULATOR_IDK} is the emulator's key (${config.provider === 'emulator' ? 'PROVIDER=emulator' : 'EMULATOR_SII_PUBLIC_KEY'}); give your key another IDK`,
-    );
+  // The built-in emulator is always in use: it serves test mode whatever PROVIDER says (docs/design.md "Test mode").
+  if (config.siiCafKeys.some((k) => k.idk === EMULATOR_IDK)) {
+    const why =
+      config.provider === 'emulator' ? 'PROVIDER=emulator' : config.emulator.siiPublicKeyFile ? 'EMULATOR_SII_PUBLIC_KEY' : 'test mode';
+    throw new ConfigError('SII_CAF_KEYS', `IDK ${EMULATOR_IDK} is the emulator's key (${why}); give your key another IDK`);
+  }
   if (config.databaseUrl && !config.dataEncryptionKeys)
     throw new ConfigError('DATA_ENCRYPTION_KEY', 'required when DATABASE_URL is set (the embedded default creates its own)');
   if (config.databaseUrl && !config.secretsEncryptionKeys)

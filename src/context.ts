@@ -5,7 +5,7 @@
 import type { Config } from './config.ts';
 import { createBookSend } from './modules/certification/index.ts';
 import { backgroundLog } from './lib/log-safe.ts';
-import type { Db } from './db/types.ts';
+import type { Db, Sql } from './db/types.ts';
 import type { Clock } from './lib/clock.ts';
 import { createAccountsService } from './modules/accounts/index.ts';
 import { createMembersService } from './modules/members/index.ts';
@@ -111,7 +111,13 @@ export function createContext(deps: ContextDeps) {
       : undefined,
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
-  const tenants = createTenantsService({ db, clock, audit: audit.recorder });
+  // A tenant takes its mode from the scope it is made in (docs/design.md "Test mode").
+  const tenants = createTenantsService({
+    db,
+    clock,
+    audit: audit.recorder,
+    livemodeOf: async (scopeId, sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true,
+  });
   const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer(), audit: audit.recorder });
   const dashboardAuth = createDashboardAuthService({
     db,
@@ -139,6 +145,9 @@ export function createContext(deps: ContextDeps) {
   const providerSetup = createProvider(deps.config, { db, clock, observer: metrics.provider, siiObserver: metrics.sii });
   const provider: Provider = deps.provider ? ({ ...providerSetup.provider, ...deps.provider } as Provider) : providerSetup.provider;
   const cafKeys = deps.cafKeys ?? providerSetup.cafKeys;
+  // Test tenants' CAFs may be the built-in emulator's (docs/design.md "Test mode"); a test context's
+  // own keys (deps.cafKeys) stand for both modes.
+  const testCafKeys = deps.cafKeys ?? providerSetup.testCafKeys;
   // One writer keeps the two-database write order for the API and the hosted page alike.
   const credentialWriter = createCredentialWriter({
     db,
@@ -169,7 +178,15 @@ export function createContext(deps: ContextDeps) {
     accounts,
     audit: audit.recorder,
   });
-  const webhooks = createWebhooksService({ db, clock, cipher: dataCipher, settings: deps.config.webhooks, audit: audit.recorder });
+  const livemodeOf = async (scopeId: string, sql: Sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true;
+  const webhooks = createWebhooksService({
+    db,
+    clock,
+    cipher: dataCipher,
+    settings: deps.config.webhooks,
+    audit: audit.recorder,
+    livemodeOf,
+  });
   // Issuing: folios, DTE create/read, send and status (src/modules/folios, src/modules/dte).
   const signers = createSignerCache({ source: credentials, db });
   const folios = createFoliosService({
@@ -179,6 +196,7 @@ export function createContext(deps: ContextDeps) {
     credentials,
     dataCipher,
     cafKeys,
+    testCafKeys,
     getTenant: tenants.getRow,
     requestWaitMs: deps.config.folioRequestWaitMs,
     audit: audit.recorder,
@@ -229,6 +247,7 @@ export function createContext(deps: ContextDeps) {
     clock,
     signers,
     cafKeys,
+    testCafKeys,
     schemaValidator,
     provider,
     credentials,
@@ -267,6 +286,7 @@ export function createContext(deps: ContextDeps) {
     ...deps,
     provider,
     cafKeys,
+    testCafKeys,
     metrics,
     readiness,
     secrets: { dataCipher, secretsEnvelope, store: secretStore },

@@ -101,7 +101,12 @@ export function adminCommands(ctx: AppContext): AdminHandler {
         return pruneKeys(ctx, storesArg(args.store));
       case 'account.create':
         return {
-          ...(await ctx.services.accounts.create({ name: String(args.name ?? ''), email: String(args.email ?? ''), withApiKey: true })),
+          ...(await ctx.services.accounts.create({
+            name: String(args.name ?? ''),
+            email: String(args.email ?? ''),
+            withApiKey: true,
+            withTestApiKey: true,
+          })),
           baseUrl: ctx.config.baseUrl,
         };
       default:

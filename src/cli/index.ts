@@ -13,7 +13,7 @@ import { runTestCertificateCommand, TEST_CERTIFICATE_USAGE } from './test-certif
 
 const USAGE = `Usage: npx dte <command>
 
-  account create --name NAME --email EMAIL [--json]   create an account and its first API key
+  account create --name NAME --email EMAIL [--json]   create an account and its first API keys (live and test)
   account set-password --email EMAIL                 set the dashboard password (read from stdin or a prompt)
   keys status                                          which key protects how many ciphertexts, per store
   keys rotate [--store data|secrets|all] [--no-new-key]
@@ -83,14 +83,21 @@ export async function runCli(argv: string[]): Promise<number> {
       const result = (await runAdmin(config, { command: 'account.create', args: { name: values.name, email: values.email } })) as {
         account: unknown;
         apiKey: { key: string };
-        /** Absent from a server older than this CLI. */
+        /** Absent from a server older than this CLI, as is baseUrl. */
+        testApiKey?: { key: string };
         baseUrl?: string;
       };
-      const out = { account: result.account, apiKey: result.apiKey.key };
+      const out = {
+        account: result.account,
+        apiKey: result.apiKey.key,
+        ...(result.testApiKey ? { testApiKey: result.testApiKey.key } : {}),
+      };
       if (values.json) console.log(JSON.stringify(out));
       else {
         console.log('Account created:', JSON.stringify(out.account, null, 2));
         console.log(`\nAPI key (shown once, keep it safe):\n  ${out.apiKey}\n`);
+        // docs/design.md "Test mode": test keys' objects stay on the built-in emulator.
+        if (out.testApiKey) console.log(`Test API key (test mode: nothing reaches the SII; shown once):\n  ${out.testApiKey}\n`);
         console.log(`Try it:\n  curl -H "Authorization: Bearer ${out.apiKey}" ${result.baseUrl ?? config.baseUrl}/api/v1/account`);
       }
       return 0;

@@ -47,7 +47,13 @@ export async function emitEvent(
   e: { accountId: string; type: EventType; data: Record<string, unknown>; now: Date },
 ): Promise<EmittedEvent> {
   const id = newId();
-  const payload = JSON.stringify({ event: e.type, timestamp: e.now.toISOString(), data: e.data });
+  // The event's mode, top-level like Stripe's (docs/webhooks.md "Events"): its account_id is the
+  // scope of one account in one mode, and a test twin names its live account (docs/design.md "Test mode").
+  const scope = await tx.query<{ livemode: boolean }>('select live_account_id is null as livemode from accounts where id = $1', [
+    e.accountId,
+  ]);
+  const livemode = scope.rows[0]?.livemode ?? true;
+  const payload = JSON.stringify({ event: e.type, timestamp: e.now.toISOString(), livemode, data: e.data });
   // One statement: the row and its NOTIFY (sent by PostgreSQL at commit, dropped on rollback).
   await tx.query(
     `with e as (insert into outbox_events (id, account_id, event_type, payload, created_at) values ($1, $2, $3, $4, $5) returning 1)

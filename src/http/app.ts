@@ -7,6 +7,7 @@ import { loggerOptions, OneLineLogController } from './log.ts';
 import authPlugin from './plugins/auth.ts';
 import errorsPlugin, { frameworkError, sendError } from './plugins/errors.ts';
 import idempotencyPlugin from './plugins/idempotency.ts';
+import livemodePlugin from './plugins/livemode.ts';
 import tenantScopePlugin from './plugins/tenant-scope.ts';
 import { genRequestId } from './plugins/request-id.ts';
 import { ErrorBody } from './schemas.ts';
@@ -117,6 +118,8 @@ export async function buildApp(ctx: AppContext, opts: BuildAppOptions = {}): Pro
     cipher: ctx.secrets.dataCipher,
   });
   await app.register(tenantScopePlugin, { tenants: ctx.services.tenants });
+  // `livemode` on every returned object, from the request's key (docs/design.md "Test mode").
+  await app.register(livemodePlugin);
 
   for (const mod of routeModules) await app.register(mod, { ctx });
   for (const mod of webModules) await app.register(mod, { ctx });

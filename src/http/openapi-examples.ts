@@ -185,6 +185,8 @@ const BY_NAME: Record<string, unknown> = {
   configured: true,
   ready: true,
   esPrincipal: true,
+  // Test mode (docs/design.md "Test mode")
+  livemode: true,
 };
 
 /** A path parameter `tipoDte` is text ("33") where a body's is a number (33). */

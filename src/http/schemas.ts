@@ -24,6 +24,16 @@ export const Timestamp = (description?: string) => Type.String({ format: 'date-t
 
 export const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 
+/**
+ * Whether an object lives in live mode (`true`) or test mode (`false`): docs/design.md "Test mode".
+ * Filled from the request's key by the livemode plugin (src/http/plugins/livemode.ts) where the view
+ * does not carry it, since every object a key can reach is in that key's mode.
+ */
+export const Livemode = () =>
+  Type.Boolean({
+    description: 'true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority).',
+  });
+
 export const PageQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),

@@ -16,6 +16,12 @@ export interface ProviderCredentials {
   apiKey: string;
   /** Which path serves the call (routed.ts); absent means 'simpleapi'. */
   via?: ProviderRoute;
+  /**
+   * The tenant's mode (docs/design.md "Test mode"): `false` sends the call to the built-in emulator
+   * whatever the installation's provider (routed.ts), so a test tenant's calls never leave the
+   * machine. Absent means live.
+   */
+  livemode?: boolean;
   /** The tenant's .pfx and its password, decrypted only for the call. */
   pfx?: Buffer;
   pfxPassword?: string;
@@ -126,7 +132,8 @@ export interface BookStatus {
 
 export interface Provider {
   readonly name: 'simpleapi' | 'emulator' | 'sii';
-  verifyApiKey(apiKey: string): Promise<{ quota: Quota[] }>;
+  /** `livemode: false` (a test tenant's key) is checked by the built-in emulator (routed.ts). */
+  verifyApiKey(apiKey: string, opts?: { livemode?: boolean }): Promise<{ quota: Quota[] }>;
   /**
    * Asks the SII for a CAF. Not idempotent: a second call is a second grant. `resume` (the SII's
    * forms, sii/caf-forms.ts) makes a retry safe: before asking anew, a range of this type granted

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProviderError, type Provider, type ProviderCredentials } from './port.ts';
 import { providerErrorToAppError } from './errors.ts';
-import { createRoutedProvider, SII_PATH_UNAVAILABLE } from './routed.ts';
+import { createRoutedProvider, SII_PATH_UNAVAILABLE, TEST_PATH_UNAVAILABLE } from './routed.ts';
 
 /** A provider that records which of its calls ran, answering each with its own name. */
 function recording(name: 'simpleapi' | 'emulator') {
@@ -125,5 +125,55 @@ describe('the routed provider', () => {
       expect(providerErrorToAppError(viaProvider).code).toBe(code);
       expect(providerErrorToAppError(viaProvider).message).toMatch(/billing provider/);
     }
+  });
+});
+
+describe('test mode (docs/design.md "Test mode")', () => {
+  const slots = () => {
+    const simpleapi = recording('simpleapi');
+    const sii = recording('simpleapi');
+    const test = recording('emulator');
+    return {
+      simpleapi,
+      sii,
+      test,
+      routed: createRoutedProvider({ simpleapi: simpleapi.provider, sii: sii.provider, test: test.provider }),
+    };
+  };
+
+  it("sends every call of a test tenant to the test path, whatever its `via`, and a live tenant's never", async () => {
+    for (const via of ['simpleapi', 'sii'] as const) {
+      const s = slots();
+      for (const call of everyCall(s.routed, { apiKey: 'k', via, livemode: false, ...cert }))
+        expect(await call()).toEqual({ by: 'emulator' });
+      await s.routed.verifyApiKey('k', { livemode: false });
+      expect([s.simpleapi.calls, s.sii.calls, s.test.calls.length]).toEqual([[], [], everyCall(s.routed, { apiKey: '' }).length + 1]);
+      const live = slots();
+      for (const call of everyCall(live.routed, { apiKey: 'k', via, livemode: true, ...cert })) await call();
+      await live.routed.verifyApiKey('k');
+      expect(live.test.calls).toEqual([]);
+    }
+  });
+
+  it('refuses a test call where there is no test path, never sending it live', async () => {
+    const simpleapi = recording('simpleapi');
+    const routed = createRoutedProvider({ simpleapi: simpleapi.provider });
+    await expect(
+      routed.requestCaf({ apiKey: 'k', livemode: false }, { rutEmpresa, tipoDte: 33, cantidad: 1, ambiente }),
+    ).rejects.toMatchObject({
+      kind: 'unavailable',
+      message: TEST_PATH_UNAVAILABLE,
+    });
+    await expect(routed.verifyApiKey('k', { livemode: false })).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(simpleapi.calls).toEqual([]);
+  });
+
+  it("routes a test call by `via` where the slots are the emulator already ('here')", async () => {
+    const simpleapi = recording('emulator');
+    const sii = recording('emulator');
+    const routed = createRoutedProvider({ simpleapi: simpleapi.provider, sii: sii.provider, test: 'here' });
+    await routed.requestCaf({ apiKey: '', via: 'sii', livemode: false, ...cert }, { rutEmpresa, tipoDte: 33, cantidad: 1, ambiente });
+    await routed.verifyApiKey('k', { livemode: false });
+    expect([simpleapi.calls, sii.calls]).toEqual([['verifyApiKey'], ['requestCaf']]);
   });
 });

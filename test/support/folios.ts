@@ -79,6 +79,7 @@ export async function foliosHarness(
       getProviderCredentials: async () => ({
         apiKey: 'test-key',
         via: 'simpleapi',
+        livemode: true,
         pfx: Buffer.alloc(0),
         pfxPassword: '',
         rutCertificado: '12345678-5',

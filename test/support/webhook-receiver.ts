@@ -23,7 +23,7 @@ export interface ReceivedDelivery {
   signature: string;
   contentType: string;
   body: string;
-  payload: { event: string; timestamp: string; data: Record<string, unknown> } | undefined;
+  payload: { event: string; timestamp: string; livemode?: boolean; data: Record<string, unknown> } | undefined;
   verified: boolean;
   /** Why verification failed, when it did. */
   problem: string | undefined;
@@ -94,7 +94,10 @@ function check(r: ReceiverScheme, secret: string | undefined, headers: http.Inco
     return 'body is not JSON';
   }
   const o = p as Record<string, unknown>;
-  if (!o || typeof o !== 'object' || Object.keys(o).sort().join() !== 'data,event,timestamp') return 'body is not {event, timestamp, data}';
+  // The contract's three fields and test mode's livemode (docs/webhooks.md "Events").
+  if (!o || typeof o !== 'object' || Object.keys(o).sort().join() !== 'data,event,livemode,timestamp')
+    return 'body is not {event, timestamp, livemode, data}';
+  if (typeof o.livemode !== 'boolean') return 'livemode is not a boolean';
   if (!(EVENT_TYPES as readonly string[]).includes(String(o.event))) return `unknown event '${String(o.event)}'`;
   if (typeof o.timestamp !== 'string' || !ISO_UTC.test(o.timestamp)) return 'timestamp is not ISO 8601 UTC';
   if (!o.data || typeof o.data !== 'object' || Array.isArray(o.data)) return 'data is not an object';

@@ -30,14 +30,20 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "name": "facturación",
              *       "email": "facturacion@ejemplo.cl",
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
             'application/json': {
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The account (its live id, whichever key asks).
+               */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               name: string;
               email: string;
               /** Format: date-time */
@@ -150,14 +156,20 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "name": "facturación",
              *       "email": "facturacion@ejemplo.cl",
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
             'application/json': {
-              /** Format: uuid */
+              /**
+               * Format: uuid
+               * @description The account (its live id, whichever key asks).
+               */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               name: string;
               email: string;
               /** Format: date-time */
@@ -276,7 +288,8 @@ export interface paths {
              *           "prefix": "sk_live_4fGx",
              *           "createdAt": "2026-11-27T14:30:00.000Z",
              *           "lastUsedAt": "2026-11-27T14:29:00.000Z",
-             *           "revokedAt": null
+             *           "revokedAt": null,
+             *           "livemode": true
              *         }
              *       ],
              *       "iterator": "eyJ0IjoiMjAyNi0xMS0yN1QxNDozMDowMC4wMDBaIiwiaWQiOiIzZjZjIn0",
@@ -367,7 +380,7 @@ export interface paths {
     put?: never;
     /**
      * Create an API key
-     * @description The full key (`sk_live_…`, or `sk_test_…` when the request is made with a test key) is returned once, in this response. Only its SHA-256 is stored. A key is made in the mode of the key that asks.
+     * @description The full key (`sk_live_…`, or `sk_test_…` when the request is made with a test key) is returned once, in this response. Only its SHA-256 is stored. A key is made in the mode of the key that asks, unless `mode` says otherwise: a live key may make test keys (`{"mode":"test"}`: how an account gets its first test key), a test key only test keys (403 `live_key_from_test_key`).
      */
     post: {
       parameters: {
@@ -380,6 +393,8 @@ export interface paths {
         content: {
           'application/json': {
             name?: string;
+            /** @description The mode of the new key: `test` makes an `sk_test_…` key, whose objects never reach the tax authority (the account’s test mode is set up on first use). Default: the mode of the key that asks. A test key can only make test keys. */
+            mode?: 'live' | 'test';
           };
         };
       };
@@ -396,7 +411,8 @@ export interface paths {
              *       "name": "facturación",
              *       "key": "sk_live_4fGx2mQb9TzR7wLk3VnP8sYc1HdJ6aEu0BiNoKtXyZq",
              *       "prefix": "sk_live_4fGx",
-             *       "createdAt": "2026-11-27T14:30:00.000Z"
+             *       "createdAt": "2026-11-27T14:30:00.000Z",
+             *       "livemode": true
              *     }
              */
             'application/json': {
@@ -408,6 +424,8 @@ export interface paths {
               prefix: string;
               /** Format: date-time */
               createdAt: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
             };
           };
         };
@@ -422,6 +440,15 @@ export interface paths {
         };
         /** @description No usable API key. Codes: `missing_api_key`, `malformed_api_key`, `invalid_api_key`, `revoked_api_key`. */
         401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Error'];
+          };
+        };
+        /** @description Forbidden. This route: `live_key_from_test_key`. */
+        403: {
           headers: {
             [name: string]: unknown;
           };
@@ -530,7 +557,8 @@ export interface paths {
              *       "prefix": "sk_live_4fGx",
              *       "createdAt": "2026-11-27T14:30:00.000Z",
              *       "lastUsedAt": "2026-11-27T14:29:00.000Z",
-             *       "revokedAt": null
+             *       "revokedAt": null,
+             *       "livemode": true
              *     }
              */
             'application/json': {
@@ -543,6 +571,8 @@ export interface paths {
               createdAt: string;
               lastUsedAt: string | null;
               revokedAt: string | null;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
             };
           };
         };
@@ -657,6 +687,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "rutEmpresa": "76.192.083-9",
              *           "razonSocial": "Servicios Ejemplo SpA",
              *           "giro": "Desarrollo de software",
@@ -836,6 +867,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "rutEmpresa": "76.192.083-9",
              *       "razonSocial": "Servicios Ejemplo SpA",
              *       "giro": "Desarrollo de software",
@@ -876,6 +908,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               rutEmpresa: string;
               razonSocial: string;
               giro: string;
@@ -1030,6 +1064,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "rutEmpresa": "76.192.083-9",
              *       "razonSocial": "Servicios Ejemplo SpA",
              *       "giro": "Desarrollo de software",
@@ -1070,6 +1105,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               rutEmpresa: string;
               razonSocial: string;
               giro: string;
@@ -1250,6 +1287,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "rutEmpresa": "76.192.083-9",
              *       "razonSocial": "Servicios Ejemplo SpA",
              *       "giro": "Desarrollo de software",
@@ -1290,6 +1328,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               rutEmpresa: string;
               razonSocial: string;
               giro: string;
@@ -2113,6 +2153,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "rutCertificado": "11.111.111-1",
              *       "nombreTitular": "María Pérez",
              *       "fechaVencimiento": "2027-06-30",
@@ -2123,6 +2164,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @description Holder RUT, dotted form, as read from the certificate. */
               rutCertificado: string;
               nombreTitular: string;
@@ -2252,6 +2295,7 @@ export interface paths {
              *       "certificates": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "rutCertificado": "11.111.111-1",
              *           "nombreTitular": "María Pérez",
              *           "fechaVencimiento": "2027-06-30",
@@ -2283,6 +2327,8 @@ export interface paths {
               certificates: {
                 /** Format: uuid */
                 id: string;
+                /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+                livemode: boolean;
                 /** @description Holder RUT, dotted form, as read from the certificate. */
                 rutCertificado: string;
                 nombreTitular: string;
@@ -2525,6 +2571,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "rutCertificado": "11.111.111-1",
              *       "nombreTitular": "María Pérez",
              *       "fechaVencimiento": "2027-06-30",
@@ -2535,6 +2582,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @description Holder RUT, dotted form, as read from the certificate. */
               rutCertificado: string;
               nombreTitular: string;
@@ -2654,6 +2703,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "url": "https://example.com/webhooks/dte",
              *           "description": "ERP de producción",
              *           "filterTypes": [
@@ -2787,6 +2837,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "url": "https://example.com/webhooks/dte",
              *       "description": "ERP de producción",
              *       "filterTypes": [
@@ -2804,6 +2855,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               url: string;
               description: string | null;
               /** @description Empty: every event. */
@@ -2931,6 +2984,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "url": "https://example.com/webhooks/dte",
              *       "description": "ERP de producción",
              *       "filterTypes": [
@@ -2947,6 +3001,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               url: string;
               description: string | null;
               /** @description Empty: every event. */
@@ -3177,6 +3233,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "url": "https://example.com/webhooks/dte",
              *       "description": "ERP de producción",
              *       "filterTypes": [
@@ -3193,6 +3250,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               url: string;
               description: string | null;
               /** @description Empty: every event. */
@@ -3567,10 +3626,12 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "eventType": "dte.status.changed",
              *       "payload": {
              *         "event": "dte.status.changed",
              *         "timestamp": "2026-11-27T14:30:00.000Z",
+             *         "livemode": true,
              *         "data": {}
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z",
@@ -3596,12 +3657,16 @@ export interface paths {
                * @description The message id, sent as the `webhook-id` header on every attempt.
                */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               eventType: string;
               /** @description The delivered body, parsed. The exact bytes are what was signed. */
               payload: {
                 event: string;
                 /** Format: date-time */
                 timestamp: string;
+                /** @description The event’s mode, as delivered; absent from events emitted before test mode. */
+                livemode?: boolean;
                 data: {
                   [key: string]: unknown;
                 };
@@ -3731,10 +3796,12 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "eventType": "dte.status.changed",
              *           "payload": {
              *             "event": "dte.status.changed",
              *             "timestamp": "2026-11-27T14:30:00.000Z",
+             *             "livemode": true,
              *             "data": {}
              *           },
              *           "createdAt": "2026-11-27T14:30:00.000Z",
@@ -3876,10 +3943,12 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "eventType": "dte.status.changed",
              *       "payload": {
              *         "event": "dte.status.changed",
              *         "timestamp": "2026-11-27T14:30:00.000Z",
+             *         "livemode": true,
              *         "data": {}
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z",
@@ -3905,12 +3974,16 @@ export interface paths {
                * @description The message id, sent as the `webhook-id` header on every attempt.
                */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               eventType: string;
               /** @description The delivered body, parsed. The exact bytes are what was signed. */
               payload: {
                 event: string;
                 /** Format: date-time */
                 timestamp: string;
+                /** @description The event’s mode, as delivered; absent from events emitted before test mode. */
+                livemode?: boolean;
                 data: {
                   [key: string]: unknown;
                 };
@@ -4045,10 +4118,12 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "eventType": "dte.status.changed",
              *       "payload": {
              *         "event": "dte.status.changed",
              *         "timestamp": "2026-11-27T14:30:00.000Z",
+             *         "livemode": true,
              *         "data": {}
              *       },
              *       "createdAt": "2026-11-27T14:30:00.000Z",
@@ -4074,12 +4149,16 @@ export interface paths {
                * @description The message id, sent as the `webhook-id` header on every attempt.
                */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               eventType: string;
               /** @description The delivered body, parsed. The exact bytes are what was signed. */
               payload: {
                 event: string;
                 /** Format: date-time */
                 timestamp: string;
+                /** @description The event’s mode, as delivered; absent from events emitted before test mode. */
+                livemode?: boolean;
                 data: {
                   [key: string]: unknown;
                 };
@@ -4215,6 +4294,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "cantidad": 10,
@@ -4234,6 +4314,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               tipoDte: number;
@@ -4268,6 +4350,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "cantidad": 10,
@@ -4287,6 +4370,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               tipoDte: number;
@@ -4463,6 +4548,7 @@ export interface paths {
             /**
              * @example {
              *       "tipoDte": 33,
+             *       "livemode": true,
              *       "desde": 1,
              *       "hasta": 50,
              *       "fechaAutorizacion": "2026-11-20",
@@ -4475,6 +4561,8 @@ export interface paths {
              */
             'application/json': {
               tipoDte: number;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @description First folio of the range. */
               desde: number;
               /** @description Last folio of the range. */
@@ -4507,6 +4595,7 @@ export interface paths {
             /**
              * @example {
              *       "tipoDte": 33,
+             *       "livemode": true,
              *       "desde": 1,
              *       "hasta": 50,
              *       "fechaAutorizacion": "2026-11-20",
@@ -4519,6 +4608,8 @@ export interface paths {
              */
             'application/json': {
               tipoDte: number;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @description First folio of the range. */
               desde: number;
               /** @description Last folio of the range. */
@@ -4652,6 +4743,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "cantidad": 10,
@@ -4671,6 +4763,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               tipoDte: number;
@@ -4812,6 +4906,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "tipoDte": 33,
+             *           "livemode": true,
              *           "total": 50,
              *           "usados": 9,
              *           "disponibles": 41,
@@ -4961,6 +5056,7 @@ export interface paths {
             /**
              * @example {
              *       "tipoDte": 33,
+             *       "livemode": true,
              *       "total": 50,
              *       "usados": 9,
              *       "disponibles": 41,
@@ -4980,6 +5076,8 @@ export interface paths {
              */
             'application/json': {
               tipoDte: number;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @description Folios in the usable ranges (not used up, not expired). */
               total: number;
               /** @description Folios of those ranges already handed out. */
@@ -5114,6 +5212,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *           "tipoDte": 33,
              *           "folio": 1234,
@@ -5928,6 +6027,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "folio": 1234,
@@ -6060,6 +6160,8 @@ export interface paths {
                * @description DTE id.
                */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /**
                * Format: uuid
                * @description The issuing tenant.
@@ -6370,6 +6472,7 @@ export interface paths {
              *       "envios": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "trackId": "0241256873",
              *           "tipoEnvio": "EnvioDTE",
              *           "dteIds": [
@@ -6501,6 +6604,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "trackId": "0241256873",
              *       "tipoEnvio": "EnvioDTE",
              *       "dteIds": [
@@ -6518,6 +6622,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               trackId: string | null;
               tipoEnvio: 'EnvioDTE' | 'EnvioBOLETA';
               dteIds: string[];
@@ -6770,6 +6876,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "folio": 1234,
@@ -6902,6 +7009,8 @@ export interface paths {
                * @description DTE id.
                */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /**
                * Format: uuid
                * @description The issuing tenant.
@@ -7577,6 +7686,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "folio": 1234,
@@ -7592,6 +7702,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               tipoDte: number;
@@ -7720,6 +7832,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "tipoDte": 33,
              *       "folio": 1234,
@@ -7735,6 +7848,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               tipoDte: number;
@@ -7884,6 +7999,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *           "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
              *           "tipoDte": 33,
@@ -8057,6 +8173,7 @@ export interface paths {
              * @example {
              *       "envio": {
              *         "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *         "livemode": true,
              *         "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *         "codEnvio": 1,
              *         "envioDteId": "SetDoc",
@@ -8103,6 +8220,7 @@ export interface paths {
              * @example {
              *       "envio": {
              *         "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *         "livemode": true,
              *         "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *         "codEnvio": 1,
              *         "envioDteId": "SetDoc",
@@ -8249,6 +8367,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "codEnvio": 1,
              *       "envioDteId": "SetDoc",
@@ -8279,6 +8398,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               /** @description CodEnvio and IdRespuesta of the answer. */
@@ -8550,6 +8671,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
              *       "tipoDte": 33,
@@ -8600,6 +8722,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               /**
@@ -9051,6 +9175,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
              *       "tipoDte": 33,
@@ -9101,6 +9226,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               /**
@@ -9183,6 +9310,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "envioId": "c800495b-160f-422e-b844-22b9268b2eae",
              *       "tipoDte": 33,
@@ -9233,6 +9361,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               /**
@@ -9547,6 +9677,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *           "kind": "dte",
              *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
@@ -9692,6 +9823,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "kind": "dte",
              *       "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
@@ -9720,6 +9852,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: uuid */
               tenantId: string;
               /** @description dte: one of the tenant's accepted documents to its receptor (EnvioDTE + PDF); respuesta: one of the tenant's signed answers to a supplier (RespuestaEnvioDTE, ResultadoDTE or EnvioRecibos). */
@@ -9875,6 +10009,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *           "kind": "dte",
              *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
@@ -10025,6 +10160,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *           "kind": "dte",
              *           "dteId": "86c3caf6-8d45-4e47-a69a-c93925cb311e",
@@ -10173,6 +10309,7 @@ export interface paths {
              *       "data": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "object": "certification_set",
              *           "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *           "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
@@ -10496,6 +10633,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
@@ -10697,6 +10835,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @enum {string} */
               object: 'certification_set';
               /** Format: uuid */
@@ -11065,6 +11205,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
@@ -11266,6 +11407,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @enum {string} */
               object: 'certification_set';
               /** Format: uuid */
@@ -11735,6 +11878,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
@@ -11936,6 +12080,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @enum {string} */
               object: 'certification_set';
               /** Format: uuid */
@@ -12452,6 +12598,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
@@ -12653,6 +12800,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @enum {string} */
               object: 'certification_set';
               /** Format: uuid */
@@ -13021,6 +13170,7 @@ export interface paths {
             /**
              * @example {
              *       "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *       "livemode": true,
              *       "object": "certification_set",
              *       "tenantId": "aad71cd4-f8e2-43ab-830c-dad7bfd83768",
              *       "sha256": "9f2c5e0d4b7a81c3e6f0a2d4b6c8e1f3a5c7e9b1d3f5a7c9e2b4d6f8a1c3e5f7",
@@ -13222,6 +13372,8 @@ export interface paths {
             'application/json': {
               /** Format: uuid */
               id: string;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** @enum {string} */
               object: 'certification_set';
               /** Format: uuid */
@@ -13698,6 +13850,7 @@ export interface paths {
              *       "envios": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "trackId": "0241256873",
              *           "tipoEnvio": "EnvioDTE",
              *           "dteIds": [
@@ -15562,6 +15715,7 @@ export interface paths {
              *       "envios": [
              *         {
              *           "id": "a5614527-0ce6-43be-bd1d-d012b7394867",
+             *           "livemode": true,
              *           "trackId": "0241256873",
              *           "tipoEnvio": "EnvioDTE",
              *           "dteIds": [
@@ -15848,6 +16002,8 @@ export interface components {
        * @description When the event happened (ISO 8601 UTC).
        */
       timestamp: string;
+      /** @description false for an event of test mode (objects made with an sk_test_ key), true for live; absent from events emitted before test mode. */
+      livemode: boolean;
       /** @description Depends on the event: see the *Data schemas. */
       data: {
         [key: string]: unknown;
@@ -15955,11 +16111,15 @@ export interface components {
       createdAt: string;
       lastUsedAt: string | null;
       revokedAt: string | null;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
     };
     /** Tenant */
     Tenant: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       rutEmpresa: string;
       razonSocial: string;
       giro: string;
@@ -16007,6 +16167,8 @@ export interface components {
     WebhookEndpoint: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       url: string;
       description: string | null;
       /** @description Empty: every event. */
@@ -16042,12 +16204,16 @@ export interface components {
        * @description The message id, sent as the `webhook-id` header on every attempt.
        */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       eventType: string;
       /** @description The delivered body, parsed. The exact bytes are what was signed. */
       payload: {
         event: string;
         /** Format: date-time */
         timestamp: string;
+        /** @description The event’s mode, as delivered; absent from events emitted before test mode. */
+        livemode?: boolean;
         data: {
           [key: string]: unknown;
         };
@@ -16061,6 +16227,8 @@ export interface components {
     /** FolioInventoryItem */
     FolioInventoryItem: {
       tipoDte: number;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       /** @description Folios in the usable ranges (not used up, not expired). */
       total: number;
       /** @description Folios of those ranges already handed out. */
@@ -16088,6 +16256,8 @@ export interface components {
        * @description DTE id.
        */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       /**
        * Format: uuid
        * @description The issuing tenant.
@@ -16268,6 +16438,8 @@ export interface components {
     Envio: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       trackId: string | null;
       tipoEnvio: 'EnvioDTE' | 'EnvioBOLETA';
       dteIds: string[];
@@ -16287,6 +16459,8 @@ export interface components {
     ReceivedEnvio: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       /** Format: uuid */
       tenantId: string;
       /** @description CodEnvio and IdRespuesta of the answer. */
@@ -16325,6 +16499,8 @@ export interface components {
     ReceivedDte: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       /** Format: uuid */
       tenantId: string;
       /**
@@ -16400,6 +16576,8 @@ export interface components {
     Delivery: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       /** Format: uuid */
       tenantId: string;
       /** @description dte: one of the tenant's accepted documents to its receptor (EnvioDTE + PDF); respuesta: one of the tenant's signed answers to a supplier (RespuestaEnvioDTE, ResultadoDTE or EnvioRecibos). */
@@ -16442,6 +16620,8 @@ export interface components {
     CertificationSet: {
       /** Format: uuid */
       id: string;
+      /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+      livemode: boolean;
       /** @enum {string} */
       object: 'certification_set';
       /** Format: uuid */

@@ -31,7 +31,13 @@ export interface WebhookEventData {
 }
 export type WebhookEventType = keyof WebhookEventData;
 /** A delivered body, `{event, timestamp, data}`, discriminated on `event`. */
-export type WebhookEvent = { [E in WebhookEventType]: { event: E; timestamp: string; data: WebhookEventData[E] } }[WebhookEventType];
+/**
+ * A delivered event. `livemode` is false for an event of test mode (objects made with an `sk_test_`
+ * key); it is absent only from events recorded before test mode existed.
+ */
+export type WebhookEvent = {
+  [E in WebhookEventType]: { event: E; timestamp: string; livemode?: boolean; data: WebhookEventData[E] };
+}[WebhookEventType];
 
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 

@@ -1,10 +1,16 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
-import { Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
+import { Livemode, Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
 import { accountOf } from '../../http/plugins/tenant-scope.ts';
 
 export const AccountSchema = Type.Object(
-  { id: Uuid(), name: Type.String(), email: Type.String(), createdAt: Timestamp() },
+  {
+    id: Uuid('The account (its live id, whichever key asks).'),
+    livemode: Livemode(),
+    name: Type.String(),
+    email: Type.String(),
+    createdAt: Timestamp(),
+  },
   { $id: 'Account', title: 'Account' },
 );
 

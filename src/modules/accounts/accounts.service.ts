@@ -1,12 +1,13 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { errors } from '../../errors.ts';
+import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { ApiKeysService } from '../api-keys/index.ts';
+import type { AuditActor } from '../audit/index.ts';
 import type { MembersService } from '../members/index.ts';
 import { normaliseEmail } from '../../lib/email.ts';
 import { accountsStore, type AccountRow } from './accounts.store.ts';
-import type { Mode, Scope } from './modes.ts';
+import { modeOf, type Mode, type Scope } from './modes.ts';
 
 export interface Account {
   id: string;
@@ -58,41 +59,42 @@ export function createAccountsService(deps: {
   };
   /** The live account behind a scope id, so account-level reads and changes ignore the mode. */
   const liveIdOf = async (scopeId: string) => (await scopeOf(scopeId))?.accountId ?? scopeId;
+  /**
+   * The scope of an account (given by any of its scope ids) in a mode; the test twin is made the
+   * first time test mode is asked for (migration 202612050900_test_mode).
+   */
+  const scopeFor = async (accountScopeId: string, mode: Mode, sql?: Sql): Promise<Scope> => {
+    const run = async (tx: Sql): Promise<Scope> => {
+      const own = await scopeOf(accountScopeId, tx);
+      if (!own) throw errors.notFound('account', accountScopeId);
+      if (mode === 'live') return (await scopeOf(own.accountId, tx))!;
+      const twin = await accountsStore.testTwin(tx, own.accountId, newId(), clock.now());
+      if (!twin) throw errors.notFound('account', accountScopeId);
+      return remember(toScope(twin));
+    };
+    // Both answers are cached after the first: neither needs a transaction then.
+    const own = await scopeOf(accountScopeId, sql);
+    if (!own) throw errors.notFound('account', accountScopeId);
+    if (mode === 'live') return (await scopeOf(own.accountId, sql))!;
+    const known = twins.get(own.accountId);
+    if (known) return known;
+    if (sql) return run(sql);
+    const scope = await db.transaction(run);
+    // Remembered once committed (a dashboard page in test mode asks on every request).
+    if (!scope.livemode) {
+      if (twins.size >= 10_000) twins.delete(twins.keys().next().value!);
+      twins.set(scope.accountId, scope);
+    }
+    return scope;
+  };
   return {
     scopeOf,
-    /**
-     * The scope of an account (given by any of its scope ids) in a mode; the test twin is made the
-     * first time test mode is asked for (migration 202612050900_test_mode).
-     */
-    async scopeFor(accountScopeId: string, mode: Mode, sql?: Sql): Promise<Scope> {
-      const run = async (tx: Sql): Promise<Scope> => {
-        const own = await scopeOf(accountScopeId, tx);
-        if (!own) throw errors.notFound('account', accountScopeId);
-        if (mode === 'live') return (await scopeOf(own.accountId, tx))!;
-        const twin = await accountsStore.testTwin(tx, own.accountId, newId(), clock.now());
-        if (!twin) throw errors.notFound('account', accountScopeId);
-        return remember(toScope(twin));
-      };
-      // Both answers are cached after the first: neither needs a transaction then.
-      const own = await scopeOf(accountScopeId, sql);
-      if (!own) throw errors.notFound('account', accountScopeId);
-      if (mode === 'live') return (await scopeOf(own.accountId, sql))!;
-      const known = twins.get(own.accountId);
-      if (known) return known;
-      if (sql) return run(sql);
-      const scope = await db.transaction(run);
-      // Remembered once committed (a dashboard page in test mode asks on every request).
-      if (!scope.livemode) {
-        if (twins.size >= 10_000) twins.delete(twins.keys().next().value!);
-        twins.set(scope.accountId, scope);
-      }
-      return scope;
-    },
+    scopeFor,
     /**
      * Creates an account and, when asked, its first API key (the CLI and sign-up use this). `sql`
      * may be the caller's transaction (a confirmed sign-up consumes its link in the same one).
      */
-    async create(input: { name: string; email: string; passwordHash?: string; withApiKey?: boolean }, sql?: Sql) {
+    async create(input: { name: string; email: string; passwordHash?: string; withApiKey?: boolean; withTestApiKey?: boolean }, sql?: Sql) {
       const name = normaliseAccountName(input.name);
       const email = normaliseEmail(input.email);
       const run = async (tx: Sql) => {
@@ -102,9 +104,33 @@ export function createAccountsService(deps: {
         // The holder is the account's first member, its owner; the password (if any) is theirs.
         const owner = await deps.members.createOwnerIn(tx, { accountId: row.id, email, name, passwordHash: input.passwordHash ?? null });
         const apiKey = input.withApiKey ? await deps.apiKeys.createIn(tx, { id: row.id, livemode: true }, { name: 'default' }) : undefined;
-        return { account: toAccount(row), owner, apiKey };
+        // Test mode from day one (docs/design.md "Test mode"): the CLI hands out a test key beside the live one.
+        const testApiKey = input.withTestApiKey
+          ? await deps.apiKeys.createIn(tx, await scopeFor(row.id, 'test', tx), { name: 'default' })
+          : undefined;
+        return { account: toAccount(row), owner, apiKey, ...(testApiKey ? { testApiKey } : {}) };
       };
       return sql ? run(sql) : db.transaction(run);
+    },
+    /**
+     * An API key in a mode of the account (docs/design.md "Test mode"): by default the asking key's;
+     * a live key may make test keys (the account's test twin is made on first use), a test key only
+     * test keys, so a key of the mode that cannot touch real documents never yields one that can.
+     */
+    async createApiKey(
+      asker: { scopeId: string; livemode: boolean },
+      input: { name?: string | undefined; mode?: Mode | undefined },
+      actor?: AuditActor,
+    ) {
+      const mode = input.mode ?? modeOf(asker.livemode);
+      if (mode === 'live' && !asker.livemode)
+        throw new AppError(
+          'forbidden',
+          'live_key_from_test_key',
+          'A test key can only create test keys. Create live keys with a live key (sk_live_…) or in the dashboard.',
+          { param: 'mode' },
+        );
+      return db.transaction(async (tx) => deps.apiKeys.createIn(tx, await scopeFor(asker.scopeId, mode, tx), { name: input.name }, actor));
     },
     async get(accountId: string): Promise<Account> {
       const row = await accountsStore.get(db, await liveIdOf(accountId));

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { BookEnvioSchema } from './books/books.schemas.ts';
 import { SECTION_KINDS } from './set/set.types.ts';
 
@@ -158,6 +158,7 @@ const SectionSchema = Type.Object({
 export const CertificationSetSchema: TSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     object: Type.Literal('certification_set'),
     tenantId: Uuid(),
     sha256: Type.String({

@@ -27,7 +27,9 @@ export function createApiKeyService(deps: {
   return {
     /** The caller resolved the tenant (the tenant-scope plugin); its row is locked again for the write. */
     async setApiKey(accountId: string, tenantId: string, apiKey: string, actor?: AuditActor): Promise<{ apiKey: ApiKeyState }> {
-      const verifiedAt = await writer.verifyApiKey(apiKey);
+      // A test tenant's key is checked by the built-in emulator (docs/design.md "Test mode").
+      const { livemode } = await deps.tenants.requireRow(db, accountId, tenantId);
+      const verifiedAt = await writer.verifyApiKey(apiKey, livemode);
       const version = newId();
       const fresh = { ref: secretRefs.apiKey(tenantId, version), aad: apiKeyAad(accountId, tenantId, version), value: apiKey };
       await writer.write([fresh], async (tx) => {

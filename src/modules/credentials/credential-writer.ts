@@ -64,9 +64,9 @@ export function createCredentialWriter(deps: CredentialWriterDeps) {
     discard,
 
     /** Asks the provider; its refusal becomes an AppError and nothing is saved. Never inside a transaction. */
-    async verifyApiKey(apiKey: string): Promise<Date> {
+    async verifyApiKey(apiKey: string, livemode: boolean): Promise<Date> {
       try {
-        await deps.verifier.verifyApiKey(apiKey);
+        await deps.verifier.verifyApiKey(apiKey, { livemode });
       } catch (e) {
         // A rejected or expired key is the caller's to fix; an unreachable or slow provider is retryable.
         throw e instanceof ProviderError ? providerErrorToAppError(e) : e;

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { tryParseRut } from '../../dte/index.ts';
 import { errors } from '../../errors.ts';
 import type { MultipartBody } from '../../http/multipart.ts';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { requireDate } from '../../lib/validate.ts';
 import { TENANT_PROVIDERS, type TenantProvider } from '../tenants/index.ts';
 import type { CertificateInput } from './certificates.service.ts';
@@ -25,6 +25,7 @@ export const ApiKeyResult = Type.Object({
 
 const certificateEntryFields = {
   id: Uuid(),
+  livemode: Livemode(),
   rutCertificado: Type.String({ description: 'Holder RUT, dotted form, as read from the certificate.' }),
   nombreTitular: Type.String(),
   fechaVencimiento: Type.String({ description: "The certificate's expiry date (YYYY-MM-DD, Chile time), read from the certificate." }),

@@ -78,10 +78,11 @@ export function createSigningMaterialSource(deps: {
      * next call; a document or CAF does not remember the path it took.
      */
     async getProviderCredentials(accountId: string, tenantId: string): Promise<Required<ProviderCredentials>> {
-      const { provider } = await deps.tenants.requireRow(db, accountId, tenantId);
+      const { provider, livemode } = await deps.tenants.requireRow(db, accountId, tenantId);
       const apiKey = needsApiKey(provider) ? await getProviderApiKey(accountId, tenantId) : '';
       const m = await getSigningMaterial(db, accountId, tenantId);
-      return { apiKey, via: provider, pfx: m.pfx, pfxPassword: m.pfxPassword, rutCertificado: m.rutCertificado };
+      // A test tenant's calls go to the built-in emulator whatever `via` says (docs/design.md "Test mode").
+      return { apiKey, via: provider, livemode, pfx: m.pfx, pfxPassword: m.pfxPassword, rutCertificado: m.rutCertificado };
     },
   };
 }

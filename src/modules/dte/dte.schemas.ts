@@ -8,7 +8,7 @@ import {
   typesWhere,
   type DocumentType,
 } from '../../dte/index.ts';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 
 // Input bounds follow the SII schema fields the values end up in (limits.ts of the engine);
 // receptor.giro is longer than GiroRecep (40) because the engine cuts it, as the SII portal does.
@@ -811,6 +811,7 @@ const B = (description: string) => Type.Boolean({ description });
 export const DteSchema = Type.Object(
   {
     id: Uuid('DTE id.'),
+    livemode: Livemode(),
     tenantId: Uuid('The issuing tenant.'),
     tipoDte: I(`Document type (TipoDTE): ${listCodes(SUPPORTED_TIPOS_DTE, 'or')}.`),
     folio: I("Folio the document took (Folio), from the tenant's CAF of its type."),
@@ -974,6 +975,7 @@ export const DteSchema = Type.Object(
 export const DteStatusSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     tenantId: Uuid(),
     tipoDte: Type.Integer(),
     folio: Type.Integer(),
@@ -1022,6 +1024,7 @@ export const SendBody = Type.Object(
 export const EnvioSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     trackId: Nullable(Type.String({ description: "The SII's track id, once uploaded." })),
     tipoEnvio: Type.Union([Type.Literal('EnvioDTE'), Type.Literal('EnvioBOLETA')]),
     dteIds: Type.Array(Uuid()),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { DELIVERY_STATUSES } from './exchange.store.ts';
 
 /**
@@ -11,6 +11,7 @@ import { DELIVERY_STATUSES } from './exchange.store.ts';
 export const DeliverySchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     tenantId: Uuid(),
     kind: Type.Union([Type.Literal('dte'), Type.Literal('respuesta')], {
       description:

@@ -10,7 +10,7 @@ import { waitFor } from '../../lib/wait.ts';
 import { ProviderError, providerErrorToAppError, rateLimitWaitMs, type Provider, type ProviderCredentials } from '../../provider/index.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
-import { cafProblem } from './caf-checks.ts';
+import { cafKeysFor, cafProblem } from './caf-checks.ts';
 import { cafKeyAad } from './folios.encrypted.ts';
 import type { FolioCredentialsSource, GetTenant, TenantRef } from './folios.ports.ts';
 import { requestStore, type FolioRequestRow } from './folios.request.store.ts';
@@ -53,6 +53,8 @@ export interface FolioRequestsDeps {
   dataCipher: Pick<DataCipher, 'encrypt'>;
   /** Keys a CAF's FRMA must verify with (src/provider/sii-keys.ts). */
   cafKeys: SiiKeys;
+  /** The same for test tenants (caf-checks.ts cafKeysFor). */
+  testCafKeys?: SiiKeys | undefined;
   /** The job knows only ids, so it fetches the tenant itself. */
   getTenant: GetTenant;
   requestWaitMs: number;
@@ -218,7 +220,7 @@ export function createFolioRequests(deps: FolioRequestsDeps) {
         const invalid = new AppError('bad_gateway', 'caf_invalid', 'The billing provider returned a file that is not a valid CAF.');
         return failWith(accountId, requestId, invalid, job);
       }
-      const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa, tipoDte: req.tipo_dte }, deps.cafKeys);
+      const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa, tipoDte: req.tipo_dte }, cafKeysFor(deps, tenant));
       if (problem) {
         const hint =
           problem.code === 'caf_unknown_idk'

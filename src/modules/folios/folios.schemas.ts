@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { listCodes, SUPPORTED_TIPOS_DTE } from '../../dte/index.ts';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 
 export const MAX_CANTIDAD = 1000;
 
@@ -23,6 +23,7 @@ export const FolioRequestBody = Type.Object(
 export const FolioRequestSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     tenantId: Uuid(),
     tipoDte: Type.Integer(),
     cantidad: Type.Integer(),
@@ -56,6 +57,7 @@ export const RangoSchema = Type.Object({
 export const InventoryItemSchema = Type.Object(
   {
     tipoDte: Type.Integer(),
+    livemode: Livemode(),
     total: Type.Integer({ description: 'Folios in the usable ranges (not used up, not expired).' }),
     usados: Type.Integer({ description: 'Folios of those ranges already handed out.' }),
     disponibles: Type.Integer({ description: 'Folios left to issue with.' }),
@@ -101,6 +103,7 @@ export const CafUploadForm = Type.Object(
 export const UploadedCafSchema = Type.Object(
   {
     tipoDte: Type.Integer(),
+    livemode: Livemode(),
     desde: Type.Integer({ description: 'First folio of the range.' }),
     hasta: Type.Integer({ description: 'Last folio of the range.' }),
     fechaAutorizacion: Date_(),

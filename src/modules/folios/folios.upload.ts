@@ -17,7 +17,7 @@ import { newId, UUID_RE } from '../../lib/tokens.ts';
 import { siiAmbienteOfIdk } from '../../provider/index.ts';
 import type { DataCipher } from '../../secrets/data-cipher.ts';
 import type { TenantRow } from '../tenants/index.ts';
-import { cafProblem, type CafProblemCode } from './caf-checks.ts';
+import { cafKeysFor, cafProblem, type CafProblemCode } from './caf-checks.ts';
 import { cafKeyAad } from './folios.encrypted.ts';
 import { storeCafRange } from './folios.ranges.ts';
 import { uploadStore, type StoredRangeRow } from './folios.upload.store.ts';
@@ -59,6 +59,8 @@ export interface CafUploadDeps {
   /** Keys a CAF's FRMA must verify with (src/provider/sii-keys.ts). */
   cafKeys: SiiKeys;
   audit?: AuditRecorder | undefined;
+  /** The same for test tenants (caf-checks.ts cafKeysFor). */
+  testCafKeys?: SiiKeys | undefined;
 }
 
 const AS_DOWNLOADED = 'Upload the CAF file exactly as downloaded from the SII (an XML file whose root is <AUTORIZACION>).';
@@ -137,8 +139,8 @@ export function createCafUpload(deps: CafUploadDeps) {
   const { db, clock } = deps;
 
   /** Every rule but the overlap, which needs the stored ranges (in the transaction). */
-  const check = (tenant: Pick<TenantRow, 'rut_empresa' | 'ambiente'>, caf: Caf, today: string) => {
-    const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa }, deps.cafKeys);
+  const check = (tenant: Pick<TenantRow, 'rut_empresa' | 'ambiente' | 'livemode'>, caf: Caf, today: string) => {
+    const problem = cafProblem(caf, { rutEmpresa: tenant.rut_empresa }, cafKeysFor(deps, tenant));
     if (problem) {
       const p = PROBLEM[problem.code];
       throw errors.unprocessable(p.code, `${problem.message} ${p.hint}`, { param: 'file', details: problem.details });
@@ -173,7 +175,7 @@ export function createCafUpload(deps: CafUploadDeps) {
      * Idempotency-Key, src/http/plugins/idempotency.ts).
      */
     async upload(
-      tenant: Pick<TenantRow, 'account_id' | 'id' | 'rut_empresa' | 'ambiente'>,
+      tenant: Pick<TenantRow, 'account_id' | 'id' | 'rut_empresa' | 'ambiente' | 'livemode'>,
       file: Buffer,
       opts: { bindResult?: ((tx: Sql, id: string) => Promise<void>) | undefined } = {},
       actor?: AuditActor,

@@ -51,6 +51,8 @@ export interface ReceiveDeps {
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
   /** Keys a CAF's signature may verify with, by IDK (src/provider/sii-keys.ts). */
   cafKeys: SiiKeys;
+  /** The same for test tenants: the built-in emulator's may be among them (docs/design.md "Test mode"). */
+  testCafKeys?: SiiKeys | undefined;
   schemaValidator: SchemaValidator;
   /**
    * The answers' deliveries (received.deliveries.ts, through the exchange outbox): called in the transaction that stores
@@ -124,7 +126,11 @@ export function createReceive(deps: ReceiveDeps) {
       );
     const rutTenant = formatRutSii(tenantRut);
     // No `now`: a received document's CAF is judged at its date of issue, not at reception.
-    const v = await verifyEnvelope(body, { siiKeys: deps.cafKeys, schemaValidator: deps.schemaValidator, expectedRutReceptor: rutTenant });
+    const v = await verifyEnvelope(body, {
+      siiKeys: tenant.livemode ? deps.cafKeys : (deps.testCafKeys ?? deps.cafKeys),
+      schemaValidator: deps.schemaValidator,
+      expectedRutReceptor: rutTenant,
+    });
     const envErr = envelopeError(v);
     if (envErr) throw envErr;
     const parts = envelopeParts(body);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, PageQuery, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SII_STATES } from './received.acciones.store.ts';
 import { ACCIONES } from './received.rules.ts';
 import { RECEIVED_STATUSES } from './received.store.ts';
@@ -15,6 +15,7 @@ const StatusField = Type.Union(
 export const ReceivedDteSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     tenantId: Uuid(),
     envioId: Uuid('The upload it first arrived in.'),
     tipoDte: Type.Integer(),
@@ -99,6 +100,7 @@ const EnvioDocumentSchema = Type.Object({
 export const ReceivedEnvioSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     tenantId: Uuid(),
     codEnvio: Type.Integer({ description: 'CodEnvio and IdRespuesta of the answer.' }),
     envioDteId: Type.String({ description: "The envelope's SetDTE ID." }),

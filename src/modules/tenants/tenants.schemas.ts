@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { TENANT_PROVIDERS, type TenantProvider } from './tenants.provider.ts';
 
 const PROVIDER_DESCRIPTION =
@@ -88,6 +88,7 @@ export const PatchTenantBody = Type.Partial(CreateTenantBody, { additionalProper
 export const TenantSchema = Type.Object(
   {
     id: Uuid(),
+    livemode: Livemode(),
     rutEmpresa: Type.String(),
     razonSocial: Type.String(),
     giro: Type.String(),

@@ -67,6 +67,7 @@ export interface Tenant extends Omit<TenantFields, 'email' | 'emisor'> {
   id: string;
   email: string | null;
   emisor: IssuerView;
+  livemode: boolean;
   status: TenantRow['status'];
   credentials: { apiKey: { configured: boolean; lastVerified: string | null }; certificate: { configured: boolean }; ready: boolean };
   createdAt: string;
@@ -88,6 +89,7 @@ export const toTenant = (r: TenantRow): Tenant => ({
   email: r.email,
   emisor: issuerView(r.emisor ?? {}),
   provider: r.provider,
+  livemode: r.livemode,
   status: r.status,
   credentials: {
     apiKey: { configured: r.api_key_verified_at !== null, lastVerified: r.api_key_verified_at?.toISOString() ?? null },
@@ -180,7 +182,17 @@ async function switchedProvider(tx: Sql, row: TenantRow, now: Date): Promise<Ten
   return (await tenantsStore.get(tx, row.account_id, row.id)) ?? row;
 }
 
-export function createTenantsService(deps: { db: Db; clock: Clock; cache?: TenantCache | undefined; audit?: AuditRecorder }) {
+export function createTenantsService(deps: {
+  db: Db;
+  clock: Clock;
+  cache?: TenantCache | undefined;
+  audit?: AuditRecorder;
+  /**
+   * Whether a scope id is an account's live scope (accounts.scopeOf; docs/design.md "Test mode"):
+   * a tenant takes its mode from the scope it is made in. Absent (unit tests): live.
+   */
+  livemodeOf?: ((scopeId: string, sql: Sql) => Promise<boolean>) | undefined;
+}) {
   const { db, clock } = deps;
   // On PGlite too: the one process hears its own commits' notifications (tenants.cache.ts).
   const cache = deps.cache ?? (db.listen || db.listenLocally ? createTenantCache(db) : undefined);
@@ -246,7 +258,8 @@ export function createTenantsService(deps: { db: Db; clock: Clock; cache?: Tenan
       };
       const row = await db.transaction(async (tx) => {
         await refuseDuplicate(tx, accountId, fields.rutEmpresa, fields.ambiente);
-        const inserted = await tenantsStore.insert(tx, accountId, newId(), fields, clock.now());
+        const livemode = deps.livemodeOf ? await deps.livemodeOf(accountId, tx) : true;
+        const inserted = await tenantsStore.insert(tx, accountId, newId(), fields, clock.now(), livemode);
         await opts.bindResult?.(tx, inserted.id);
         await deps.audit?.recordIn(tx, actor, {
           accountId,

@@ -19,6 +19,8 @@ export interface TenantRow {
   email: string | null;
   emisor: IssuerDefaults;
   provider: TenantProvider;
+  /** Set at creation (migration 202612051000_tenant_livemode): false for a test-mode tenant. */
+  livemode: boolean;
   status: 'pending_credentials' | 'active';
   api_key_verified_at: Date | null;
   certificate_configured: boolean;
@@ -76,11 +78,11 @@ const SELECT = `select t.*, to_char(t.fecha_resolucion, 'YYYY-MM-DD') as fecha_r
 
 /** Every query is scoped by account: another account's tenant simply does not exist here. */
 export const tenantsStore = {
-  async insert(tx: Sql, accountId: string, id: string, f: TenantFields, now: Date) {
+  async insert(tx: Sql, accountId: string, id: string, f: TenantFields, now: Date, livemode: boolean) {
     await tx.query(
       `insert into tenants (id, account_id, rut_empresa, razon_social, giro, direccion, comuna, ciudad,
-         numero_resolucion, fecha_resolucion, acteco, ambiente, email, emisor, provider, created_at, updated_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16, $14, $14)`,
+         numero_resolucion, fecha_resolucion, acteco, ambiente, email, emisor, provider, created_at, updated_at, livemode)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $15, $16, $14, $14, $17)`,
       [
         id,
         accountId,
@@ -98,6 +100,7 @@ export const tenantsStore = {
         now,
         JSON.stringify(f.emisor),
         f.provider,
+        livemode,
       ],
     );
     return (await this.get(tx, accountId, id))!;

@@ -91,11 +91,15 @@ export const EVENT_DATA_SCHEMAS: Record<EventType, TSchema> = {
   ),
 };
 
-/** The delivered body: `{event, timestamp, data}`. */
+/** The delivered body: `{event, timestamp, livemode, data}`. */
 export const WebhookPayloadSchema = Type.Object(
   {
     event: Type.String({ description: 'One of the event names (the four of the contract and dte.received).' }),
     timestamp: Timestamp('When the event happened (ISO 8601 UTC).'),
+    livemode: Type.Boolean({
+      description:
+        'false for an event of test mode (objects made with an sk_test_ key), true for live; absent from events emitted before test mode.',
+    }),
     data: Type.Object({}, { additionalProperties: true, description: 'Depends on the event: see the *Data schemas.' }),
   },
   { $id: 'WebhookPayload', title: 'WebhookPayload' },

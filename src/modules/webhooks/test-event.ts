@@ -52,5 +52,6 @@ export function testEventData(type: EventType, now: Date): Record<string, unknow
   }
 }
 
-export const testEventPayload = (type: EventType, now: Date): string =>
-  JSON.stringify({ event: type, timestamp: now.toISOString(), data: testEventData(type, now) });
+/** `livemode`: the mode of the endpoint's scope, as a real event of that scope carries it (src/events/outbox.ts). */
+export const testEventPayload = (type: EventType, now: Date, livemode: boolean): string =>
+  JSON.stringify({ event: type, timestamp: now.toISOString(), livemode, data: testEventData(type, now) });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../events/event-types.ts';
-import { Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
+import { Livemode, Nullable, Timestamp, Uuid } from '../../http/schemas.ts';
 import { SIGNATURE_SCHEMES } from './signing.ts';
 
 const EventTypeName = Type.String({ maxLength: 64, description: `One of: ${EVENT_TYPES.join(', ')}.` });
@@ -41,6 +41,7 @@ export const PatchEndpointBody = Type.Object(
 
 const endpointFields = {
   id: Uuid(),
+  livemode: Livemode(),
   url: Type.String(),
   description: Nullable(Type.String()),
   filterTypes: Type.Array(Type.String(), { description: 'Empty: every event.' }),
@@ -100,9 +101,17 @@ export const MESSAGE_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled', 
 export const MessageSchema = Type.Object(
   {
     id: Uuid('The message id, sent as the `webhook-id` header on every attempt.'),
+    livemode: Livemode(),
     eventType: Type.String(),
     payload: Type.Object(
-      { event: Type.String(), timestamp: Timestamp(), data: Type.Object({}, { additionalProperties: true }) },
+      {
+        event: Type.String(),
+        timestamp: Timestamp(),
+        livemode: Type.Optional(
+          Type.Boolean({ description: 'The event’s mode, as delivered; absent from events emitted before test mode.' }),
+        ),
+        data: Type.Object({}, { additionalProperties: true }),
+      },
       { description: 'The delivered body, parsed. The exact bytes are what was signed.' },
     ),
     createdAt: Timestamp(),

@@ -48,7 +48,8 @@ export type MessageStatus = 'pending' | 'succeeded' | 'failed' | 'cancelled' | '
 export interface Message {
   id: string;
   eventType: string;
-  payload: { event: string; timestamp: string; data: Record<string, unknown> };
+  /** `livemode` is absent from messages emitted before test mode (migration 202612050900_test_mode). */
+  payload: { event: string; timestamp: string; livemode?: boolean; data: Record<string, unknown> };
   createdAt: string;
   status: MessageStatus;
   attempts: Attempt[];
@@ -112,6 +113,8 @@ export interface WebhooksServiceDeps {
   resolver?: Resolver;
   /** The audit log's recorder (docs/audit.md): endpoint changes are recorded in their transaction, never the secret. */
   audit?: AuditRecorder | undefined;
+  /** Whether a scope id is live (accounts.scopeOf): a test event says its endpoint's mode. Absent: live. */
+  livemodeOf?: ((scopeId: string, sql: Sql) => Promise<boolean>) | undefined;
 }
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
@@ -331,7 +334,14 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const now = clock.now();
       const id = newId();
       await db.transaction(async (tx) => {
-        await messagesStore.insertMessage(tx, { id, accountId, eventType: type, payload: testEventPayload(type, now), createdAt: now });
+        const livemode = deps.livemodeOf ? await deps.livemodeOf(accountId, tx) : true;
+        await messagesStore.insertMessage(tx, {
+          id,
+          accountId,
+          eventType: type,
+          payload: testEventPayload(type, now, livemode),
+          createdAt: now,
+        });
         await messagesStore.insertDeliveries(tx, [{ id: newId(), accountId, messageId: id, endpointId: row.id }], now, now);
       });
       return getMessage(accountId, id);

@@ -28,14 +28,24 @@ import type { SiiCallObserver } from '../sii/context.ts';
  */
 export interface ProviderSetup {
   provider: Provider & { close?: () => Promise<void> };
+  /** The keys a live tenant's CAFs must verify with. */
   cafKeys: SiiKeys;
+  /**
+   * The keys a test tenant's CAFs must verify with (docs/design.md "Test mode"): the in-process
+   * emulator's key is trusted here only. With PROVIDER=simpleapi it is never in `cafKeys`, so a
+   * live tenant cannot be handed an emulator-signed CAF.
+   */
+  testCafKeys: SiiKeys;
 }
 
 /**
  * The adapter's own extras (close, the emulator's key and stats) stay reachable on the result; the
  * port's calls are the routed ones.
  */
-const routed = <P extends Provider>(simpleapi: P, sii?: Provider): P => ({ ...simpleapi, ...createRoutedProvider({ simpleapi, sii }) });
+const routed = <P extends Provider>(simpleapi: P, sii: Provider | undefined, test: Provider | 'here'): P => ({
+  ...simpleapi,
+  ...createRoutedProvider({ simpleapi, sii, test }),
+});
 
 export function createProvider(
   config: Config,
@@ -45,25 +55,8 @@ export function createProvider(
   const pacer = limits ? createDbPacer(deps.db, limits, { maxWaitMs: config.simpleapi.maxPaceWaitMs }) : undefined;
   // SII_CAF_KEYS, read and checked by config.ts (never the SII's 100/300, never the emulator's IDK).
   const operatorKeys = config.siiCafKeys.map((k) => ({ idk: k.idk, publicKey: k.publicKeyPem }));
-  if (config.provider === 'simpleapi') {
-    const emulatorKey = config.emulator.siiPublicKeyFile
-      ? [{ idk: EMULATOR_IDK, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
-      : [];
-    return {
-      provider: routed(
-        createSimpleApiProvider({
-          apiBaseUrl: config.simpleapi.apiBaseUrl,
-          serviciosBaseUrl: config.simpleapi.serviciosBaseUrl,
-          timeoutMs: config.simpleapi.timeoutMs,
-          retries: config.simpleapi.retries,
-          pacer,
-          observer: deps.observer,
-        }),
-        createSiiProvider({ baseUrl: config.sii.baseUrl, timeoutMs: config.simpleapi.timeoutMs, observer: deps.siiObserver }),
-      ),
-      cafKeys: cafTrust([...emulatorKey, ...operatorKeys]),
-    };
-  }
+  // The built-in emulator: the provider itself with PROVIDER=emulator, and test mode's path always
+  // (docs/design.md "Test mode"), so test tenants work whatever the installation's provider.
   const siiKey = loadOrCreateSiiKey(config.emulator.dataDir ?? path.join(config.dataDir, 'emulator'));
   const emulator = createInProcessEmulator({
     db: deps.db,
@@ -78,8 +71,30 @@ export function createProvider(
     observer: deps.observer,
     siiObserver: deps.siiObserver,
   });
-  return {
-    provider: routed(emulator, emulator.siiProvider),
-    cafKeys: cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]),
-  };
+  const testPath = createRoutedProvider({ simpleapi: emulator, sii: emulator.siiProvider, test: 'here' });
+  const testCafKeys = cafTrust([{ idk: siiKey.idk, publicKey: siiKey.publicKey }, ...operatorKeys]);
+  if (config.provider === 'simpleapi') {
+    const emulatorKey = config.emulator.siiPublicKeyFile
+      ? [{ idk: EMULATOR_IDK, publicKey: fs.readFileSync(config.emulator.siiPublicKeyFile, 'utf8') }]
+      : [];
+    const live = routed(
+      createSimpleApiProvider({
+        apiBaseUrl: config.simpleapi.apiBaseUrl,
+        serviciosBaseUrl: config.simpleapi.serviciosBaseUrl,
+        timeoutMs: config.simpleapi.timeoutMs,
+        retries: config.simpleapi.retries,
+        pacer,
+        observer: deps.observer,
+      }),
+      createSiiProvider({ baseUrl: config.sii.baseUrl, timeoutMs: config.simpleapi.timeoutMs, observer: deps.siiObserver }),
+      testPath,
+    );
+    return {
+      provider: { ...live, close: () => emulator.close() },
+      // Never the in-process emulator's key: only a standalone emulator's, when the operator names it.
+      cafKeys: cafTrust([...emulatorKey, ...operatorKeys]),
+      testCafKeys,
+    };
+  }
+  return { provider: routed(emulator, emulator.siiProvider, 'here'), cafKeys: testCafKeys, testCafKeys };
 }

@@ -78,6 +78,7 @@ describeEachDb('the hosted activation page of a direct tenant', (backend) => {
       {
         event: 'tenant.credentials.updated',
         timestamp: expect.any(String),
+        livemode: true,
         data: { tenantId, apiKey: { configured: false }, certificate: { configured: true } },
       },
     ]);

@@ -200,6 +200,7 @@ describeEachDb('activation links and the hosted activation page', (backend) => {
       {
         event: 'tenant.credentials.updated',
         timestamp: expect.any(String),
+        livemode: true,
         data: { tenantId, apiKey: { configured: true }, certificate: { configured: true } },
       },
     ]);

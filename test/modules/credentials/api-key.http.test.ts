@@ -104,6 +104,7 @@ describeEachDb('billing-provider API key, status and events', (backend) => {
     expect(ev[0]).toEqual({
       event: 'tenant.credentials.updated',
       timestamp: expect.stringMatching(/Z$/),
+      livemode: true,
       data: { tenantId, apiKey: { configured: true }, certificate: { configured: true } },
     });
     const tenant = (await t.call(key, { method: 'GET', url: `/api/v1/tenants/${tenantId}` })).json();

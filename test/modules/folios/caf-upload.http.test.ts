@@ -97,6 +97,7 @@ describeEachDb('CAF upload over HTTP', (backend) => {
     const fa = siiDate(clock.now());
     expect(r.json()).toEqual({
       tipoDte: 33,
+      livemode: true,
       desde: 1,
       hasta: 100,
       fechaAutorizacion: fa,

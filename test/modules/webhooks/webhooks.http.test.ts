@@ -50,6 +50,7 @@ describeEachDb('webhooks HTTP API', (backend) => {
         'disabledReason',
         'filterTypes',
         'id',
+        'livemode',
         'secret',
         'signatureScheme',
         'updatedAt',
@@ -182,6 +183,7 @@ describeEachDb('webhooks HTTP API', (backend) => {
     expect(msg.payload).toEqual({
       event: 'folio.low',
       timestamp: expect.any(String),
+      livemode: true,
       data: { tenantId: '00000000-0000-0000-0000-000000000000', tipoDte: 33, disponibles: 9, lowThreshold: 10 },
     });
     const worker = createDeliveryWorker({ db: t.ctx.db, clock: t.clock, cipher: t.ctx.secrets.dataCipher, settings: FAST_SETTINGS });

@@ -72,7 +72,7 @@ describeEachDb('webhook delivery', (backend) => {
       expect(d.verified).toBe(true);
       expect(d.webhookId).toBe(id);
       expect(d.body).toBe(outbox.payload);
-      expect(d.payload).toEqual({ event: 'folio.low', timestamp: expect.any(String), data });
+      expect(d.payload).toEqual({ event: 'folio.low', timestamp: expect.any(String), livemode: true, data });
       expect(Math.abs(Number(d.timestamp) - Date.now() / 1000)).toBeLessThan(30);
     }
     expect(dteOnly.deliveries).toHaveLength(0);
@@ -285,7 +285,7 @@ describeEachDb('webhook delivery', (backend) => {
     const id = crypto.randomUUID();
     await h.db.query(
       `insert into outbox_events (id, account_id, event_type, payload, created_at) values ($1, $2, 'folio.low', $3, now())`,
-      [id, acct, JSON.stringify({ event: 'folio.low', timestamp: new Date().toISOString(), data })],
+      [id, acct, JSON.stringify({ event: 'folio.low', timestamp: new Date().toISOString(), livemode: true, data })],
     );
     await r.waitForCount(1);
     expect(r.deliveries[0]).toMatchObject({ verified: true, webhookId: id });
