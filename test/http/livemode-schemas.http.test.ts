@@ -29,8 +29,10 @@ describeEachDb('livemode in every response schema', (backend) => {
     for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? []), ...(s.allOf ?? [])]) missing(alt, at, out, depth + 1);
     if (s.items) missing(s.items, `${at}[]`, out, depth + 1);
     if (!s.properties) return;
-    // A certification set's cases are parts of the set (their id is the SII's case number), not objects of their own.
-    if ('id' in s.properties && !('livemode' in s.properties) && !at.endsWith('.cases[]')) out.push(at || '(body)');
+    // A certification set's cases are parts of the set (their id is the SII's case number), and an
+    // audit event's actor and target name other things (a key, a member, a tenant): not objects of their own.
+    const part = at.endsWith('.cases[]') || /\.data\[\]\.(actor|target)$/.test(at);
+    if ('id' in s.properties && !('livemode' in s.properties) && !part) out.push(at || '(body)');
     for (const [k, v] of Object.entries(s.properties)) missing(v, `${at}.${k}`, out, depth + 1);
   };
 

@@ -15378,6 +15378,7 @@ export interface paths {
              *         "send_failed": 0
              *       },
              *       "done": true,
+             *       "livemode": true,
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -15417,6 +15418,8 @@ export interface paths {
               };
               /** @description Every document accepted without objections, as the SII requires of the simulation. */
               done: boolean;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: date-time */
               createdAt: string;
             };
@@ -15552,6 +15555,7 @@ export interface paths {
              *         "send_failed": 0
              *       },
              *       "done": true,
+             *       "livemode": true,
              *       "createdAt": "2026-11-27T14:30:00.000Z"
              *     }
              */
@@ -15591,6 +15595,8 @@ export interface paths {
               };
               /** @description Every document accepted without objections, as the SII requires of the simulation. */
               done: boolean;
+              /** @description true for an object in live mode, false in test mode (made with an sk_test_ key; it never reaches the tax authority). */
+              livemode: boolean;
               /** Format: date-time */
               createdAt: string;
             };

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
 import { tenantOf } from '../../http/plugins/tenant-scope.ts';
-import { Uuid, withErrors, Timestamp } from '../../http/schemas.ts';
+import { Livemode, Uuid, withErrors, Timestamp } from '../../http/schemas.ts';
 import { CreateDteBody, DTE_STATUSES, SendResponse } from '../dte/index.ts';
 import { TenantParams } from './certification.schemas.ts';
 import { SIMULATION_MAX_DOCUMENTS } from './certification.simulation.ts';
@@ -45,6 +45,7 @@ const SimulationSchema = Type.Object(
       description: "How many of the run's documents are in each status.",
     }),
     done: Type.Boolean({ description: 'Every document accepted without objections, as the SII requires of the simulation.' }),
+    livemode: Livemode(),
     createdAt: Timestamp(),
   },
   { $id: 'CertificationSimulation', title: 'CertificationSimulation' },
