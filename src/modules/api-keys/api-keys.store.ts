@@ -16,7 +16,10 @@ export interface ApiKeyRow {
 }
 
 export const apiKeysStore = {
-  async insert(tx: Sql, k: { id: string; accountId: string; livemode: boolean; name: string | null; keyHash: string; prefix: string; now: Date }) {
+  async insert(
+    tx: Sql,
+    k: { id: string; accountId: string; livemode: boolean; name: string | null; keyHash: string; prefix: string; now: Date },
+  ) {
     const r = await tx.query<ApiKeyRow>(
       `insert into api_keys (id, account_id, livemode, name, key_hash, prefix, created_at) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
       [k.id, k.accountId, k.livemode, k.name, k.keyHash, k.prefix, k.now],

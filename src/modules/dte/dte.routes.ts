@@ -55,8 +55,7 @@ const routes: RouteModule = async (app, { ctx }) => {
         response: withErrors({ 201: DteSchema }, [503]),
       },
     },
-    async (req, reply) =>
-      reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') })),
+    async (req, reply) => reply.status(201).send(await dte.create(tenantOf(req), req.body, { bindResult: idempotencyBinder(req, 'dte') })),
   );
 
   app.get<{ Params: Static<typeof TenantParams>; Querystring: Static<typeof ListDteQuery> }>(
