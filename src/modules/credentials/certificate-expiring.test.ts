@@ -65,6 +65,7 @@ describeEachDb('certificate.expiring', (backend) => {
       {
         event: 'certificate.expiring',
         timestamp: '2026-12-01T15:00:00.000Z',
+        livemode: true,
         data: {
           tenantId: tenant,
           certificateId: id,
