@@ -90,9 +90,12 @@ export function createContext(deps: ContextDeps) {
     { name: 'database', db, migrationsDir: MAIN_MIGRATIONS },
     { name: 'secrets_database', db: deps.secretsDb, migrationsDir: SECRETS_MIGRATIONS },
   ]);
+  // Whether a scope is live (docs/design.md "Test mode"): a tenant, a webhook event and an audit event
+  // take their mode from the scope they are made in. The accounts service is made below and asked
+  // only at call time.
+  const livemodeOf = async (scopeId: string, sql: Sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true;
   // The audit log (docs/audit.md): its recorder is handed to every service whose changes it keeps.
-  // An event's mode is its scope's; the accounts service is made below and asked only at record time.
-  const audit = createAuditService({ db, clock, livemodeOf: async (scopeId, sql) => (await accounts.scopeOf(scopeId, sql))?.livemode });
+  const audit = createAuditService({ db, clock, livemodeOf });
   const apiKeys = createApiKeysService({ db, clock, audit: audit.recorder });
   // One SMTP transport for every outbound e-mail (exchange deliveries, sign-up confirmations, invitations).
   const smtpTransport = deps.config.smtp.url ? createSmtpTransport({ url: deps.config.smtp.url }) : undefined;
@@ -111,13 +114,7 @@ export function createContext(deps: ContextDeps) {
       : undefined,
   });
   const accounts = createAccountsService({ db, clock, apiKeys, members });
-  // A tenant takes its mode from the scope it is made in (docs/design.md "Test mode").
-  const tenants = createTenantsService({
-    db,
-    clock,
-    audit: audit.recorder,
-    livemodeOf: async (scopeId, sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true,
-  });
+  const tenants = createTenantsService({ db, clock, audit: audit.recorder, livemodeOf });
   const tenantLogos = createTenantLogos({ db, clock, preparer: deps.logoPreparer ?? createLogoPreparer(), audit: audit.recorder });
   const dashboardAuth = createDashboardAuthService({
     db,
@@ -178,7 +175,6 @@ export function createContext(deps: ContextDeps) {
     accounts,
     audit: audit.recorder,
   });
-  const livemodeOf = async (scopeId: string, sql: Sql) => (await accounts.scopeOf(scopeId, sql))?.livemode ?? true;
   const webhooks = createWebhooksService({
     db,
     clock,
@@ -279,7 +275,7 @@ export function createContext(deps: ContextDeps) {
   });
   const certificationBooks = createCertificationBooks({ db, clock, signers, dtes: dte, sends: certificationBookSends });
   // Its exchange step: the SII's EnvioDTE checked as a received one is, answered with three signed files.
-  const certificationExchange = createCertificationExchange({ clock, signers, cafKeys, schemaValidator });
+  const certificationExchange = createCertificationExchange({ clock, signers, cafKeys, testCafKeys, schemaValidator });
   // Its simulation: the company's own documents, made and sent as any document.
   const certificationSimulation = createCertificationSimulation({ db, clock, dte, folios, dteSend });
   return {

@@ -167,4 +167,4 @@ export { createSelfSignedCertificate } from './self-signed-certificate.ts';
 export type { SeedVerification } from './seed-signature.ts';
 export { signSeed, verifySignedSeed, SEED_ERRORS } from './seed-signature.ts';
 
-export { ADUANA_TABLES, aduanaCode, comparable, type AduanaTable } from './aduana/aduana.ts';
+export { aduanaCode, comparable, type AduanaTable } from './aduana/aduana.ts';

@@ -7,13 +7,11 @@ import type { AuditActor } from '../modules/audit/index.ts';
  */
 export function apiActor(req: FastifyRequest): AuditActor {
   if (!req.auth) throw new Error(`apiActor called on a route without an API key (${req.routeOptions.url})`);
+  return { type: 'api_key', id: req.auth.apiKeyId, label: req.auth.prefix, ...requestOrigin(req), livemode: req.auth.livemode };
+}
+
+/** Where a request came from, as every audit actor records it: its address and user agent (truncated). */
+export function requestOrigin(req: FastifyRequest): Pick<AuditActor, 'ip' | 'userAgent'> {
   const ua = req.headers['user-agent'];
-  return {
-    type: 'api_key',
-    id: req.auth.apiKeyId,
-    label: req.auth.prefix,
-    ip: req.ip,
-    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
-    livemode: req.auth.livemode,
-  };
+  return { ip: req.ip, userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null };
 }

@@ -25,5 +25,6 @@ export type {
 export { ProviderError } from './port.ts';
 export { isProviderError, providerErrorToAppError, rateLimitWaitMs } from './errors.ts';
 export { SII_CAF_IDK, siiAmbienteOfIdk } from './sii-idk.ts';
+export { cafKeysFor, type CafTrustByMode } from './caf-trust.ts';
 export { EMULATOR_IDK } from './emulator/sii-key.ts';
 export { parseRateLimits, type RateLimits } from './simpleapi/protocol.ts';

@@ -64,27 +64,22 @@ export function createAccountsService(deps: {
    * first time test mode is asked for (migration 202612050900_test_mode).
    */
   const scopeFor = async (accountScopeId: string, mode: Mode, sql?: Sql): Promise<Scope> => {
-    const run = async (tx: Sql): Promise<Scope> => {
-      const own = await scopeOf(accountScopeId, tx);
-      if (!own) throw errors.notFound('account', accountScopeId);
-      if (mode === 'live') return (await scopeOf(own.accountId, tx))!;
-      const twin = await accountsStore.testTwin(tx, own.accountId, newId(), clock.now());
-      if (!twin) throw errors.notFound('account', accountScopeId);
-      return remember(toScope(twin));
-    };
     // Both answers are cached after the first: neither needs a transaction then.
     const own = await scopeOf(accountScopeId, sql);
     if (!own) throw errors.notFound('account', accountScopeId);
     if (mode === 'live') return (await scopeOf(own.accountId, sql))!;
     const known = twins.get(own.accountId);
     if (known) return known;
-    if (sql) return run(sql);
-    const scope = await db.transaction(run);
-    // Remembered once committed (a dashboard page in test mode asks on every request).
-    if (!scope.livemode) {
-      if (twins.size >= 10_000) twins.delete(twins.keys().next().value!);
-      twins.set(scope.accountId, scope);
-    }
+    const make = async (tx: Sql): Promise<Scope> => {
+      const twin = await accountsStore.testTwin(tx, own.accountId, newId(), clock.now());
+      if (!twin) throw errors.notFound('account', accountScopeId);
+      return remember(toScope(twin));
+    };
+    // In the caller's transaction the twin is not remembered: that transaction may still roll back.
+    if (sql) return make(sql);
+    const scope = await db.transaction(make);
+    if (twins.size >= 10_000) twins.delete(twins.keys().next().value!);
+    twins.set(scope.accountId, scope);
     return scope;
   };
   return {

@@ -1,3 +1,4 @@
+import { cafKeysFor } from '../../provider/index.ts';
 import {
   assertSignerValidAt,
   buildEnvioRecibosOf,
@@ -38,6 +39,8 @@ export interface ExchangeDeps {
   clock: Clock;
   signers: { get(accountId: string, tenantId: string): Promise<{ signer: PreparedSigner }> };
   cafKeys: SiiKeys;
+  /** A test tenant's CAF keys (docs/design.md "Test mode"), as the received module takes them. */
+  testCafKeys?: SiiKeys | undefined;
   schemaValidator: SchemaValidator;
 }
 
@@ -83,7 +86,11 @@ export function createCertificationExchange(deps: ExchangeDeps) {
         "The tenant's RUT cannot be compared with a document's. Fix it with PATCH /api/v1/tenants/{tenantId}.",
       );
     const rutTenant = formatRutSii(tenantRut);
-    const v = await verifyEnvelope(body, { siiKeys: deps.cafKeys, schemaValidator: deps.schemaValidator, expectedRutReceptor: rutTenant });
+    const v = await verifyEnvelope(body, {
+      siiKeys: cafKeysFor(deps, tenant),
+      schemaValidator: deps.schemaValidator,
+      expectedRutReceptor: rutTenant,
+    });
     const envErr = envelopeError(v);
     if (envErr) throw envErr;
     const parts = envelopeParts(body);

@@ -8,18 +8,7 @@ import { toSiiRut, verifyCaf, type Caf, type SiiKeys } from '../../dte/index.ts'
  */
 export type CafProblemCode = 'caf_rut_mismatch' | 'caf_tipo_mismatch' | 'caf_unknown_idk' | 'caf_signature_invalid' | 'caf_key_mismatch';
 
-/**
- * The keys a tenant's CAFs must verify with: a test tenant's may be the built-in emulator's, a live
- * tenant's never, unless the emulator is the installation's provider (docs/design.md "Test mode").
- */
-export interface CafTrustByMode {
-  cafKeys: SiiKeys;
-  /** Absent: test tenants trust what live ones do. */
-  testCafKeys?: SiiKeys | undefined;
-}
-
-export const cafKeysFor = (trust: CafTrustByMode, tenant: { livemode: boolean }): SiiKeys =>
-  tenant.livemode ? trust.cafKeys : (trust.testCafKeys ?? trust.cafKeys);
+export { cafKeysFor, type CafTrustByMode } from '../../provider/index.ts';
 
 export interface CafProblem {
   code: CafProblemCode;

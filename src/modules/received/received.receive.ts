@@ -1,3 +1,4 @@
+import { cafKeysFor } from '../../provider/index.ts';
 import crypto from 'node:crypto';
 import type { Db, Sql } from '../../db/types.ts';
 import {
@@ -127,7 +128,7 @@ export function createReceive(deps: ReceiveDeps) {
     const rutTenant = formatRutSii(tenantRut);
     // No `now`: a received document's CAF is judged at its date of issue, not at reception.
     const v = await verifyEnvelope(body, {
-      siiKeys: tenant.livemode ? deps.cafKeys : (deps.testCafKeys ?? deps.cafKeys),
+      siiKeys: cafKeysFor(deps, tenant),
       schemaValidator: deps.schemaValidator,
       expectedRutReceptor: rutTenant,
     });

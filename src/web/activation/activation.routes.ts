@@ -7,6 +7,7 @@ import { rateLimiterFor } from '../../lib/rate-limiter.ts';
 import { LinkUnusableError, type LinkView } from '../../modules/credentials/index.ts';
 import type { AuditActor } from '../../modules/audit/index.ts';
 import type { RouteModule } from '../../http/route-module.ts';
+import { requestOrigin } from '../../http/audit-actor.ts';
 import { createCsrf, isCrossSite } from '../shared/csrf.ts';
 import { usePageSecurityHeaders } from '../shared/headers.ts';
 import { usePerIpRateLimit } from '../shared/rate-limit.ts';
@@ -238,13 +239,5 @@ export default routes;
  * audit log records it as the link, from the request's address (docs/audit.md).
  */
 function linkActor(req: FastifyRequest): AuditActor {
-  const ua = req.headers['user-agent'];
-  return {
-    type: 'system',
-    id: null,
-    label: 'activation link',
-    ip: req.ip,
-    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
-    livemode: true,
-  };
+  return { type: 'system', id: null, label: 'activation link', ...requestOrigin(req), livemode: true };
 }

@@ -205,8 +205,9 @@ export function caseRequest(c: SetCase, opts: CaseRequestOptions, referenced?: C
     detalle = c.items.map((it) => {
       const t = liquidatedTypeOf(it.name);
       if (t === undefined) cannot(`line '${it.name}': no liquidated document type (TpoDocLiq) can be read from its name`);
-      const l: RequestLine = { nombre: it.name, montoItem: it.montoLinea ?? Math.round((it.cantidad ?? 1) * (it.precioUnitario ?? 0)) };
-      if (it.cantidad !== null) l.cantidad = it.cantidad;
+      // A line with a price (none in the SII's sets so far) is an ordinary line; the engine computes it.
+      const l: RequestLine = it.montoLinea === null ? lineOf(it, tipoDte, exempt) : { nombre: it.name, montoItem: it.montoLinea };
+      if (it.montoLinea !== null && it.cantidad !== null) l.cantidad = it.cantidad;
       if (it.exento) l.exento = true;
       return t === undefined ? l : { ...l, tipoDocLiquidado: t };
     });

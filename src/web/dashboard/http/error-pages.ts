@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { knownError, statusOf } from '../../../http/plugins/errors.ts';
 import { AppError } from '../../../errors.ts';
 import { isRole } from '../../../modules/members/index.ts';
+import { modeOf } from '../../../modules/accounts/index.ts';
 import { messagesFor, type Messages } from '../i18n/index.ts';
 import { errorText, notice } from '../ui/components.ts';
 import { html } from '../../shared/html.ts';
@@ -26,7 +27,7 @@ const ctxFor = (req: FastifyRequest): PageContext => {
     csrf: s?.session?.csrfToken ?? '',
     account: s?.session?.account ?? null,
     role: s?.session?.member?.role ?? null,
-    mode: s?.scope?.livemode === false ? 'test' : 'live',
+    mode: modeOf(s?.scope?.livemode ?? true),
   };
 };
 

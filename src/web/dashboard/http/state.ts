@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Mode, Scope } from '../../../modules/accounts/index.ts';
+import { modeOf, type Mode, type Scope } from '../../../modules/accounts/index.ts';
+import { requestOrigin } from '../../../http/audit-actor.ts';
 import type { DashboardAuthService, DashboardSession } from '../../../modules/dashboard-auth/index.ts';
 import type { Actor, DashboardAction } from '../../../modules/members/index.ts';
 import type { AuditActor } from '../../../modules/audit/index.ts';
@@ -96,12 +97,12 @@ export function pageContext(req: FastifyRequest): PageContext {
     csrf: s.session?.csrfToken ?? '',
     account: s.session?.account ?? null,
     role: s.session?.member?.role ?? null,
-    mode: modeOf(req),
+    mode: sessionMode(req),
   };
 }
 
 /** The mode the page shows: the session's, live before login. */
-export const modeOf = (req: FastifyRequest): Mode => (state(req).scope?.livemode === false ? 'test' : 'live');
+export const sessionMode = (req: FastifyRequest): Mode => modeOf(state(req).scope?.livemode ?? true);
 
 /** The member acting, as the members service takes it; routes that call it are behind the login hook. */
 export const actor = (req: FastifyRequest): Actor => {
@@ -116,15 +117,7 @@ export const actor = (req: FastifyRequest): Actor => {
  */
 export const auditActor = (req: FastifyRequest): AuditActor => {
   const a = actor(req);
-  const ua = req.headers['user-agent'];
-  return {
-    type: 'member',
-    id: a.memberId,
-    label: a.email,
-    ip: req.ip,
-    userAgent: typeof ua === 'string' ? ua.slice(0, 256) : null,
-    livemode: modeOf(req) === 'live',
-  };
+  return { type: 'member', id: a.memberId, label: a.email, ...requestOrigin(req), livemode: sessionMode(req) === 'live' };
 };
 
 /**

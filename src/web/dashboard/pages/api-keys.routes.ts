@@ -1,7 +1,7 @@
 import { errors, isAppError } from '../../../errors.ts';
 import { statusOf } from '../../../http/plugins/errors.ts';
 import { asForm, optionalText, queryValue } from '../http/form.ts';
-import { accountId, auditActor, flashKey, modeOf, pageContext, seeOther, sendPage, t } from '../http/state.ts';
+import { accountId, auditActor, flashKey, sessionMode, pageContext, seeOther, sendPage, t } from '../http/state.ts';
 import { apiKeysView } from '../views/api-keys.view.ts';
 import { confirmView } from '../views/confirm.view.ts';
 import { errorText } from '../ui/components.ts';
@@ -35,7 +35,7 @@ export const apiKeysRoutes: DashboardRoutes = (app, { ctx, flash }) => {
     try {
       const name = optionalText(asForm(req.body), 'name', 100);
       // The session's mode decides the key's: sk_test_… in test mode (docs/dashboard.md "Test mode").
-      const created = await apiKeys.create({ id: account, livemode: modeOf(req) === 'live' }, { name }, auditActor(req));
+      const created = await apiKeys.create({ id: account, livemode: sessionMode(req) === 'live' }, { name }, auditActor(req));
       flash.put(flashKey(req), SLOT, { key: created.key, name: created.name } satisfies Created);
       return seeOther(reply, '/settings/api-keys?done=created#new-key');
     } catch (e) {
