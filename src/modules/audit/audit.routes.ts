@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { RouteModule } from '../../http/route-module.ts';
-import { Nullable, PageOf, Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
+import { Nullable, PageOf, PageQuery, Timestamp, Uuid, withErrors } from '../../http/schemas.ts';
 import { accountOf } from '../../http/plugins/tenant-scope.ts';
 
 const AuditEventSchema = Type.Object(
@@ -42,8 +42,7 @@ const AuditEventSchema = Type.Object(
 
 const AuditQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50 })),
-    iterator: Type.Optional(Type.String({ maxLength: 512 })),
+    ...PageQuery.properties,
     actor: Type.Optional(Type.String({ maxLength: 320, description: "A member's e-mail or id, or an API key's prefix or id." })),
     action: Type.Optional(
       Type.String({ maxLength: 100, description: 'An exact action (`tenant.created`) or a prefix ending in a dot (`tenant.`).' }),

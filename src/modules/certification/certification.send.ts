@@ -1,6 +1,6 @@
 import { errors } from '../../errors.ts';
 import type { Db } from '../../db/types.ts';
-import type { DteService, SendService } from '../dte/index.ts';
+import { SENDABLE, type DteService, type SendService } from '../dte/index.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { certificationStore } from './certification.store.ts';
 import type { SectionKind } from './set/set.types.ts';
@@ -20,9 +20,6 @@ export interface SendSetDeps {
 
 /** The sections the SII wants in one envelope (its instructions for the test set). */
 const TOGETHER: readonly SectionKind[] = ['basico', 'guias', 'exenta'];
-/** The statuses `send` takes (a document never sent, or whose envelope failed before the SII). */
-const SENDABLE = new Set(['created', 'send_failed']);
-
 export function createCertificationSend({ db, dte, dteSend }: SendSetDeps) {
   return async function send(tenant: TenantRow, setId: string) {
     const row = await certificationStore.get(db, tenant.account_id, tenant.id, setId);
@@ -39,7 +36,7 @@ export function createCertificationSend({ db, dte, dteSend }: SendSetDeps) {
       const id = made.get(c.id);
       if (!id) continue;
       const group = TOGETHER.includes(c.section) ? 'basico' : c.section;
-      if (!SENDABLE.has((await dte.get(tenant, id)).status)) continue;
+      if (!SENDABLE.includes((await dte.get(tenant, id)).status)) continue;
       groups.set(group, [...(groups.get(group) ?? []), id]);
     }
     const envios = [];

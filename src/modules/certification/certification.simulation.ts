@@ -3,7 +3,7 @@ import { siiDate } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { newId } from '../../lib/tokens.ts';
-import { DTE_STATUSES, type CreateDte, type DteService, type SendService } from '../dte/index.ts';
+import { DTE_STATUSES, SENDABLE, type CreateDte, type DteService, type SendService } from '../dte/index.ts';
 import type { FoliosService } from '../folios/index.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
 import { checkFolios } from './certification.folios.ts';
@@ -41,9 +41,6 @@ export interface CertificationSimulation {
   done: boolean;
   createdAt: string;
 }
-
-/** The statuses `send` takes (a document never sent, or whose envelope failed before the SII). */
-const SENDABLE = new Set(['created', 'send_failed']);
 
 export function createCertificationSimulation({ db, clock, dte, folios, dteSend }: SimulationDeps) {
   const view = async (tenant: TenantRow, row: SimulationRow): Promise<CertificationSimulation> => {
@@ -150,7 +147,7 @@ export function createCertificationSimulation({ db, clock, dte, folios, dteSend 
       const row = await find(tenant, id);
       const ids: string[] = [];
       for (const dteId of await simulationStore.documents(db, tenant.account_id, row.id))
-        if (SENDABLE.has((await dte.get(tenant, dteId)).status)) ids.push(dteId);
+        if (SENDABLE.includes((await dte.get(tenant, dteId)).status)) ids.push(dteId);
       if (ids.length === 0) return { envios: [] };
       return dteSend.send(tenant, ids);
     },
