@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DOMParser } from '@xmldom/xmldom';
 import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
-import { buildDte } from './dte-xml.ts';
+import { buildDte, issueDte, issueDteAsync } from './dte-xml.ts';
+import { prepareDte } from './prepare.ts';
 import { canonicalize } from './c14n.ts';
 import { sha1Base64 } from './xmldsig.ts';
 import { SUPPORTED_TIPOS_DTE } from './types.ts';
@@ -177,6 +178,22 @@ describe('buildDte', () => {
   it('produces byte-identical output for identical input and clock', () => {
     const input: DteInput = sampleDteInput(33, 9);
     expect(kit.build(input).xml.equals(kit.build(input).xml)).toBe(true);
+  });
+
+  it('signs off the main thread to the same bytes (issueDteAsync), and refuses what issueDte refuses before signing', async () => {
+    for (const tipo of [33, 39, 43, 110] as const) {
+      const input = sampleDteInput(tipo, 12);
+      const opts = { folio: 12, caf: kit.cafs[tipo], signer: kit.certificate.signer, now: TEST_NOW };
+      const prepared = prepareDte(input);
+      const sync = issueDte(prepared, opts);
+      const async = await issueDteAsync(prepared, opts);
+      expect(async.xml.equals(sync.xml)).toBe(true);
+      expect(async.tedBytes.equals(sync.tedBytes)).toBe(true);
+    }
+    const old = createTestCertificate({ keyBits: 1024, notBefore: new Date('2020-01-01'), notAfter: new Date('2025-01-01') });
+    await expect(
+      issueDteAsync(prepareDte(sampleDteInput(33)), { folio: 1, caf: kit.cafs[33], signer: old.signer, now: TEST_NOW }),
+    ).rejects.toMatchObject({ code: 'certificate_expired' });
   });
 
   it('refuses to sign with an expired certificate', () => {

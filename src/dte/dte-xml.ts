@@ -11,8 +11,8 @@ import type { Totals } from './amounts.ts';
 import { siiDate, siiTimestamp, SII_TIME_ZONE } from './dates.ts';
 import { el } from './xml-escape.ts';
 import { breakLines } from './xml-lines.ts';
-import { assertSignerValidAt, buildSignature, prepareSigner } from './xmldsig.ts';
-import type { PreparedSigner } from './xmldsig.ts';
+import { assertSignerValidAt, pendingSignature, prepareSigner, signAsync, signNow } from './xmldsig.ts';
+import type { PendingSignature, PreparedSigner } from './xmldsig.ts';
 import type { DteInput, SignerInput, TipoDte } from './types.ts';
 
 /**
@@ -91,6 +91,22 @@ export function stampDocument(d: NormalizedDte, caf: Caf, timestamp: string): Te
  * CAF (expired, another type or issuer, folio outside its range) or the signer cannot be used.
  */
 export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte {
+  const { signature, finish } = stampDte(prepared, opts);
+  return finish(signNow(signature));
+}
+
+/**
+ * `issueDte` with the document's RSA signature computed off this thread (xmldsig.ts `signAsync`):
+ * the same bytes, for a service whose thread also serves requests. Errors are thrown before any
+ * signing, as by `issueDte`.
+ */
+export async function issueDteAsync(prepared: PreparedDte, opts: IssueDteOptions): Promise<BuiltDte> {
+  const { signature, finish } = stampDte(prepared, opts);
+  return finish(await signAsync(signature));
+}
+
+/** Every step of `issueDte` but the RSA signature's value. */
+function stampDte(prepared: PreparedDte, opts: IssueDteOptions): { signature: PendingSignature; finish: (value: string) => BuiltDte } {
   const signer = prepareSigner(opts.signer);
   assertSignerValidAt(signer, opts.now);
   const timeZone = opts.timeZone ?? SII_TIME_ZONE;
@@ -112,26 +128,29 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
   // inherits from <DTE> declared on it (apex of the node set). ID is its only attribute.
   const canonicalOpen = `<${root} xmlns="${NS_SII}" ID="${id}">\n`;
   const canonical = canonicalOpen + content;
-  const signature = buildSignature(id, canonical, signer);
-  // Digesting `canonical` made it one flat string; the document takes its content from there (a
-  // slice) instead of walking the hundreds of concatenated parts of `content` a second time.
-  const head = `${XML_DECLARATION}\n${DTE_OPEN_TAG}\n<${root} ID="${id}">\n`;
-  const xml = Buffer.from(head + canonical.slice(canonicalOpen.length) + '\n' + signature + '\n</DTE>', 'latin1');
-  return {
-    tipoDte: d.tipoDte,
-    folio: d.folio,
-    documentId: id,
-    xml,
-    // The flat TED (the PDF417 payload). A plain property: an object literal with a getter is
-    // built slowly by V8 (docs/performance.md).
-    tedBytes: ted.tedBytes,
-    totals: d.totals,
-    rutEmisor: d.emisor.rut,
-    rutReceptor: d.receptor.rut,
-    fechaEmision: d.fechaEmision,
-    timestamp,
-    envelope: d.type.envelope,
+  const signature = pendingSignature(id, canonical, signer);
+  const finish = (value: string): BuiltDte => {
+    // Digesting `canonical` made it one flat string; the document takes its content from there (a
+    // slice) instead of walking the hundreds of concatenated parts of `content` a second time.
+    const head = `${XML_DECLARATION}\n${DTE_OPEN_TAG}\n<${root} ID="${id}">\n`;
+    const xml = Buffer.from(head + canonical.slice(canonicalOpen.length) + '\n' + signature.element(value) + '\n</DTE>', 'latin1');
+    return {
+      tipoDte: d.tipoDte,
+      folio: d.folio,
+      documentId: id,
+      xml,
+      // The flat TED (the PDF417 payload). A plain property: an object literal with a getter is
+      // built slowly by V8 (docs/performance.md).
+      tedBytes: ted.tedBytes,
+      totals: d.totals,
+      rutEmisor: d.emisor.rut,
+      rutReceptor: d.receptor.rut,
+      fechaEmision: d.fechaEmision,
+      timestamp,
+      envelope: d.type.envelope,
+    };
   };
+  return { signature, finish };
 }
 
 /** Both steps at once, for callers that already hold the folio (tests, benchmarks, the emulator). */

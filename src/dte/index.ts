@@ -88,7 +88,7 @@ export type { PreparedDte, StoredDocument } from './prepare.ts';
 export { prepareDte } from './prepare.ts';
 export type { DocumentInput, NormalizedDocument } from './normalize.ts';
 export type { IssueDteOptions, BuildDteOptions, BuiltDte } from './dte-xml.ts';
-export { issueDte, buildDte, documentIdFor, NS_SII } from './dte-xml.ts';
+export { issueDte, issueDteAsync, buildDte, documentIdFor, NS_SII } from './dte-xml.ts';
 export { strategyFor } from './strategies/index.ts';
 export type { DocumentStrategy } from './strategies/index.ts';
 

@@ -141,25 +141,65 @@ const REFERENCE_METHODS = breakLines(
   `<Transforms><Transform Algorithm="${ALG_C14N}"></Transform></Transforms><DigestMethod Algorithm="${ALG_SHA1}"></DigestMethod>`,
 );
 
+/** A signature up to its value: the bytes to sign, and the element once their value is known. */
+export interface PendingSignature {
+  readonly privateKey: KeyObject;
+  /** The canonical SignedInfo, UTF-8: what rsa-sha1 signs. */
+  readonly signedInfo: Buffer;
+  /** The `<Signature>` element around `signatureValue` (base64). */
+  element(signatureValue: string): string;
+}
+
 /**
- * The `<Signature>` element for a reference whose canonical form is `canonicalReferenced`.
- * One element per line (xml-lines.ts), the same in the digested SignedInfo and in the emitted one
- * (so emitted == canonical modulo the apex declarations); base64 values wrapped at 64 columns
- * with LF, as in the SII's example.
+ * The `<Signature>` element for a reference whose canonical form is `canonicalReferenced`, before
+ * its value is computed (`buildSignature` signs at once; `signAsync` lets the caller sign off the
+ * main thread). One element per line (xml-lines.ts), the same in the digested SignedInfo and in the
+ * emitted one (so emitted == canonical modulo the apex declarations); base64 values wrapped at 64
+ * columns with LF, as in the SII's example.
  */
+export function pendingSignature(
+  referenceId: string,
+  canonicalReferenced: string,
+  signerInput: SignerInput | PreparedSigner,
+  ctx: SignatureContext = STANDALONE_CONTEXT,
+): PendingSignature {
+  const signer = prepareSigner(signerInput);
+  const digest = sha1Base64(canonicalReferenced);
+  const inner = `\n${SIGNED_INFO_METHODS}\n<Reference URI="#${referenceId}">\n${REFERENCE_METHODS}\n<DigestValue>${digest}</DigestValue>\n</Reference>\n`;
+  const canonicalSignedInfo = `<SignedInfo xmlns="${NS_DSIG}"${ctx.signedInfoInheritedNs}>${inner}</SignedInfo>`;
+  return {
+    privateKey: signer.privateKey,
+    signedInfo: Buffer.from(canonicalSignedInfo, 'utf8'),
+    element: (signatureValue) =>
+      `<Signature xmlns="${NS_DSIG}">\n<SignedInfo${ctx.signedInfoEmittedNs}>${inner}</SignedInfo>\n` +
+      `<SignatureValue>${wrapBase64(signatureValue)}</SignatureValue>\n${signer.keyInfoXml}\n</Signature>`,
+  };
+}
+
+/** The signature's value, computed on this thread. */
+export function signNow(p: PendingSignature): string {
+  return sign('sha1', p.signedInfo, p.privateKey).toString('base64');
+}
+
+/**
+ * The signature's value, computed in libuv's thread pool (node:crypto's `sign` with a callback):
+ * an RSA-2048 signature costs ~0.3–0.9 ms of CPU, the largest single step of a document's
+ * creation, which then leaves the thread that serves requests (and, on PGlite, runs the database)
+ * free meanwhile (docs/performance.md, "Fifth round: PGlite creation").
+ */
+export function signAsync(p: PendingSignature): Promise<string> {
+  return new Promise((resolve, reject) => {
+    sign('sha1', p.signedInfo, p.privateKey, (err, value) => (err ? reject(err) : resolve(value.toString('base64'))));
+  });
+}
+
+/** The `<Signature>` element, signed on this thread (pendingSignature + signNow). */
 export function buildSignature(
   referenceId: string,
   canonicalReferenced: string,
   signerInput: SignerInput | PreparedSigner,
   ctx: SignatureContext = STANDALONE_CONTEXT,
 ): string {
-  const signer = prepareSigner(signerInput);
-  const digest = sha1Base64(canonicalReferenced);
-  const inner = `\n${SIGNED_INFO_METHODS}\n<Reference URI="#${referenceId}">\n${REFERENCE_METHODS}\n<DigestValue>${digest}</DigestValue>\n</Reference>\n`;
-  const canonicalSignedInfo = `<SignedInfo xmlns="${NS_DSIG}"${ctx.signedInfoInheritedNs}>${inner}</SignedInfo>`;
-  const signatureValue = sign('sha1', Buffer.from(canonicalSignedInfo, 'utf8'), signer.privateKey).toString('base64');
-  return (
-    `<Signature xmlns="${NS_DSIG}">\n<SignedInfo${ctx.signedInfoEmittedNs}>${inner}</SignedInfo>\n` +
-    `<SignatureValue>${wrapBase64(signatureValue)}</SignatureValue>\n${signer.keyInfoXml}\n</Signature>`
-  );
+  const p = pendingSignature(referenceId, canonicalReferenced, signerInput, ctx);
+  return p.element(signNow(p));
 }

@@ -1,5 +1,5 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { assertSignerValidAt, isDteEngineError, isSupportedTipoDte, issueDte, type PreparedDte } from '../../dte/index.ts';
+import { assertSignerValidAt, isDteEngineError, isSupportedTipoDte, issueDteAsync, type PreparedDte } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createGroupCommit } from '../../lib/group-commit.ts';
@@ -98,7 +98,7 @@ export function createDteCreate(deps: CreateDeps) {
     const reservation = await deps.folios.reserve(accountId, tenantId, prepared.tipoDte, { datedOn: prepared.fechaEmision });
     let xml: Buffer;
     try {
-      ({ xml } = issueDte(prepared, { folio: reservation.folio, caf: reservation.caf, signer, now }));
+      ({ xml } = await issueDteAsync(prepared, { folio: reservation.folio, caf: reservation.caf, signer, now }));
     } catch (e) {
       await deps.folios.release(accountId, tenantId, prepared.tipoDte, reservation.folio);
       throw engineErrorToAppError(e);
