@@ -75,3 +75,22 @@ it('runs again when the session’s statements were discarded, or a table change
   expect(r.rows[0]).toHaveProperty('extra', null);
   expect((await db.query<Record<string, unknown>>(text, [ROW[0]])).rows[0]).toHaveProperty('extra', null);
 });
+
+it('sends bytea parameters as bytes (binary format): every byte value, a Buffer that is a view into a larger one, an empty one', async () => {
+  const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+  const pool = Buffer.concat([Buffer.from('prefix'), all, Buffer.from('suffix')]);
+  const view = pool.subarray(6, 6 + 256);
+  for (const [id, b] of [
+    ['00000000-0000-4000-8000-0000000000b1', all],
+    ['00000000-0000-4000-8000-0000000000b2', view],
+    ['00000000-0000-4000-8000-0000000000b3', Buffer.alloc(0)],
+  ] as const) {
+    await db.query('insert into s (id, b) values ($1, $2)', [id, b]);
+    const back = (await pg.query<{ b: Uint8Array; n: number }>('select b, length(b) as n from s where id = $1', [id])).rows[0]!;
+    expect(Buffer.from(back.b).equals(b)).toBe(true);
+    expect(back.n).toBe(b.length);
+  }
+  // Several in one statement, as the DTE store's batch does, and in a text one (unnamed) statement.
+  const r = await db.query<{ n: number }>('select sum(length(x))::int as n from unnest(array[$1::bytea, $2::bytea]) as x', [all, view]);
+  expect(r.rows).toEqual([{ n: 512 }]);
+});

@@ -27,6 +27,7 @@ import { parse, protocol, type PGlite, type Results } from '@electric-sql/pglite
  * its `code`), without the query's parameters attached to it.
  */
 const MAX_NAMED = 2000;
+const BYTEA = 17;
 /** The names this runner gives its statements begin with this. */
 export const STATEMENT_NAME_PREFIX = 'dte_s';
 const codeOf = (e: unknown): string | undefined => (e as { code?: string }).code;
@@ -64,9 +65,12 @@ export function createStatementRunner(pg: PGlite) {
     return parse.parseResults(messages, pg.parsers)[0]!;
   };
 
-  const serialise = (params: readonly unknown[], types: readonly number[]): (string | null)[] =>
+  // A bytea parameter given as bytes goes in binary format (the Bind message's format code 1),
+  // as they are: PGlite's serialiser would write them as hex text for PostgreSQL to decode.
+  const serialise = (params: readonly unknown[], types: readonly number[]): (string | Uint8Array | null)[] =>
     params.map((v, i) => {
       if (v === null || v === undefined) return null;
+      if (types[i] === BYTEA && v instanceof Uint8Array) return v;
       const s = pg.serializers[types[i]!];
       return s ? (s(v) as string) : String(v);
     });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { describeEachDb, openTestDb, type TestDb } from '../../../test/support/db.ts';
 import { createTestKit, TEST_EMISOR, TEST_NOW, type TestKit } from '../../../test/support/dte/fixtures.ts';
-import { computeTotals, issueDte, prepareDte, type Caf, type TipoDte } from '../../dte/index.ts';
+import { computeTotals, issueDteAsync, prepareDte, type Caf, type TipoDte } from '../../dte/index.ts';
 import type * as Engine from '../../dte/index.ts';
 import type { AppError } from '../../errors.ts';
 import { manualClock } from '../../lib/clock.ts';
@@ -14,7 +14,7 @@ import { dteStore } from './dte.store.ts';
 // The engine's two steps, wrapped so the tests can count how often create calls each.
 vi.mock('../../dte/index.ts', async (importOriginal) => {
   const real = await importOriginal<typeof Engine>();
-  return { ...real, prepareDte: vi.fn(real.prepareDte), issueDte: vi.fn(real.issueDte) };
+  return { ...real, prepareDte: vi.fn(real.prepareDte), issueDteAsync: vi.fn(real.issueDteAsync) };
 });
 
 /**
@@ -123,7 +123,7 @@ describeEachDb('DTE create', (backend) => {
 
   beforeEach(() => {
     vi.mocked(prepareDte).mockClear();
-    vi.mocked(issueDte).mockClear();
+    vi.mocked(issueDteAsync).mockClear();
     cafOf = (tipoDte) => kit.cafs[tipoDte as TipoDte];
     folios = fakeFolios((tipoDte) => cafOf(tipoDte));
     create = createDteCreate({
@@ -138,15 +138,15 @@ describeEachDb('DTE create', (backend) => {
     const dte = await create(tenant, body(33));
 
     expect(prepareDte).toHaveBeenCalledTimes(1);
-    expect(issueDte).toHaveBeenCalledTimes(1);
+    expect(issueDteAsync).toHaveBeenCalledTimes(1);
     expect(folios.calls.reserve).toEqual([33]);
     expect(folios.calls.markUsed).toBe(1);
     expect(folios.calls.release).toEqual([]);
 
     const prepared = vi.mocked(prepareDte).mock.results[0]!.value as ReturnType<typeof prepareDte>;
-    const issued = vi.mocked(issueDte).mock.results[0]!.value as ReturnType<typeof issueDte>;
-    expect(vi.mocked(issueDte).mock.calls[0]![0]).toBe(prepared);
-    expect(vi.mocked(issueDte).mock.calls[0]![1]).toMatchObject({ folio: dte.folio, caf: kit.cafs[33], now: TEST_NOW });
+    const issued = await (vi.mocked(issueDteAsync).mock.results[0]!.value as ReturnType<typeof issueDteAsync>);
+    expect(vi.mocked(issueDteAsync).mock.calls[0]![0]).toBe(prepared);
+    expect(vi.mocked(issueDteAsync).mock.calls[0]![1]).toMatchObject({ folio: dte.folio, caf: kit.cafs[33], now: TEST_NOW });
     expect(dte).toMatchObject({
       tenantId: tenant.id,
       tipoDte: 33,
@@ -171,7 +171,7 @@ describeEachDb('DTE create', (backend) => {
     expect(dte.receptor.rut).toBe('66666666-6');
     expect(dte.formaPago).toBeNull();
     expect(folios.calls.reserve).toEqual([39]);
-    expect(issueDte).toHaveBeenCalledTimes(1);
+    expect(issueDteAsync).toHaveBeenCalledTimes(1);
   });
 
   it('reserves no folio for bad input, whether the request checks or the engine refuse it', async () => {
@@ -190,7 +190,7 @@ describeEachDb('DTE create', (backend) => {
     // Only the engine case reached the engine; none reached a folio or the issue step.
     expect(prepareDte).toHaveBeenCalledTimes(1);
     expect(folios.calls.reserve).toEqual([]);
-    expect(issueDte).not.toHaveBeenCalled();
+    expect(issueDteAsync).not.toHaveBeenCalled();
   });
 
   it('reports a tenant without activity codes after readiness, and spends no folio on it', async () => {
@@ -199,7 +199,7 @@ describeEachDb('DTE create', (backend) => {
     expect(await codeOf(create({ ...bare, status: 'pending_credentials' }, body(33)))).toBe('tenant_not_ready');
     expect(await codeOf(create({ ...bare, status: 'pending_credentials' }, { ...body(33), montoTotal: 1 }))).toBe('amount_mismatch');
     expect(folios.calls.reserve).toEqual([]);
-    expect(issueDte).not.toHaveBeenCalled();
+    expect(issueDteAsync).not.toHaveBeenCalled();
     // A boleta needs no activity codes.
     await create(bare, body(39, { receptor: undefined }));
     expect(folios.calls.reserve).toEqual([39]);
@@ -209,7 +209,7 @@ describeEachDb('DTE create', (backend) => {
     cafOf = () => kit.cafs[34]; // a CAF of another type: the stamp refuses it
     expect(await codeOf(create(tenant, body(33)))).toBe('caf_type_mismatch');
     expect(prepareDte).toHaveBeenCalledTimes(1);
-    expect(issueDte).toHaveBeenCalledTimes(1);
+    expect(issueDteAsync).toHaveBeenCalledTimes(1);
     expect(folios.calls.reserve).toEqual([33]);
     expect(folios.calls.release).toEqual([{ tipoDte: 33, folio: nextFolio - 1 }]);
     expect(folios.calls.markUsed).toBe(0);
@@ -221,7 +221,7 @@ describeEachDb('DTE create', (backend) => {
     expect(await codeOf(create(tenant, body(33)))).toBe('folio_reservation_expired');
     const after = await tdb.db.query<{ n: number }>('select count(*)::int as n from dtes');
     expect(after.rows[0]!.n).toBe(before.rows[0]!.n);
-    expect(issueDte).toHaveBeenCalledTimes(1);
+    expect(issueDteAsync).toHaveBeenCalledTimes(1);
   });
 
   it('stores concurrent creates together; a member whose folio lapsed, or whose row is refused, fails alone', async () => {

@@ -110,7 +110,12 @@ export const dteStore = {
    * own: it needs no transaction, and its documents are stored together or not at all.
    */
   async insertIssued(sql: Sql, docs: readonly NewDte[], markUsed: (docs: string) => string): Promise<DteRow[]> {
-    const payload = docs.map((d) => ({
+    // Each document's XML is a bytea parameter of its own, not base64 inside the JSON: on PGlite
+    // bytes go in binary (src/db/pglite-statements.ts), so ~5 KB per document are neither encoded,
+    // measured, escaped nor parsed as JSON text (docs/performance.md, "Fifth round: PGlite
+    // creation"). One text per batch size (the group commit's batches are at most 32).
+    const payload = docs.map((d, i) => ({
+      i: i + 1,
       id: d.id,
       account_id: d.accountId,
       tenant_id: d.tenantId,
@@ -126,21 +131,22 @@ export const dteStore = {
       monto_exento: d.montoExento,
       iva: d.iva,
       monto_total: d.montoTotal,
-      xml: d.xml.toString('base64'),
       now: d.now.toISOString(),
     }));
+    const xmlParams = docs.map((_, i) => `$${i + 2}::bytea`).join(', ');
     const r = await sql.query<DteRow>(
       `with docs as (
-         select * from jsonb_to_recordset($1::jsonb) as x(id uuid, account_id uuid, tenant_id uuid, tipo_dte integer, folio bigint,
-           fecha_emision date, receptor jsonb, detalle jsonb, referencias jsonb, forma_pago integer, documento jsonb, monto_neto numeric,
-           monto_exento numeric, iva numeric, monto_total numeric, xml text, now timestamptz)
+         select x.*, b.xml from jsonb_to_recordset($1::jsonb) as x(i bigint, id uuid, account_id uuid, tenant_id uuid, tipo_dte integer,
+           folio bigint, fecha_emision date, receptor jsonb, detalle jsonb, referencias jsonb, forma_pago integer, documento jsonb,
+           monto_neto numeric, monto_exento numeric, iva numeric, monto_total numeric, now timestamptz)
+         join unnest(array[${xmlParams}]) with ordinality as b(xml, i) on b.i = x.i
        ), used as (
          ${markUsed('docs')}
        ), ins as (
          insert into dtes (id, account_id, tenant_id, tipo_dte, folio, status, fecha_emision, receptor, detalle, referencias, forma_pago,
            monto_neto, monto_exento, iva, monto_total, xml, created_at, updated_at, documento)
          select d.id, d.account_id, d.tenant_id, d.tipo_dte, d.folio, 'created', d.fecha_emision, d.receptor, d.detalle, d.referencias,
-           d.forma_pago, d.monto_neto, d.monto_exento, d.iva, d.monto_total, decode(d.xml, 'base64'), d.now, d.now, d.documento
+           d.forma_pago, d.monto_neto, d.monto_exento, d.iva, d.monto_total, d.xml, d.now, d.now, d.documento
          from docs d join used u on u.dte_id = d.id
          returning ${DTE_COLS}
        ), h as (
@@ -148,7 +154,7 @@ export const dteStore = {
          select id, account_id, null, 'created', created_at from ins
        )
        select * from ins`,
-      [JSON.stringify(payload)],
+      [JSON.stringify(payload), ...docs.map((d) => d.xml)],
     );
     return r.rows;
   },
