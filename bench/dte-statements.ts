@@ -13,12 +13,14 @@
 import type { Db, Sql } from '../src/db/types.ts';
 import type { Backend } from '../test/support/db.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp } from '../test/support/issuing.ts';
+import { UNLIMITED_RATES } from './lib/server.ts';
 
 const backend = (process.env.BENCH_BACKEND ?? 'pglite') as Backend;
 const docs = Number(process.env.BENCH_DOCS ?? 2000);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 
-const t = await startIssuingApp(backend);
+// The API's rate limits would answer most of these creates 429 (they are per key and per account).
+const t = await startIssuingApp(backend, { env: UNLIMITED_RATES });
 try {
   const { key } = await t.account();
   const tenantId = await readyTenant(t, key);

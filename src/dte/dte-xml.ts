@@ -98,11 +98,16 @@ export function issueDte(prepared: PreparedDte, opts: IssueDteOptions): BuiltDte
 /**
  * `issueDte` with the document's RSA signature computed off this thread (xmldsig.ts `signAsync`):
  * the same bytes, for a service whose thread also serves requests. Errors are thrown before any
- * signing, as by `issueDte`.
+ * signing, as by `issueDte`. `sign` computes the value (default `signAsync`; the service batches
+ * them, src/lib/turn-batch.ts).
  */
-export async function issueDteAsync(prepared: PreparedDte, opts: IssueDteOptions): Promise<BuiltDte> {
+export async function issueDteAsync(
+  prepared: PreparedDte,
+  opts: IssueDteOptions,
+  sign: (p: PendingSignature) => Promise<string> = signAsync,
+): Promise<BuiltDte> {
   const { signature, finish } = stampDte(prepared, opts);
-  return finish(await signAsync(signature));
+  return finish(await sign(signature));
 }
 
 /** Every step of `issueDte` but the RSA signature's value. */

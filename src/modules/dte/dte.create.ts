@@ -1,8 +1,9 @@
 import type { Db, Sql } from '../../db/types.ts';
-import { assertSignerValidAt, isDteEngineError, isSupportedTipoDte, issueDteAsync, type PreparedDte } from '../../dte/index.ts';
+import { assertSignerValidAt, isDteEngineError, isSupportedTipoDte, issueDteAsync, signAsync, type PreparedDte } from '../../dte/index.ts';
 import { AppError, errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { createGroupCommit } from '../../lib/group-commit.ts';
+import { createTurnBatch } from '../../lib/turn-batch.ts';
 import { newId } from '../../lib/tokens.ts';
 import type { FoliosService } from '../folios/index.ts';
 import { requireReady, type TenantRow } from '../tenants/index.ts';
@@ -69,6 +70,10 @@ export function createDteCreate(deps: CreateDeps) {
     gatherTurn: true,
   });
 
+  // Each document's RSA signature is computed in libuv's thread pool, a turn's signatures together
+  // and answered together, so the creates of a turn still reach the store together (turn-batch.ts).
+  const sign = createTurnBatch(signAsync);
+
   /**
    * `tenant` is the one the caller resolved within its account (the tenant-scope plugin).
    * `bindResult`, when given, runs in the transaction that stores the DTE: the API binds the
@@ -98,7 +103,7 @@ export function createDteCreate(deps: CreateDeps) {
     const reservation = await deps.folios.reserve(accountId, tenantId, prepared.tipoDte, { datedOn: prepared.fechaEmision });
     let xml: Buffer;
     try {
-      ({ xml } = await issueDteAsync(prepared, { folio: reservation.folio, caf: reservation.caf, signer, now }));
+      ({ xml } = await issueDteAsync(prepared, { folio: reservation.folio, caf: reservation.caf, signer, now }, sign));
     } catch (e) {
       await deps.folios.release(accountId, tenantId, prepared.tipoDte, reservation.folio);
       throw engineErrorToAppError(e);
