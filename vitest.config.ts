@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -37,10 +38,10 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // Vitest's default: one worker fewer than the cores (one file at a time on 2 cores). Three
-    // workers cut the main run from ~37 to 30 minutes here but failed five load-sensitive tests
-    // (docs/performance.md, "The test suite"); VITEST_MAX_WORKERS sets it for a bigger machine.
-    ...(process.env.VITEST_MAX_WORKERS ? { maxWorkers: Number(process.env.VITEST_MAX_WORKERS) } : {}),
+    // One worker per core (vitest's default is one fewer: on 2 cores, one file at a time, which left
+    // a third of the machine idle while a file waited on PostgreSQL, a child process or a checker).
+    // Two workers on 2 cores: docs/performance.md, "Two workers". VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? Math.max(2, availableParallelism())),
     // One migrated PGlite template per run, copied by every test database (test/support/db.ts); on
     // PostgreSQL, the run's name for its test databases, and their cleanup (pg-template.ts).
     globalSetup: ['test/support/pglite-template.setup.ts', 'test/support/pg-template.setup.ts'],
