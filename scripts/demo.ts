@@ -226,6 +226,10 @@ async function main() {
     LOG_LEVEL: 'warn',
     PROVIDER: 'emulator',
     EMULATOR_DELAY: '1500',
+    // SimpleAPI allows 5 folio requests a minute per key (docs/emulator.md, "Rate limits"), so
+    // twelve types would wait two minutes for their folios: the demo turns the emulator's limits
+    // off (a setting, `SIMPLEAPI_RATE_LIMITS`; the service paces itself to them when they are on).
+    SIMPLEAPI_RATE_LIMITS: 'off',
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', // the demo's receiver listens on 127.0.0.1
   };
 
@@ -318,6 +322,7 @@ async function main() {
   );
 
   step('Request folios (CAF) from the SII for every document type');
+  info('(the emulator’s rate limits are off here; at SimpleAPI’s, 5 folio requests a minute, this step takes two minutes)');
   for (const tipoDte of TYPES) {
     let req = await api('POST', `/api/v1/tenants/${tenantId}/folios/request`, { tipoDte, cantidad: 20 });
     while (req.status === 'pending') {

@@ -23,11 +23,11 @@ describe.skipIf(SKIP)(title, () => {
 
   beforeAll(async () => {
     stack = await startE2eStack({
-      env: {
-        SIMPLEAPI_RETRIES: '2',
-        // At SimpleAPI's limits (1 folio request/s, 5/min per key) the 6th type waits for the minute.
-        FOLIO_REQUEST_WAIT: '90s',
-      },
+      // SimpleAPI's limits (1 folio request/s, 5/min per key) off, on both sides: the twelve types'
+      // folio requests would wait two minutes for them. Pacing to them is tested on its own
+      // (src/provider/simpleapi/pacing.test.ts, test/e2e/provider-limits.e2e.test.ts).
+      env: { SIMPLEAPI_RETRIES: '2', SIMPLEAPI_RATE_LIMITS: 'off' },
+      emulatorEnv: { SIMPLEAPI_RATE_LIMITS: 'off' },
     });
     ({ emu, api } = stack);
   }, 120_000);

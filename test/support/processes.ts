@@ -222,9 +222,11 @@ export interface E2eStack {
 }
 
 /** Starts the service on PostgreSQL with PROVIDER=simpleapi against a standalone emulator; `env` adds or overrides settings. */
-export async function startE2eStack(opts: { emulatorDelay?: string; env?: Record<string, string> } = {}): Promise<E2eStack> {
+export async function startE2eStack(
+  opts: { emulatorDelay?: string; env?: Record<string, string>; emulatorEnv?: Record<string, string> } = {},
+): Promise<E2eStack> {
   const db = await scratchDatabase();
-  const emu = await startEmulatorProcess({ delay: opts.emulatorDelay ?? '300' });
+  const emu = await startEmulatorProcess({ delay: opts.emulatorDelay ?? '300', ...(opts.emulatorEnv ? { env: opts.emulatorEnv } : {}) });
   const env = {
     ...db.env,
     PROVIDER: 'simpleapi',
