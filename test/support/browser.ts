@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { copyServerData } from './server-data.ts';
 
 /**
  * Browser tests: Debian's Chromium driven by playwright-core, and the real service as a child
@@ -86,6 +87,8 @@ export async function startServerProcess(extraEnv: Record<string, string> = {}):
   delete env.DATABASE_URL;
   delete env.DATA_ENCRYPTION_KEY;
   delete env.SECRETS_ENCRYPTION_KEY;
+  // A copy of a first start's data and keys (server-data.ts), unless the caller brings its own.
+  if (!extraEnv.DATA_DIR && !extraEnv.KEYS_DIR) await copyServerData(env.DATA_DIR!, env.KEYS_DIR!);
   const proc = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
+import { copyServerData } from './server-data.ts';
 
 /**
  * Launches the real programs as separate processes for cross-process tests: the service
@@ -129,9 +130,22 @@ export interface ServerProc extends Proc {
 }
 
 /** `node src/main.ts` with the given settings; resolves once it answers HTTP. */
-export async function startServer(env: Record<string, string>, args: string[] = []): Promise<ServerProc> {
+const toRemove = new Set<string>();
+const removeAtExit = (dir: string) => {
+  if (toRemove.size === 0) process.once('exit', () => toRemove.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  toRemove.add(dir);
+};
+
+/**
+ * The service (`node src/main.ts`) on a free port, with data and keys folders of its own. On the
+ * embedded default those start as a copy of a first start's (server-data.ts), unless `fresh` or
+ * the caller gives its own DATA_DIR. Folders made here are removed when this process exits (a test
+ * may stop a server and start another on its folders).
+ */
+export async function startServer(env: Record<string, string>, args: string[] = [], opts: { fresh?: boolean } = {}): Promise<ServerProc> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-server-'));
+  removeAtExit(dir);
   const fullEnv = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
@@ -141,6 +155,7 @@ export async function startServer(env: Record<string, string>, args: string[] = 
     KEYS_DIR: path.join(dir, 'keys'),
     ...env,
   };
+  if (!opts.fresh && !env.DATA_DIR && !env.KEYS_DIR && !env.DATABASE_URL) await copyServerData(fullEnv.DATA_DIR, fullEnv.KEYS_DIR);
   const p = launch(['src/main.ts', ...args], fullEnv);
   const url = `http://127.0.0.1:${port}`;
   await until('server', p, async () => ((await fetch(`${url}/api/v1/openapi.json`)).ok ? true : undefined), 60_000);

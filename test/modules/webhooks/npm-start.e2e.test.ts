@@ -9,7 +9,8 @@ let key: string;
 
 beforeAll(async () => {
   r = await startWebhookReceiver();
-  server = await startServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  // A first start, as `npm start` on a new machine (not a copy of one: test/support/server-data.ts).
+  server = await startServer({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }, [], { fresh: true });
   key = await createAccountViaCli(server.env);
 });
 afterAll(async () => {

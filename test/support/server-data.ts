@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
+
+/**
+ * The data and keys of a service that has started once, to copy into a test server's new
+ * DATA_DIR and KEYS_DIR (test/support/processes.ts `startServer`, browser.ts `startServerProcess`).
+ *
+ * A first start on a new DATA_DIR creates the embedded databases (PGlite's initdb and every
+ * migration, in a child process) and the keys: 15–20 s on 2 cores, paid by every test that starts
+ * a server on the embedded default, most of which only want a running server (docs/performance.md,
+ * "Servers from a copy"). The copy is what that first start left, made by the same code: one per
+ * content of `src/` (every file's name and bytes hashed), built by the first test process that
+ * needs it (the others wait for it), kept in the system's temporary folder and reused by later
+ * runs of the same tree; copies of another tree, older than a day, are removed. Tests of the first
+ * start itself use a fresh directory (`fresh`), as do the demo, the smoke test and the tests of the
+ * embedded database's own directory handling.
+ */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PREFIX = 'dte-server-data-';
+
+function treeKey(): string {
+  const h = crypto.createHash('sha256');
+  const files = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).sort();
+  for (const f of files) {
+    const full = path.join(ROOT, 'src', f);
+    if (!fs.statSync(full).isFile()) continue;
+    h.update(f).update('\0').update(fs.readFileSync(full)).update('\0');
+  }
+  return h.digest('hex').slice(0, 16);
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Starts the service once on `dir`/data and `dir`/keys, waits until it listens, and stops it. */
+async function firstStart(dir: string): Promise<void> {
+  const proc = spawn(process.execPath, [...PGLITE_NODE_FLAGS, 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? os.tmpdir(),
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      BASE_URL: '',
+      APP_URL: '',
+      DATA_DIR: path.join(dir, 'data'),
+      KEYS_DIR: path.join(dir, 'keys'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 120_000;
+  while (!out.includes('listening on')) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill('SIGKILL');
+      throw new Error(`the service's first start (for test servers' data) failed:\n${out}`);
+    }
+    await sleep(100);
+  }
+  proc.kill('SIGTERM');
+  if ((await exited) !== 0) throw new Error(`the service's first start did not stop cleanly:\n${out}`);
+}
+
+let built: Promise<string> | undefined;
+
+/** The folder holding `data` and `keys` of a first start by this tree's code. */
+export function serverDataTemplate(): Promise<string> {
+  return (built ??= (async () => {
+    const tmp = os.tmpdir();
+    const final = path.join(tmp, `${PREFIX}${treeKey()}`);
+    const ready = path.join(final, 'READY');
+    const lock = `${final}.lock`;
+    for (const e of fs.readdirSync(tmp)) {
+      const p = path.join(tmp, e);
+      if (e.startsWith(PREFIX) && !p.startsWith(final) && Date.now() - fs.statSync(p).mtimeMs > 86_400_000)
+        fs.rmSync(p, { recursive: true, force: true });
+    }
+    for (const deadline = Date.now() + 180_000; !fs.existsSync(ready);) {
+      if (Date.now() > deadline) throw new Error(`no test server data template at ${final} after 3 minutes`);
+      try {
+        fs.mkdirSync(lock); // whoever makes the lock builds; the others wait for READY
+      } catch {
+        // A builder that died leaves its lock: taken over after two minutes.
+        const since = fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+        if (since !== undefined && Date.now() - since > 120_000) fs.rmSync(lock, { recursive: true, force: true });
+        await sleep(250);
+        continue;
+      }
+      try {
+        const staging = fs.mkdtempSync(path.join(tmp, `${PREFIX}building-`));
+        await firstStart(staging);
+        fs.rmSync(final, { recursive: true, force: true });
+        fs.renameSync(staging, final);
+        fs.writeFileSync(ready, '');
+      } finally {
+        fs.rmSync(lock, { recursive: true, force: true });
+      }
+    }
+    return final;
+  })());
+}
+
+/** Fills `dataDir` and `keysDir` (new, absent) with a copy of the template's, modes kept. */
+export async function copyServerData(dataDir: string, keysDir: string): Promise<void> {
+  const from = await serverDataTemplate();
+  fs.cpSync(path.join(from, 'data'), dataDir, { recursive: true, preserveTimestamps: true });
+  fs.cpSync(path.join(from, 'keys'), keysDir, { recursive: true, preserveTimestamps: true });
+}
