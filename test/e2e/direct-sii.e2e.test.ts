@@ -13,6 +13,7 @@ import { createTestCaf, createTestSii } from '../support/dte/test-caf.ts';
 import { CERT_PASSWORD, CERT_RUT, dteBody, randomRut, SANDBOX_API_KEY, testCertificate } from '../support/issuing.ts';
 import { ymd } from '../support/pfx.ts';
 import { apiClient, createAccountViaCli, launch, scratchDatabase, startServer, type Proc, type ServerProc } from '../support/processes.ts';
+import { copyServerData } from '../support/server-data.ts';
 
 /**
  * Issue 26's must-show, across processes: the service (`node src/main.ts`) and the standalone
@@ -157,6 +158,8 @@ for (const backend of ['PostgreSQL', 'PGlite'] as Backend[]) {
       fs.mkdirSync(path.join(work, 'emulator'));
       db = backend === 'PostgreSQL' ? await scratchDatabase() : undefined;
       emu = await startTlsEmulator(path.join(work, 'emulator'), '150');
+      // PGlite: a copy of a first start's data and keys (test/support/server-data.ts) in `work`.
+      if (backend === 'PGlite') await copyServerData(path.join(work, 'data'), path.join(work, 'keys'));
       server = await startServer({
         ...(db?.env ?? {}),
         ...(backend === 'PGlite' ? { DATA_DIR: path.join(work, 'data'), KEYS_DIR: path.join(work, 'keys') } : {}),

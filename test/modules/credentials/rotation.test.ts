@@ -5,13 +5,13 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../../src/cli/index.ts';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
 import { createContext } from '../../../src/context.ts';
-import { openStores } from '../../../src/stores.ts';
 import { generateKeySpec } from '../../../src/secrets/envelope.ts';
 import { keyFilePath, loadKeyrings } from '../../../src/secrets/keyring-files.ts';
 import { keyStatus, pruneKeys, rotateKeys } from '../../../src/secrets/keys-admin.ts';
 import { describeEachDb } from '../../support/db.ts';
 import { startTestApp, testConfig, validTenant, type TestApp } from '../../support/app.ts';
 import { PageClient } from '../../support/page-client.ts';
+import { copyServerData } from '../../support/server-data.ts';
 import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 const mode = (p: string) => fs.statSync(p).mode & 0o777;
@@ -169,8 +169,8 @@ describe('npx dte keys …', () => {
     delete process.env.DATA_ENCRYPTION_KEY;
     delete process.env.SECRETS_ENCRYPTION_KEY;
     // The CLI works on a server's existing data, never on a directory it would create (src/cli):
-    // open the stores once, as the server's first start does.
-    await (await openStores(loadConfig())).close();
+    // a copy of what a server's first start made (test/support/server-data.ts).
+    await copyServerData(process.env.DATA_DIR!, process.env.KEYS_DIR!);
   });
   afterAll(() => {
     // Restored in place: test files share their worker process (vitest.config.ts, isolate: false),

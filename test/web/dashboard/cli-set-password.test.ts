@@ -4,8 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT, startServerProcess, type ServerProcess } from '../../support/browser.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { openStores } from '../../../src/stores.ts';
+import { copyServerData } from '../../support/server-data.ts';
 
 /**
  * `npx dte account set-password --email E`: the password comes from stdin (or a prompt), never
@@ -55,8 +54,9 @@ describe('dte account set-password', () => {
   };
 
   it('sets the password on the embedded database, reading it from stdin only', async () => {
-    // The data a server made on its first start (the CLI never creates a database of its own).
-    await (await openStores(loadConfig(env))).close();
+    // The data a server made on its first start (the CLI never creates a database of its own): a
+    // copy of one (test/support/server-data.ts).
+    await copyServerData(env.DATA_DIR!, env.KEYS_DIR!);
     const created = JSON.parse(
       execFileSync(process.execPath, ['bin/dte.js', 'account', 'create', '--name', 'CLI SaaS', '--email', 'cli@example.com', '--json'], {
         cwd: ROOT,
