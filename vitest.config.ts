@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import SlowFirstSequencer from './test/support/sequencer.ts';
 
 /**
  * The pure tier (`npm run test:unit`): test files beside the code that open no database, start no
@@ -38,6 +39,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Files that start processes, browsers or whole flows first (test/support/sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     // One worker per core (vitest's default is one fewer: on 2 cores, one file at a time, which left
     // a third of the machine idle while a file waited on PostgreSQL, a child process or a checker).
     // Two workers on 2 cores: docs/performance.md, "Two workers". VITEST_MAX_WORKERS overrides it.
