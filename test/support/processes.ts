@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
+import { freePort } from './ports.ts';
 import { copyServerData } from './server-data.ts';
 
 /**
@@ -69,16 +69,7 @@ export function launch(args: string[], env: Record<string, string>, opts: { cwd?
   };
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './ports.ts';
 
 async function until<T>(what: string, proc: Proc, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
