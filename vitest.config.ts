@@ -43,7 +43,7 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     // One worker per core (vitest's default is one fewer: on 2 cores, one file at a time, which left
     // a third of the machine idle while a file waited on PostgreSQL, a child process or a checker).
-    // Two workers on 2 cores: docs/performance.md, "Two workers". VITEST_MAX_WORKERS overrides it.
+    // Two workers on 2 cores: docs/performance.md, "Fifth round: two workers…". VITEST_MAX_WORKERS overrides it.
     maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? Math.max(2, availableParallelism())),
     // One migrated PGlite template per run, copied by every test database (test/support/db.ts); on
     // PostgreSQL, the run's name for its test databases, and their cleanup (pg-template.ts).

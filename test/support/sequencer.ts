@@ -5,7 +5,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * durations, or largest first when it has none), with the files that start processes, browsers or
  * whole flows moved ahead of the rest. A fresh clone (CI) has no durations, and with two workers
  * a two-minute flow that happens to start last leaves one worker alone for its length
- * (docs/performance.md, "Two workers").
+ * (docs/performance.md, "Fifth round: two workers…").
  */
 const SLOW =
   /\/test\/e2e\/|\.e2e\.test\.ts$|\.browser\.test\.ts$|\/cli-set-password\.test\.ts$|\/src\/dte\/conformance\.test\.ts$|\/src\/db\/(pglite-reopen|dir-lock)\.test\.ts$/;

@@ -14,7 +14,7 @@ import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
  * A first start on a new DATA_DIR creates the embedded databases (PGlite's initdb and every
  * migration, in a child process) and the keys: 15–20 s on 2 cores, paid by every test that starts
  * a server on the embedded default, most of which only want a running server (docs/performance.md,
- * "Servers from a copy"). The copy is what that first start left, made by the same code: one per
+ * "Fifth round: two workers…"). The copy is what that first start left, made by the same code: one per
  * content of `src/` (every file's name and bytes hashed), built by the first test process that
  * needs it (the others wait for it), kept in the system's temporary folder and reused by later
  * runs of the same tree; copies of another tree, older than a day, are removed. Tests of the first
