@@ -14,18 +14,20 @@ import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
  * A first start on a new DATA_DIR creates the embedded databases (PGlite's initdb and every
  * migration, in a child process) and the keys: 15–20 s on 2 cores, paid by every test that starts
  * a server on the embedded default, most of which only want a running server (docs/performance.md,
- * "Fifth round: two workers…"). The copy is what that first start left, made by the same code: one per
- * content of `src/` (every file's name and bytes hashed), built by the first test process that
- * needs it (the others wait for it), kept in the system's temporary folder and reused by later
- * runs of the same tree; copies of another tree, older than a day, are removed. Tests of the first
- * start itself use a fresh directory (`fresh`), as do the demo, the smoke test and the tests of the
- * embedded database's own directory handling.
+ * "Fifth round: two workers…"). The copy is what that first start left, made by the same code:
+ * one per content of `src/` and `package-lock.json` (every file's name and bytes hashed), built by
+ * the first test process that needs it (the others wait for it), kept in the system's temporary
+ * folder and reused by later runs of the same tree; copies of another tree, older than a day, are
+ * removed. Tests of the first start itself use a fresh directory (`fresh`), as do the demo, the
+ * smoke test and the tests of the embedded database's own directory handling.
  */
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PREFIX = 'dte-server-data-';
 
 function treeKey(): string {
   const h = crypto.createHash('sha256');
+  // The dependencies too (PGlite's version decides the data directory's format).
+  h.update(fs.readFileSync(path.join(ROOT, 'package-lock.json'))).update('\0');
   const files = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).sort();
   for (const f of files) {
     const full = path.join(ROOT, 'src', f);
