@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort } from './ports.ts';
-import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
+import { launch, ROOT, until } from './launch.ts';
 
 /**
  * The data and keys of a service that has started once, to copy into a test server's new
@@ -21,7 +19,6 @@ import { PGLITE_NODE_FLAGS } from '../../src/db/pglite.ts';
  * removed. Tests of the first start itself use a fresh directory (`fresh`), as do the demo, the
  * smoke test and the tests of the embedded database's own directory handling.
  */
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PREFIX = 'dte-server-data-';
 
 function treeKey(): string {
@@ -41,36 +38,27 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the service once on `dir`/data and `dir`/keys, waits until it listens, and stops it. */
 async function firstStart(dir: string): Promise<void> {
-  const proc = spawn(process.execPath, [...PGLITE_NODE_FLAGS, 'src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? os.tmpdir(),
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'info',
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      BASE_URL: '',
-      APP_URL: '',
-      DATA_DIR: path.join(dir, 'data'),
-      KEYS_DIR: path.join(dir, 'keys'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const p = launch(['src/main.ts'], {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    DATA_DIR: path.join(dir, 'data'),
+    KEYS_DIR: path.join(dir, 'keys'),
   });
-  let out = '';
-  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 120_000;
-  while (!out.includes('listening on')) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`the service's first start (for test servers' data) failed:\n${out}`);
-    }
-    await sleep(100);
+  try {
+    await until(
+      "the service's first start (for test servers' data)",
+      p,
+      async () => (p.log().includes('listening on') ? true : undefined),
+      120_000,
+    );
+  } catch (e) {
+    await p.kill();
+    throw e;
   }
-  proc.kill('SIGTERM');
-  if ((await exited) !== 0) throw new Error(`the service's first start did not stop cleanly:\n${out}`);
+  await p.stop();
+  if ((await p.exited) !== 0) throw new Error(`the service's first start did not stop cleanly:\n${p.log()}`);
 }
 
 let built: Promise<string> | undefined;
