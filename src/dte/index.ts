@@ -92,7 +92,7 @@ export { issueDte, issueDteAsync, buildDte, documentIdFor, NS_SII } from './dte-
 export { strategyFor } from './strategies/index.ts';
 export type { DocumentStrategy } from './strategies/index.ts';
 
-export type { PendingSignature, PreparedSigner } from './xmldsig.ts';
+export type { PreparedSigner } from './xmldsig.ts';
 export { prepareSigner, assertSignerValidAt, signAsync } from './xmldsig.ts';
 export { rutFromCertificate, OID_SII_RUT } from './certificate.ts';
 
