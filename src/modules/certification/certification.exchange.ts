@@ -4,12 +4,8 @@ import {
   buildEnvioRecibosOf,
   buildRespuestaEnvio,
   buildResultadosDte,
-  envelopeParts,
-  formatRutSii,
   isDteEngineError,
   isReceivable,
-  tryParseRut,
-  verifyEnvelope,
   type AnsweredDocument,
   type PreparedSigner,
   type SchemaValidator,
@@ -19,7 +15,7 @@ import { errors } from '../../errors.ts';
 import type { Clock } from '../../lib/clock.ts';
 import { siiText } from '../../lib/validate.ts';
 import { buildZip } from '../../lib/zip.ts';
-import { documentProblem, envelopeError, guardXml, type DocumentProblem } from '../received/index.ts';
+import { documentProblem, guardXml, readAddressedEnvelope, type DocumentProblem } from '../received/index.ts';
 import type { TenantRow } from '../tenants/index.ts';
 
 /**
@@ -79,23 +75,11 @@ export function createCertificationExchange(deps: ExchangeDeps) {
       siiText(`${tenant.direccion}, ${tenant.comuna}`, { param: 'recinto', maxLength: 80, truncate: true });
     const now = deps.clock.now();
     const signer = await signerFor(tenant, now);
-    const tenantRut = tryParseRut(tenant.rut_empresa);
-    if (!tenantRut)
-      throw errors.conflict(
-        'tenant_data_invalid',
-        "The tenant's RUT cannot be compared with a document's. Fix it with PATCH /api/v1/tenants/{tenantId}.",
-      );
-    const rutTenant = formatRutSii(tenantRut);
-    const v = await verifyEnvelope(body, {
+    const { v, parts, rutTenant } = await readAddressedEnvelope(body, tenant, {
       siiKeys: cafKeysFor(deps, tenant),
       schemaValidator: deps.schemaValidator,
-      expectedRutReceptor: rutTenant,
     });
-    const envErr = envelopeError(v);
-    if (envErr) throw envErr;
-    const parts = envelopeParts(body);
     const rutEmisor = v.caratula?.rutEmisor;
-    if (v.dtes.length === 0) throw errors.unprocessable('envelope_invalid', 'The EnvioDTE has no DTE.', { param: 'body' });
     if (!rutEmisor || parts.dtes.length !== v.dtes.length)
       throw errors.unprocessable('envelope_caratula_invalid', "The envelope's carátula or documents cannot be read.", { param: 'body' });
 

@@ -19,3 +19,4 @@ export { default as receivedDeliveriesRoutes } from './received.deliveries.route
 export { envelopeError, documentProblem } from './received.verdict.ts';
 export type { DocumentProblem } from './received.verdict.ts';
 export { guardXml } from './received.xml-guard.ts';
+export { readAddressedEnvelope } from './received.envelope.ts';

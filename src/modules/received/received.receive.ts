@@ -4,14 +4,10 @@ import type { Db, Sql } from '../../db/types.ts';
 import {
   assertSignerValidAt,
   buildRespuestaEnvio,
-  envelopeParts,
   ESTADO_RECEP_DTE,
   isDteEngineError,
   readPrintable,
   isReceivable,
-  tryParseRut,
-  formatRutSii,
-  verifyEnvelope,
   type PreparedSigner,
   type PrintableDte,
   type SchemaValidator,
@@ -25,9 +21,10 @@ import { isDeliverableAddress } from '../exchange/index.ts';
 import type { RespuestaToSend } from './received.deliveries.ts';
 import type { TenantRow } from '../tenants/index.ts';
 import { receivedStore, type EnvioDocument, type ReceivedDteRow } from './received.store.ts';
-import { documentProblem, envelopeError, type DocumentProblem } from './received.verdict.ts';
+import { documentProblem, type DocumentProblem } from './received.verdict.ts';
 import { envioGlosa, toReceivedDte, toReceivedEnvio, type ReceivedEnvio } from './received.views.ts';
 import { guardXml } from './received.xml-guard.ts';
+import { readAddressedEnvelope } from './received.envelope.ts';
 
 /**
  * Receiving a supplier's EnvioDTE (docs/received.md; docs/decisions.md §13). In order:
@@ -119,24 +116,11 @@ export function createReceive(deps: ReceiveDeps) {
         { param: 'certificate' },
       );
     }
-    const tenantRut = tryParseRut(tenant.rut_empresa);
-    if (!tenantRut)
-      throw errors.conflict(
-        'tenant_data_invalid',
-        "The tenant's RUT cannot be compared with a document's. Fix it with PATCH /api/v1/tenants/{tenantId}.",
-      );
-    const rutTenant = formatRutSii(tenantRut);
-    // No `now`: a received document's CAF is judged at its date of issue, not at reception.
-    const v = await verifyEnvelope(body, {
+    const { v, parts, rutTenant } = await readAddressedEnvelope(body, tenant, {
       siiKeys: cafKeysFor(deps, tenant),
       schemaValidator: deps.schemaValidator,
-      expectedRutReceptor: rutTenant,
     });
-    const envErr = envelopeError(v);
-    if (envErr) throw envErr;
-    const parts = envelopeParts(body);
     const car = v.caratula;
-    if (v.dtes.length === 0) throw errors.unprocessable('envelope_invalid', 'The EnvioDTE has no DTE.', { param: 'body' });
     if (parts.dtes.length !== v.dtes.length || !car?.rutEmisor || !car.rutEnvia || !car.fechaResolucion || car.numeroResolucion === null)
       throw errors.unprocessable('envelope_caratula_invalid', "The envelope's carátula or documents cannot be read.", { param: 'body' });
 
