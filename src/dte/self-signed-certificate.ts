@@ -52,14 +52,24 @@ function rutSan(rut: string): forge.asn1.Asn1 {
   ]);
 }
 
+/**
+ * Eight random bytes as a DER INTEGER's content: positive (first byte below 0x80) and minimal (first
+ * byte not zero). A zero first byte, 1 in 256 before, made a certificate OpenSSL refuses to parse
+ * ("illegal padding"), so a test .pfx was now and then unreadable.
+ */
+export function randomSerialHex(): string {
+  const bytes = Buffer.from(forge.random.getBytesSync(8), 'binary');
+  bytes[0] = 0x40 | ((bytes[0] as number) & 0x3f);
+  return bytes.toString('hex');
+}
+
 export function createSelfSignedCertificate(opts: SelfSignedCertificateOptions): SelfSignedCertificate {
   const privateKey = opts.privateKey ?? generateKeyPairSync('rsa', { modulusLength: opts.keyBits ?? 2048 }).privateKey;
   const privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const fkey = forge.pki.privateKeyFromPem(privateKeyPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = forge.pki.setRsaPublicKey(fkey.n, fkey.e);
-  // A positive INTEGER: the first hex digit below 8.
-  cert.serialNumber = opts.serialHex ?? `0${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
+  cert.serialNumber = opts.serialHex ?? randomSerialHex();
   cert.validity.notBefore = opts.notBefore;
   cert.validity.notAfter = opts.notAfter;
   const attrs = [
