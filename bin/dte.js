@@ -6,5 +6,8 @@ if (major < 24) {
   console.error(`dte needs Node.js 24 or newer (this is ${process.version}). Run it through npx or npm scripts.`);
   process.exit(1);
 }
+// Compiled code kept between runs (src/lib/compile-cache.ts), before the commands' modules load.
+const { enableCompileCache } = await import('../src/lib/compile-cache.ts');
+enableCompileCache();
 const { runCli } = await import('../src/cli/index.ts');
 process.exitCode = await runCli(process.argv.slice(2));

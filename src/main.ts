@@ -2,15 +2,19 @@
  * Process wiring: config -> database -> migrations -> context -> jobs -> HTTP -> signals.
  * `--role api|worker` (or ROLE) splits the API from the background workers; the default runs both.
  */
-import { loadConfig, ConfigError, describeSmtp } from './config.ts';
-import { openStores } from './stores.ts';
-import { DirectoryLockedError } from './db/dir-lock.ts';
-import { hasPgliteNodeFlags, PGLITE_NODE_FLAGS } from './db/pglite.ts';
-import { createContext } from './context.ts';
-import { buildApp } from './http/app.ts';
-import { systemClock } from './lib/clock.ts';
-import { startBackground } from './worker.ts';
-import { adminCommands, startAdminSocket } from './cli/admin-socket.ts';
+import { enableCompileCache } from './lib/compile-cache.ts';
+
+// Before the service's modules are compiled: they are imported below, not statically (src/lib/compile-cache.ts).
+enableCompileCache();
+const { loadConfig, ConfigError, describeSmtp } = await import('./config.ts');
+const { openStores } = await import('./stores.ts');
+const { DirectoryLockedError } = await import('./db/dir-lock.ts');
+const { hasPgliteNodeFlags, PGLITE_NODE_FLAGS } = await import('./db/pglite.ts');
+const { createContext } = await import('./context.ts');
+const { buildApp } = await import('./http/app.ts');
+const { systemClock } = await import('./lib/clock.ts');
+const { startBackground } = await import('./worker.ts');
+const { adminCommands, startAdminSocket } = await import('./cli/admin-socket.ts');
 
 /** The HTTP port is taken by another process: one line naming PORT, no stack trace (src/main.ts). */
 export class PortInUseError extends Error {
