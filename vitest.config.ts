@@ -41,10 +41,11 @@ export default defineConfig({
     pool: 'forks',
     // Files that start processes, browsers or whole flows first (test/support/sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
-    // One worker per core (vitest's default is one fewer: on 2 cores, one file at a time, which left
-    // a third of the machine idle while a file waited on PostgreSQL, a child process or a checker).
-    // Two workers on 2 cores: docs/performance.md, "Fifth round: two workers…". VITEST_MAX_WORKERS overrides it.
-    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? Math.max(2, availableParallelism())),
+    // One worker more than cores (vitest's default is one fewer: on 2 cores, one file at a time). Files
+    // wait on child processes, browsers, PostgreSQL and checkers much of their time: with two workers
+    // on 2 cores the test processes used 1.49 cores, with three 1.74 (docs/performance.md, "Sixth
+    // round"). VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Number(process.env.VITEST_MAX_WORKERS ?? availableParallelism() + 1),
     // One migrated PGlite template per run, copied by every test database (test/support/db.ts); on
     // PostgreSQL, the run's name for its test databases, and their cleanup (pg-template.ts).
     globalSetup: ['test/support/pglite-template.setup.ts', 'test/support/pg-template.setup.ts'],
