@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 import { OID_SII_RUT } from './certificate.ts';
 
@@ -58,9 +58,25 @@ function rutSan(rut: string): forge.asn1.Asn1 {
  * ("illegal padding"), so a test .pfx was now and then unreadable.
  */
 export function randomSerialHex(): string {
-  const bytes = Buffer.from(forge.random.getBytesSync(8), 'binary');
+  const bytes = randomBytes(8);
   bytes[0] = 0x40 | ((bytes[0] as number) & 0x3f);
   return bytes.toString('hex');
+}
+
+/**
+ * What forge's `cert.sign` does (sha256WithRSAEncryption over the TBSCertificate's DER), with the
+ * RSA signature by Node's crypto instead of forge's JavaScript big integers: the tests make many
+ * certificates, and forge's signature was most of each one's cost.
+ */
+function signWithNode(cert: forge.pki.Certificate, privateKey: KeyObject): void {
+  const oid = forge.pki.oids.sha256WithRSAEncryption as string;
+  cert.signatureOid = oid;
+  cert.siginfo.algorithmOid = oid;
+  // getTBSCertificate is public in forge (x509.js) but missing from its type declarations.
+  const tbs = (forge.pki as unknown as { getTBSCertificate(c: forge.pki.Certificate): forge.asn1.Asn1 }).getTBSCertificate(cert);
+  (cert as unknown as { tbsCertificate: forge.asn1.Asn1 }).tbsCertificate = tbs;
+  const der = Buffer.from(forge.asn1.toDer(tbs).getBytes(), 'binary');
+  cert.signature = sign('sha256', der, privateKey).toString('binary');
 }
 
 export function createSelfSignedCertificate(opts: SelfSignedCertificateOptions): SelfSignedCertificate {
@@ -85,7 +101,7 @@ export function createSelfSignedCertificate(opts: SelfSignedCertificateOptions):
   ];
   if (!opts.withoutRut) exts.push({ id: '2.5.29.17', value: rutSan(opts.rut) });
   cert.setExtensions(exts);
-  cert.sign(fkey, forge.md.sha256.create());
+  signWithNode(cert, privateKey);
   const certificateDer = Buffer.from(forge.asn1.toDer(forge.pki.certificateToAsn1(cert)).getBytes(), 'binary');
   return {
     privateKey,
