@@ -1,9 +1,9 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { launch, ROOT, until } from './launch.ts';
 import { freePort } from './ports.ts';
 import { copyServerData } from './server-data.ts';
 
@@ -12,7 +12,7 @@ import { copyServerData } from './server-data.ts';
  * process on a free port. Screenshots go to test-artifacts/ (gitignored).
  * CHROMIUM_PATH overrides the browser binary (default /usr/bin/chromium).
  */
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { ROOT };
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -79,28 +79,22 @@ export async function startServerProcess(extraEnv: Record<string, string> = {}):
   delete env.SECRETS_ENCRYPTION_KEY;
   // A copy of a first start's data and keys (server-data.ts), unless the caller brings its own.
   if (!extraEnv.DATA_DIR && !extraEnv.KEYS_DIR) await copyServerData(env.DATA_DIR!, env.KEYS_DIR!);
-  const proc = spawn(process.execPath, ['src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const deadline = Date.now() + 60_000;
-  while (!out.includes('listening on')) {
-    if (proc.exitCode !== null || Date.now() > deadline) {
-      proc.kill('SIGKILL');
-      throw new Error(`the server did not start:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  // Started as the other test servers are (launch.ts: npm start's Node flags, output kept).
+  const p = launch(['src/main.ts'], env);
+  try {
+    await until('the server', p, async () => (p.log().includes('listening on') ? true : undefined), 60_000);
+  } catch (e) {
+    await p.kill();
+    throw e;
   }
   return {
     baseUrl,
-    proc,
+    proc: p.proc,
     env,
-    log: () => out,
+    log: p.log,
     cli: (args) => execFileSync(process.execPath, ['bin/dte.js', ...args], { cwd: ROOT, env, encoding: 'utf8' }),
     async stop() {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-      await exited;
+      await p.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
