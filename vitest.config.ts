@@ -16,15 +16,14 @@ const unitFiles = ['src', 'packages']
 
 /**
  * Test files that need a process of their own: one replaces a module (`vi.mock`), which is only
- * sound when no earlier file in the same process has loaded it; the logo tests bound the event
- * loop's longest stall (400 ms), and a long-lived worker's larger heap (its collections) could eat
- * into that (a precaution: one failed in a shared worker under a load average of 20, where it also
- * fails isolated at times; docs/performance.md, "The test suite"). Every other file shares its worker
- * process with the files before it (`isolate: false`), so the module graph, PGlite's compiled
- * WebAssembly, the template and the pool's databases are paid once per worker, not once per file
- * (docs/performance.md, "The test suite").
+ * sound when no earlier file in the same process has loaded it; the logo decoder's unit test bounds
+ * the event loop's busiest stretch against a decode on the loop (a few tens of ms on a fast
+ * machine), and a long-lived worker's larger heap could add a collection's pause to that. Every
+ * other file shares its worker process with the files before it (`isolate: false`), so the module
+ * graph, PGlite's compiled WebAssembly, the template and the pool's databases are paid once per
+ * worker, not once per file (docs/performance.md, "The test suite").
  */
-const ISOLATED = ['src/modules/dte/dte.create.test.ts', 'src/pdf/logo.test.ts', 'test/modules/tenants/logo.http.test.ts'];
+const ISOLATED = ['src/modules/dte/dte.create.test.ts', 'src/pdf/logo.test.ts'];
 
 /**
  * Projects: `main` runs in parallel; `serial` holds the tests that disturb shared machinery
