@@ -17,8 +17,8 @@ const unitFiles = ['src', 'packages']
 /**
  * Test files that need a process of their own: one replaces a module (`vi.mock`), which is only
  * sound when no earlier file in the same process has loaded it; the logo decoder's unit test bounds
- * the event loop's busiest stretch against a decode on the loop (a few tens of ms on a fast
- * machine), and a long-lived worker's larger heap could add a collection's pause to that. Every
+ * the event loop thread's busiest stretch (its forks included), which a long-lived worker's larger
+ * heap would lengthen with a collection's pause or a slower fork. Every
  * other file shares its worker process with the files before it (`isolate: false`), so the module
  * graph, PGlite's compiled WebAssembly, the template and the pool's databases are paid once per
  * worker, not once per file (docs/performance.md, "The test suite").

@@ -1,7 +1,9 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/migrate.ts';
 import { MAIN_MIGRATIONS } from '../../src/db/open.ts';
 import { STATEMENT_NAME_PREFIX } from '../../src/db/pglite-statements.ts';
+import { EMULATOR_MIGRATIONS } from '../../src/provider/emulator/store.ts';
 import { SECRETS_MIGRATIONS } from '../../src/secrets/secret-store.ts';
 import { newPglite } from './db.ts';
 import { fingerprintOf, givePglite, shapeOf, takePglite, type Pooled } from './pglite-pool.ts';
@@ -125,12 +127,33 @@ describe.each([
     await givePglite(key, fresh);
   });
 
+  it('takes back a database a test added tables, sequences and migrations to (as the emulator does), without them', async () => {
+    const fresh = await create();
+    const expected = await stateOf(fresh.pg);
+    const used = await takePglite(key, create);
+    // The in-process emulator's migrations (src/provider/emulator/store.ts), applied to the service's database.
+    const applied = await migrate(used.db, EMULATOR_MIGRATIONS);
+    expect(applied.length).toBeGreaterThan(0);
+    await used.pg
+      .exec(`create table extra (id serial primary key, x int); create sequence extra_seq; create view extra_view as select x from extra;
+      insert into extra (x) values (1)`);
+    await givePglite(key, used);
+
+    const again = await takePglite(key, create);
+    expect(again).toBe(used);
+    expect(await stateOf(again.pg)).toEqual(expected);
+    // And the emulator's migrations apply again from scratch.
+    expect(await migrate(again.db, EMULATOR_MIGRATIONS)).toEqual(applied);
+    await givePglite(key, again);
+    await givePglite(key, fresh);
+  });
+
   it('does not keep a database the test closed, nor one whose schema it changed', async () => {
     const a = await takePglite(key, create);
     const b = await takePglite(key, create);
     const c = await takePglite(key, create);
     await a.pg.close();
-    await b.pg.exec('create table extra (x int)');
+    await b.pg.exec('create view extra_view as select 1 as x');
     await c.pg.exec('alter table schema_migrations add column note text');
     for (const p of [a, b, c]) await givePglite(key, p);
     expect(b.pg.closed).toBe(true);

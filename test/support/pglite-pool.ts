@@ -9,7 +9,9 @@ import type { Db } from '../../src/db/types.ts';
  * directory and boots a WebAssembly PostgreSQL) and every test app opens two; putting one back in
  * its migrated state costs tens of milliseconds (docs/performance.md "The test suite").
  *
- * A database is put back only when that is proven complete: every table emptied and every
+ * A database is put back only when that is proven complete: tables, sequences and recorded
+ * migrations a test added removed (the in-process emulator migrates its own tables into the
+ * service's database: docs/performance.md, "Seventh round"), every table emptied and every
  * sequence restarted, session state discarded, and the schema's fingerprint (everything a test
  * could have created or altered) equal to the one it had when it was made. Otherwise, or when
  * the test closed it itself, it is dropped and the next test gets a new one.
@@ -27,6 +29,8 @@ const RESET_TIMEOUT_MS = 10_000;
 interface Shape {
   tables: string[];
   sequences: string[];
+  /** schema_migrations' names. */
+  migrations: string[];
   fingerprint: string;
 }
 
@@ -64,10 +68,12 @@ export async function givePglite(migrations: string, p: Pooled): Promise<void> {
 }
 
 /**
- * Empties the tables and restarts the sequences the database had when made, and discards session
- * state (settings, prepared statements, LISTEN, advisory locks, temporary tables, cursors). True
- * only if the schema is then the one it was made with; schema_migrations keeps its rows (they are
- * part of the migrated state).
+ * Drops the tables and sequences added since the database was made and forgets the migrations
+ * recorded since, empties the tables and restarts the sequences it had, and discards session state
+ * (settings, prepared statements, LISTEN, advisory locks, temporary tables, cursors). True only if
+ * the schema is then the one it was made with (anything else added or altered: a view, a column, a
+ * foreign key to an added table that the drop took with it); schema_migrations keeps the rows it
+ * had (they are part of the migrated state).
  */
 export async function resetToMigrated(pg: PGlite, shape: Shape): Promise<boolean> {
   // Outside any transaction block (DISCARD ALL refuses to run in one): a test that left one open
@@ -75,6 +81,15 @@ export async function resetToMigrated(pg: PGlite, shape: Shape): Promise<boolean
   await pg.exec('rollback');
   await pg.exec('discard all');
   forgetPreparedStatements(pg); // the Db's named statements went with the session
+  const now = await relationsOf(pg);
+  const added = (was: string[], is: string[]) => is.filter((x) => !was.includes(x));
+  const undo: string[] = [];
+  const tables = added(shape.tables, now.tables);
+  if (tables.length > 0) undo.push(`drop table if exists ${tables.join(', ')} cascade`);
+  const sequences = added(shape.sequences, now.sequences);
+  if (sequences.length > 0) undo.push(`drop sequence if exists ${sequences.join(', ')} cascade`);
+  if (undo.length > 0) await pg.exec(undo.join(';\n'));
+  await pg.query('delete from public.schema_migrations where not (name = any($1::text[]))', [shape.migrations]);
   const statements: string[] = [];
   if (shape.tables.length > 0) statements.push(`truncate ${shape.tables.join(', ')} restart identity cascade`);
   for (const s of shape.sequences) statements.push(`alter sequence ${s} restart`);
@@ -82,8 +97,13 @@ export async function resetToMigrated(pg: PGlite, shape: Shape): Promise<boolean
   return (await fingerprintOf(pg)) === shape.fingerprint;
 }
 
-/** The tables (but schema_migrations) and sequences of the user's schemas, and the fingerprint. */
+/** The tables (but schema_migrations) and sequences of the user's schemas, the migrations recorded, and the fingerprint. */
 export async function shapeOf(pg: PGlite): Promise<Shape> {
+  const migrations = (await pg.query<{ name: string }>('select name from public.schema_migrations order by name')).rows.map((r) => r.name);
+  return { ...(await relationsOf(pg)), migrations, fingerprint: await fingerprintOf(pg) };
+}
+
+async function relationsOf(pg: PGlite): Promise<{ tables: string[]; sequences: string[] }> {
   const rel = async (kinds: string) =>
     (
       await pg.query<{ name: string }>(
@@ -93,7 +113,7 @@ export async function shapeOf(pg: PGlite): Promise<Shape> {
         [kinds.split('')],
       )
     ).rows.map((r) => r.name);
-  return { tables: await rel('rp'), sequences: await rel('S'), fingerprint: await fingerprintOf(pg) };
+  return { tables: await rel('rp'), sequences: await rel('S') };
 }
 
 const USER_SCHEMA = `n.nspname not in ('pg_catalog', 'information_schema', 'pg_toast') and n.nspname not like 'pg\\_temp\\_%' and n.nspname not like 'pg\\_toast\\_temp\\_%'`;
