@@ -18,10 +18,10 @@ const unitFiles = ['src', 'packages']
  * Test files that need a process of their own: one replaces a module (`vi.mock`), which is only
  * sound when no earlier file in the same process has loaded it; the logo decoder's unit test bounds
  * the event loop thread's busiest stretch (its forks included), which a long-lived worker's larger
- * heap would lengthen with a collection's pause or a slower fork. Every
- * other file shares its worker process with the files before it (`isolate: false`), so the module
- * graph, PGlite's compiled WebAssembly, the template and the pool's databases are paid once per
- * worker, not once per file (docs/performance.md, "The test suite").
+ * heap would lengthen with a collection's pause or a slower fork (docs/performance.md, "Seventh
+ * round"). Every other file shares its worker process with the files before it (`isolate: false`),
+ * so the module graph, PGlite's compiled WebAssembly, the template and the pool's databases are paid
+ * once per worker, not once per file (docs/performance.md, "The test suite").
  */
 const ISOLATED = ['src/modules/dte/dte.create.test.ts', 'src/pdf/logo.test.ts'];
 
