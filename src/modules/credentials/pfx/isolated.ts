@@ -6,8 +6,8 @@ import { pfxThreads, type PfxThreads } from './threads.ts';
 /**
  * Runs inspectPfx in a worker thread with a deadline and memory limits, so a hostile upload can
  * neither block the event loop nor crash the process. A thread that answered is kept for the next
- * file (threads.ts); one that failed, crashed or missed the deadline is ended. A few run at once; a burst beyond the queue
- * gets a 503 instead of piling up threads.
+ * file (threads.ts); one that failed, crashed or missed the deadline is ended. A few run at once; a
+ * burst beyond the queue gets a 503 instead of piling up threads.
  *
  * The work a file can cause is bounded in pkcs12.ts (depth, iterations), so the deadline is only a
  * safety net: reaching it means the machine is overloaded, and the answer is a retryable 503, not
