@@ -4,7 +4,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestKit, sampleDteInput } from '../support/dte/fixtures.ts';
+import { buildEnvelope } from '../../src/dte/envelope.ts';
+import { createTestKit, sampleDteInput, TEST_NOW } from '../support/dte/fixtures.ts';
 import { OFFICIAL_ENVIO } from '../support/dte/sii-fixtures.ts';
 
 /**
@@ -84,6 +85,26 @@ describe('scripts/check-sii-xml.ts', () => {
     expect(r.status).toBe(1);
     expect(r.failures).toHaveLength(1);
     expect(r.failures[0]).toContain('DTE #1 signature (standalone)');
+  });
+
+  it('names each DTE whose signature fails in an envelope, and only those (xmlsec1 verifies many files per run)', () => {
+    const dtes = [1, 2, 3, 4, 5].map((i) => {
+      const xml = kit.build(sampleDteInput(33, 40 + i)).xml.toString('latin1');
+      const broken = i === 2 || i === 4 ? xml.replace(/<SignatureValue>(.)/, (m) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A')) : xml;
+      return Buffer.from(broken, 'latin1');
+    });
+    const env = buildEnvelope({
+      dtes,
+      rutEmisor: '76192083-9',
+      fechaResolucion: '2014-08-22',
+      numeroResolucion: 80,
+      signer: kit.certificate.signer,
+      now: TEST_NOW,
+    });
+    const r = check(env.xml);
+    expect(r.status).toBe(1);
+    expect(r.failures.map((l) => /DTE #\d+ signature/.exec(l)?.[0])).toEqual(['DTE #2 signature', 'DTE #4 signature']);
+    expect(r.lines.filter((l) => /^ok .*DTE #\d+ signature/.test(l))).toHaveLength(3);
   });
 
   it('fails a tampered TED', () => {
