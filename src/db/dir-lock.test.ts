@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, it } from 'vitest';
+import { copyServerData } from '../../test/support/server-data.ts';
 import { DirectoryLockedError, lockDirectory } from './dir-lock.ts';
 
 const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'lock-'));
@@ -70,10 +71,21 @@ it('stays held when its holder keeps no release function and the garbage collect
 
 it('a second server process on the same PGlite directory stops with a clear message', async () => {
   const dir = tmp();
+  // A copy of a first start's data and keys: what is tested is the lock, not the creation of a
+  // directory (pglite-reopen.test.ts), which would take most of this test's time.
+  await copyServerData(path.join(dir, 'data'), path.join(dir, 'keys'));
   const node = path.resolve('node_modules/.bin/node');
   const start = () =>
     spawn(node, ['src/main.ts'], {
-      env: { ...process.env, BASE_URL: '', APP_URL: '', DATA_DIR: dir, KEYS_DIR: path.join(dir, 'keys'), PORT: '0', LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        BASE_URL: '',
+        APP_URL: '',
+        DATA_DIR: path.join(dir, 'data'),
+        KEYS_DIR: path.join(dir, 'keys'),
+        PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
   const first = start();
@@ -83,8 +95,7 @@ it('a second server process on the same PGlite directory stops with a clear mess
     let out1 = '';
     first.stdout!.on('data', (c: Buffer) => (out1 += c));
     first.stderr!.on('data', (c: Buffer) => (out1 += c));
-    // A first start runs the migrations on a new PGlite directory: 30 s was seen to be too short on
-    // a loaded 2-core machine (docs/performance.md, "Timeouts").
+    // 30 s was seen to be too short for a first start on a loaded 2-core machine (docs/performance.md, "Timeouts").
     for (let i = 0; i < 900 && !out1.includes('listening on'); i++) await new Promise((r) => setTimeout(r, 100));
     expect(out1).toContain('listening on');
     const started = start();

@@ -5,21 +5,6 @@ import { expect, it } from 'vitest';
 import { MAIN_MIGRATIONS, openDatabase } from './open.ts';
 import { openPglite } from './pglite.ts';
 
-it('reopens an embedded database directory without re-running its migrations', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-reopen-'));
-  try {
-    const first = await openDatabase({ dir });
-    await first.query(`insert into accounts (id, name, email) values ('00000000-0000-4000-8000-000000000001', 'A', 'a@example.com')`);
-    expect((await first.query('select 1 from accounts')).rowCount).toBe(1);
-    await first.close();
-    const second = await openDatabase({ dir });
-    expect((await second.query<{ n: number }>('select count(*)::int as n from accounts')).rows[0]!.n).toBe(1);
-    await second.close();
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 it('opens a directory the previous version made (PGlite defaults, migrated in-process) and keeps its rows', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-olddir-'));
   try {
@@ -40,7 +25,7 @@ it('opens a directory the previous version made (PGlite defaults, migrated in-pr
   }
 });
 
-it('creates a new directory in a child process, which also applies the migrations', async () => {
+it('creates a new directory in a child process, which also applies the migrations, and reopens it without running them again', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-newdir-'));
   try {
     // openPglite alone runs no migration in this process: what is there, the child did.
@@ -50,7 +35,14 @@ it('creates a new directory in a child process, which also applies the migration
     expect((await db.query<{ setting: string }>(`select setting from pg_settings where name = 'shared_buffers'`)).rows[0]!.setting).toBe(
       '2048',
     );
+    await db.query(`insert into accounts (id, name, email) values ('00000000-0000-4000-8000-000000000001', 'A', 'a@example.com')`);
     await db.close();
+    // The same directory again, as a restart opens it: the row kept, each migration recorded once.
+    const again = await openDatabase({ dir });
+    expect((await again.query<{ n: number }>('select count(*)::int as n from accounts')).rows[0]!.n).toBe(1);
+    const runs = await again.query<{ n: number }>('select count(*)::int as n from schema_migrations');
+    expect(runs.rows[0]!.n).toBe(r.rows[0]!.n);
+    await again.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
