@@ -29,10 +29,23 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 }
 
-/** test-artifacts/<name>/, created empty. */
+/**
+ * The browser tests' screenshots (what a person sees, for a person to look at: no test reads
+ * them) are taken only when TEST_SCREENSHOTS=1, as `npm run test:screenshots` sets: a full-page
+ * PNG costs Chromium ~0.25 s of CPU, a sixth of a browser file's (docs/performance.md, "Eighth
+ * round"). Screenshots of a failure are taken whatever the setting.
+ */
+export const SCREENSHOTS = process.env.TEST_SCREENSHOTS === '1';
+
+/** A screenshot into test-artifacts/ (the whole page unless `fullPage: false`), when SCREENSHOTS. */
+export async function screenshot(page: Page, file: string, o: { fullPage?: boolean } = {}): Promise<void> {
+  if (SCREENSHOTS) await page.screenshot({ path: file, fullPage: o.fullPage ?? true });
+}
+
+/** test-artifacts/<name>/, created empty when this run saves screenshots (kept as it is otherwise). */
 export function artifactsDir(name: string): string {
   const dir = path.join(ROOT, 'test-artifacts', name);
-  fs.rmSync(dir, { recursive: true, force: true });
+  if (SCREENSHOTS) fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   return dir;
 }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, axeViolations, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 import { makeCert, modernPfx } from '../../support/pfx.ts';
 import { uniqueRut } from '../../support/app.ts';
 
@@ -72,19 +72,19 @@ describe('hosted activation page in Chromium', () => {
     await page.goto(url);
     await expect(page.locator('h1').textContent()).resolves.toContain('Paso 1 de 3');
     expect(await page.getAttribute('html', 'lang')).toBe('es');
-    await page.screenshot({ path: path.join(shots, '01-clave-api.png'), fullPage: true });
+    await screenshot(page, path.join(shots, '01-clave-api.png'));
 
     // A key the provider refuses: the error sits by the field, which gets focus.
     await page.getByLabel('Clave API de SimpleAPI').fill('sk-invalid-browser');
     await page.getByRole('button', { name: 'Verificar y continuar' }).click();
     await expect(page.locator('#f-apiKey-error').textContent()).resolves.toContain('rechazó');
     expect(await page.getAttribute('#f-apiKey', 'aria-invalid')).toBe('true');
-    await page.screenshot({ path: path.join(shots, '01b-clave-api-error.png'), fullPage: true });
+    await screenshot(page, path.join(shots, '01b-clave-api-error.png'));
 
     await page.getByLabel('Clave API de SimpleAPI').fill('sk-browser-valid-0001');
     await page.getByRole('button', { name: 'Verificar y continuar' }).click();
     await expect(page.locator('h1').textContent()).resolves.toContain('Paso 2 de 3');
-    await page.screenshot({ path: path.join(shots, '02-certificado.png'), fullPage: true });
+    await screenshot(page, path.join(shots, '02-certificado.png'));
 
     await page
       .getByLabel('Archivo del certificado (.pfx o .p12)')
@@ -95,11 +95,11 @@ describe('hosted activation page in Chromium', () => {
     const summary = await page.locator('dl.summary').textContent();
     expect(summary).toContain('Carolina Muñoz Fuentes');
     expect(summary).toContain('12.345.678-5');
-    await page.screenshot({ path: path.join(shots, '03-confirmacion.png'), fullPage: true });
+    await screenshot(page, path.join(shots, '03-confirmacion.png'));
 
     await page.getByRole('button', { name: 'Confirmar y activar' }).click();
     await expect(page.locator('h1').textContent()).resolves.toBe('Activación completada');
-    await page.screenshot({ path: path.join(shots, '04-listo.png'), fullPage: true });
+    await screenshot(page, path.join(shots, '04-listo.png'));
 
     const status = await api('GET', `/api/v1/tenants/${tenantId}/credentials/status`);
     expect(status.status).toBe(200);
@@ -113,7 +113,7 @@ describe('hosted activation page in Chromium', () => {
     const again = await page.goto(url);
     expect(again?.status()).toBe(410);
     await expect(page.locator('h1').textContent()).resolves.toBe('Este enlace ya no es válido');
-    await page.screenshot({ path: path.join(shots, '05-enlace-usado.png'), fullPage: true });
+    await screenshot(page, path.join(shots, '05-enlace-usado.png'));
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { validTenant } from '../../support/app.ts';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, axeViolations, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 
 /**
  * The audit log page in Chromium against the real server (docs/audit.md): the owner makes a key on
@@ -20,7 +20,7 @@ describe('audit log page in Chromium', () => {
   const shots = artifactsDir('audit');
 
   const check = async (p: Page, name: string) => {
-    await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(p, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(p)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
   };

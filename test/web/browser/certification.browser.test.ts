@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, ROOT, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import {
+  artifactsDir,
+  axeViolations,
+  launchBrowser,
+  ROOT,
+  screenshot,
+  type ServerProcess,
+  startServerProcess,
+} from '../../support/browser.ts';
 import { certificateForm, makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
 /**
@@ -27,7 +35,7 @@ describe('the certification page in Chromium', () => {
   const problems: string[] = [];
 
   const check = async (name: string) => {
-    await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(page, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
   };

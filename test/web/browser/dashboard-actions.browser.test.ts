@@ -3,7 +3,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, ROOT, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import {
+  artifactsDir,
+  axeViolations,
+  launchBrowser,
+  ROOT,
+  screenshot,
+  type ServerProcess,
+  startServerProcess,
+} from '../../support/browser.ts';
 import { dteBody } from '../../support/issuing.ts';
 import { makeCert, modernPfx, ymd } from '../../support/pfx.ts';
 
@@ -31,7 +39,7 @@ describe('dashboard actions in Chromium', () => {
   const pfx = modernPfx(cert, PFX_PASSWORD);
 
   const check = async (name: string, p: Page = page) => {
-    await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(p, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(p)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
   };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, axeViolations, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 
 /**
  * The dashboard's traps (issue 18) in Chromium against the real server: reloading after "Crear clave" or "Generar enlace" creates nothing,
@@ -23,7 +23,7 @@ describe('dashboard polish in Chromium', () => {
   let link = '';
 
   const check = async (name: string, p: Page = page) => {
-    await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(p, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(p)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
   };
@@ -117,7 +117,7 @@ describe('dashboard polish in Chromium', () => {
     await p.getByRole('link', { name: /^Revocar sk_live_/ }).click();
     await expect(h1(p)).resolves.toBe('Revocar clave API');
     await expect(p.locator('main').textContent()).resolves.toContain('dejarán de funcionar de inmediato');
-    await p.screenshot({ path: path.join(shots, '04-confirmar-revocacion-sin-js.png'), fullPage: true });
+    await screenshot(p, path.join(shots, '04-confirmar-revocacion-sin-js.png'));
     expect((await fetch(`${server.baseUrl}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     await p.getByRole('link', { name: 'Cancelar' }).click();
     await expect(p.locator('#keys tbody tr').count()).resolves.toBe(1);
@@ -215,7 +215,7 @@ describe('dashboard polish in Chromium', () => {
     // The icon as the browser draws it.
     await p.goto(`${server.baseUrl}/assets/favicon.svg`);
     await p.setViewportSize({ width: 64, height: 64 });
-    await p.screenshot({ path: path.join(shots, '11-favicon.png') });
+    await screenshot(p, path.join(shots, '11-favicon.png'), { fullPage: false });
     await anonymous.close();
   }, 60_000);
 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, axeViolations, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 import { dteBody } from '../../support/issuing.ts';
 import { makeCert, modernPfx } from '../../support/pfx.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
@@ -43,7 +43,7 @@ describe('dashboard in Chromium', () => {
 
   /** Screenshot and axe-core: no serious or critical violation on any page. */
   const check = async (name: string, p: Page = page) => {
-    await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(p, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(p)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
     checked.push(name);

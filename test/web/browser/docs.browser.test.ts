@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { artifactsDir, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 
 /**
  * The API reference at /docs in Chromium against the real server: the page renders the operation
@@ -57,19 +57,19 @@ describe('API reference (/docs) in Chromium', () => {
       const csp = await cspViolations();
       throw new Error(`the operation list did not render: ${JSON.stringify({ problems, foreign, csp })}`, { cause: e });
     });
-    await page.screenshot({ path: path.join(shots, 'docs-top.png') });
+    await screenshot(page, path.join(shots, 'docs-top.png'), { fullPage: false });
     await page.getByText('Pagination', { exact: true }).first().scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(shots, 'docs-introduction.png') });
+    await screenshot(page, path.join(shots, 'docs-introduction.png'), { fullPage: false });
 
     // An operation with its example body (from the schema's examples) and the curl sample.
     await page.goto(`${server.baseUrl}/docs/#tag/dte/POST/api/v1/tenants/{tenantId}/dte`);
     await page.getByText('Authorization: Bearer', { exact: false }).first().waitFor({ timeout: 30_000 });
     await page.getByText('Servicio de soporte', { exact: false }).first().waitFor({ timeout: 30_000 });
     await page.waitForTimeout(500);
-    await page.screenshot({ path: path.join(shots, 'docs-operation.png') });
+    await screenshot(page, path.join(shots, 'docs-operation.png'), { fullPage: false });
     // Its responses, each described, the errors with their codes.
     await page.getByText('This route: tenant_not_ready', { exact: false }).first().scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(shots, 'docs-responses.png') });
+    await screenshot(page, path.join(shots, 'docs-responses.png'), { fullPage: false });
 
     // The TypeScript SDK sample is offered beside curl, and responses show example values (not "string").
     await page.goto(`${server.baseUrl}/docs/#tag/tenants/GET/api/v1/tenants`);
@@ -80,7 +80,7 @@ describe('API reference (/docs) in Chromium', () => {
     await page.keyboard.press('Enter');
     await listSection.getByText("dte.paginate('/api/v1/tenants'", { exact: false }).first().waitFor({ timeout: 30_000 });
     await listSection.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: path.join(shots, 'docs-sdk-sample.png') });
+    await screenshot(page, path.join(shots, 'docs-sdk-sample.png'), { fullPage: false });
 
     // "Test request" calls this server (no proxy) with the key typed into the page.
     const { apiKey } = JSON.parse(server.cli(['account', 'create', '--name', 'Docs SaaS', '--email', 'docs@example.com', '--json'])) as {
@@ -99,7 +99,7 @@ describe('API reference (/docs) in Chromium', () => {
     expect(reply.request().headers().authorization).toBe(`Bearer ${apiKey}`);
     expect(reply.status()).toBe(201);
     await page.getByText('201 Created').first().waitFor({ timeout: 30_000 });
-    await page.screenshot({ path: path.join(shots, 'docs-test-request.png') });
+    await screenshot(page, path.join(shots, 'docs-test-request.png'), { fullPage: false });
 
     expect(await cspViolations()).toEqual([]);
     expect(problems).toEqual([]);

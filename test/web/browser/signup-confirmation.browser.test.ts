@@ -4,7 +4,7 @@ import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, axeViolations, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 
 /**
  * Sign-up with SMTP configured, in Chromium against the server process: the "check your e-mail"
@@ -22,7 +22,7 @@ describe('sign-up with e-mail confirmation in Chromium', () => {
   const email = `titular-${Date.now()}@example.com`;
 
   const check = async (name: string) => {
-    await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(page, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
   };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { artifactsDir, axeViolations, launchBrowser, startServerProcess, type ServerProcess } from '../../support/browser.ts';
+import { artifactsDir, axeViolations, launchBrowser, screenshot, type ServerProcess, startServerProcess } from '../../support/browser.ts';
 
 /**
  * Teams in Chromium against the real server (issue 29; docs/dashboard.md "Members and roles"):
@@ -19,7 +19,7 @@ describe('teams in Chromium', () => {
   const shots = artifactsDir('teams');
 
   const check = async (p: Page, name: string) => {
-    await p.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await screenshot(p, path.join(shots, `${name}.png`));
     const violations = (await axeViolations(p)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
     expect(violations, `${name}: ${JSON.stringify(violations)}`).toEqual([]);
   };
