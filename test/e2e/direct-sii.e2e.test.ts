@@ -13,7 +13,7 @@ import { createTestCaf, createTestSii } from '../support/dte/test-caf.ts';
 import { CERT_PASSWORD, CERT_RUT, dteBody, randomRut, SANDBOX_API_KEY, testCertificate } from '../support/issuing.ts';
 import { ymd } from '../support/pfx.ts';
 import { apiClient, createAccountViaCli, launch, scratchDatabase, startServer, type Proc, type ServerProc } from '../support/processes.ts';
-import { copyServerData } from '../support/server-data.ts';
+import { copyEmulatorDatabase, copyServerData } from '../support/server-data.ts';
 
 /**
  * Issue 26's must-show, across processes: the service (`node src/main.ts`) and the standalone
@@ -156,6 +156,7 @@ for (const backend of ['PostgreSQL', 'PGlite'] as Backend[]) {
       work = fs.mkdtempSync(path.join(os.tmpdir(), 'direct-sii-e2e-'));
       fs.writeFileSync(path.join(work, 'sii-777.pem'), sii777.publicKeyPem);
       fs.mkdirSync(path.join(work, 'emulator'));
+      await copyEmulatorDatabase(path.join(work, 'emulator'));
       db = backend === 'PostgreSQL' ? await scratchDatabase() : undefined;
       emu = await startTlsEmulator(path.join(work, 'emulator'), '150');
       // PGlite: a copy of a first start's data and keys (test/support/server-data.ts) in `work`.

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { launch, ROOT, startServer, type ServerProc } from '../support/processes.ts';
+import { copyServerData } from '../support/server-data.ts';
 
 /**
  * The traps a newcomer fell into (issue 18), each against the real programs:
@@ -56,6 +57,8 @@ it("with the server's DATA_DIR and no PORT, creates the account in the running s
 it('a second server on a busy port exits non-zero with one line naming PORT, no stack trace', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dte-busy-port-'));
   try {
+    // Databases that exist already: the port is what is tested, not a first start's creation.
+    await copyServerData(path.join(dir, 'data'), path.join(dir, 'keys'));
     const p = launch(['src/main.ts'], {
       ...server.env,
       DATA_DIR: path.join(dir, 'data'),

@@ -4,6 +4,8 @@ import { createContext, type AppContext } from '../../src/context.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { manualClock, systemClock, type Clock } from '../../src/lib/clock.ts';
 import { openTestDb, type Backend, type TestDb } from './db.ts';
+import { copyMigratedDatabase } from './server-data.ts';
+import fs from 'node:fs';
 import path from 'node:path';
 import { randomInt } from 'node:crypto';
 import { computeDv, formatRutDotted, type SiiKeys } from '../../src/dte/index.ts';
@@ -63,15 +65,21 @@ export async function startTestApp(
     /** Keys CAF signatures must verify with, instead of the configured ones (the SII's and the emulator's). */
     cafKeys?: SiiKeys;
     keyrings?: Keyrings;
-    /** PGlite on disk under this folder (main/ and secrets/) instead of in memory. */
+    /** PGlite on disk under this folder (main/ and secrets/, copies of migrated ones when absent) instead of in memory. */
     dataDir?: string;
     /** Fastify logger options (default: no logging). */
     logger?: boolean | object;
   } = {},
 ): Promise<TestApp> {
-  const onDisk = (sub: string) => (opts.dataDir && backend === 'pglite' ? { dir: path.join(opts.dataDir, sub) } : {});
-  const tdb = await openTestDb(backend, onDisk('main'));
-  const sdb = await openTestDb(backend, { migrationsDir: SECRETS_MIGRATIONS, ...onDisk('secrets') });
+  // On disk, each database starts as a copy of a migrated one (server-data.ts), not created anew.
+  const onDisk = async (sub: 'main' | 'secrets') => {
+    if (!opts.dataDir || backend !== 'pglite') return {};
+    const dir = path.join(opts.dataDir, sub);
+    if (!fs.existsSync(dir)) await copyMigratedDatabase(sub, dir);
+    return { dir };
+  };
+  const tdb = await openTestDb(backend, await onDisk('main'));
+  const sdb = await openTestDb(backend, { migrationsDir: SECRETS_MIGRATIONS, ...(await onDisk('secrets')) });
   const config = testConfig(opts.env);
   const clock = opts.clock ?? (opts.manualClock ? manualClock() : systemClock);
   const ctx = createContext({

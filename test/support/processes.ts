@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { launch, until, type Proc } from './launch.ts';
 import { freePort } from './ports.ts';
-import { copyServerData } from './server-data.ts';
+import { copyEmulatorDatabase, copyServerData } from './server-data.ts';
 
 /**
  * Launches the real programs as separate processes for cross-process tests: the service
@@ -28,6 +28,8 @@ export async function startEmulatorProcess(
   opts: { dataDir?: string; delay?: string; env?: Record<string, string> } = {},
 ): Promise<EmulatorProc> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'dte-emulator-'));
+  // A folder of its own starts with the emulator's database migrated already (server-data.ts).
+  if (!opts.dataDir) await copyEmulatorDatabase(dataDir);
   const p = launch(
     ['bin/dte.js', 'emulator', '--port', '0', '--data-dir', dataDir, '--delay', opts.delay ?? '300', '--json'],
     opts.env ?? {},

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './ports.ts';
 import { launch, ROOT, until } from './launch.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { EMULATOR_MIGRATIONS } from '../../src/provider/emulator/store.ts';
 
 /**
  * The data and keys of a service that has started once, to copy into a test server's new
@@ -17,9 +19,11 @@ import { launch, ROOT, until } from './launch.ts';
  * the first test process that needs it (the others wait for it), kept in the system's temporary
  * folder and reused by later runs of the same tree; copies of another tree, older than a day, are
  * removed. Tests of the first start itself use a fresh directory (`fresh`), as do the demo, the
- * smoke test and the tests of the embedded database's own directory handling.
+ * smoke test and the tests of the embedded database's own directory handling. A test that keeps
+ * an embedded database on disk (`startTestApp`'s `dataDir`) starts from a copy of that first
+ * start's main or secrets database; one that starts the standalone emulator on a folder, from a
+ * copy of the emulator's migrated database, made the same way.
  */
-const PREFIX = 'dte-server-data-';
 
 function treeKey(): string {
   const h = crypto.createHash('sha256');
@@ -61,43 +65,61 @@ async function firstStart(dir: string): Promise<void> {
   if ((await p.exited) !== 0) throw new Error(`the service's first start did not stop cleanly:\n${p.log()}`);
 }
 
+/**
+ * The folder `build` fills, made once per `name` and state of the tree (the first test process that
+ * needs it builds it in a staging folder; the others wait for its READY mark), kept in the system's
+ * temporary folder for later runs of the same tree. Copies of another tree older than a day go.
+ */
+async function cachedFolder(name: string, build: (staging: string) => Promise<void>): Promise<string> {
+  const tmp = os.tmpdir();
+  const prefix = `dte-${name}-data-`;
+  const final = path.join(tmp, `${prefix}${treeKey()}`);
+  const ready = path.join(final, 'READY');
+  const lock = `${final}.lock`;
+  for (const e of fs.readdirSync(tmp)) {
+    const p = path.join(tmp, e);
+    if (e.startsWith(prefix) && !p.startsWith(final) && Date.now() - fs.statSync(p).mtimeMs > 86_400_000)
+      fs.rmSync(p, { recursive: true, force: true });
+  }
+  for (const deadline = Date.now() + 180_000; !fs.existsSync(ready);) {
+    if (Date.now() > deadline) throw new Error(`no test ${name} template at ${final} after 3 minutes`);
+    try {
+      fs.mkdirSync(lock); // whoever makes the lock builds; the others wait for READY
+    } catch {
+      // A builder that died leaves its lock: taken over after two minutes.
+      const since = fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > 120_000) fs.rmSync(lock, { recursive: true, force: true });
+      await sleep(250);
+      continue;
+    }
+    try {
+      const staging = fs.mkdtempSync(path.join(tmp, `${prefix}building-`));
+      await build(staging);
+      fs.rmSync(final, { recursive: true, force: true });
+      fs.renameSync(staging, final);
+      fs.writeFileSync(ready, '');
+    } finally {
+      fs.rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return final;
+}
+
 let built: Promise<string> | undefined;
 
 /** The folder holding `data` and `keys` of a first start by this tree's code. */
 export function serverDataTemplate(): Promise<string> {
-  return (built ??= (async () => {
-    const tmp = os.tmpdir();
-    const final = path.join(tmp, `${PREFIX}${treeKey()}`);
-    const ready = path.join(final, 'READY');
-    const lock = `${final}.lock`;
-    for (const e of fs.readdirSync(tmp)) {
-      const p = path.join(tmp, e);
-      if (e.startsWith(PREFIX) && !p.startsWith(final) && Date.now() - fs.statSync(p).mtimeMs > 86_400_000)
-        fs.rmSync(p, { recursive: true, force: true });
-    }
-    for (const deadline = Date.now() + 180_000; !fs.existsSync(ready);) {
-      if (Date.now() > deadline) throw new Error(`no test server data template at ${final} after 3 minutes`);
-      try {
-        fs.mkdirSync(lock); // whoever makes the lock builds; the others wait for READY
-      } catch {
-        // A builder that died leaves its lock: taken over after two minutes.
-        const since = fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
-        if (since !== undefined && Date.now() - since > 120_000) fs.rmSync(lock, { recursive: true, force: true });
-        await sleep(250);
-        continue;
-      }
-      try {
-        const staging = fs.mkdtempSync(path.join(tmp, `${PREFIX}building-`));
-        await firstStart(staging);
-        fs.rmSync(final, { recursive: true, force: true });
-        fs.renameSync(staging, final);
-        fs.writeFileSync(ready, '');
-      } finally {
-        fs.rmSync(lock, { recursive: true, force: true });
-      }
-    }
-    return final;
-  })());
+  return (built ??= cachedFolder('server', firstStart));
+}
+
+let emulatorBuilt: Promise<string> | undefined;
+
+/** The folder holding `db`: the standalone emulator's database as it creates and migrates it. */
+function emulatorDataTemplate(): Promise<string> {
+  return (emulatorBuilt ??= cachedFolder('emulator', async (staging) => {
+    const db = await openDatabase({ dir: path.join(staging, 'db'), migrationsDir: EMULATOR_MIGRATIONS });
+    await db.close();
+  }));
 }
 
 /** Fills `dataDir` and `keysDir` (new, absent) with a copy of the template's, modes kept. */
@@ -105,4 +127,20 @@ export async function copyServerData(dataDir: string, keysDir: string): Promise<
   const from = await serverDataTemplate();
   fs.cpSync(path.join(from, 'data'), dataDir, { recursive: true, preserveTimestamps: true });
   fs.cpSync(path.join(from, 'keys'), keysDir, { recursive: true, preserveTimestamps: true });
+}
+
+/**
+ * A new embedded database at `dir` (absent) for a test that keeps one on disk: a copy of the main or
+ * secrets database of the template's first start (migrated, holding nothing but its migrations'
+ * record), instead of creating and migrating one (5–9 s of CPU, docs/performance.md "Eighth round").
+ */
+export async function copyMigratedDatabase(which: 'main' | 'secrets', dir: string): Promise<void> {
+  const from = await serverDataTemplate();
+  fs.cpSync(path.join(from, 'data', which), dir, { recursive: true, preserveTimestamps: true });
+}
+
+/** The standalone emulator's migrated database in `dataDir` (its `db`), for a test that starts one on a folder. */
+export async function copyEmulatorDatabase(dataDir: string): Promise<void> {
+  const from = await emulatorDataTemplate();
+  fs.cpSync(path.join(from, 'db'), path.join(dataDir, 'db'), { recursive: true, preserveTimestamps: true });
 }

@@ -12,6 +12,7 @@ import { registroDecision } from './emulator.ts';
 import { emulatorHarness, issuer, PASSWORD, RUT, type Harness } from './http.test-support.ts';
 import { schemaValidatorFrom } from './schemas.ts';
 import { ephemeralSiiKey } from './sii-key.ts';
+import { copyEmulatorDatabase } from '../../../test/support/server-data.ts';
 import { startStandaloneEmulator } from './standalone.ts';
 
 /**
@@ -182,6 +183,7 @@ describe('simpleapi adapter → standalone emulator over HTTP: registerAcceptanc
   const creds: ProviderCredentials = { apiKey: 'sandbox-key-ok', pfx: co.pfx, pfxPassword: PASSWORD, rutCertificado: co.cert.rut };
 
   it('registers, answers a repeat as registered (7) and a refusal with the SII code', async () => {
+    await copyEmulatorDatabase(dir); // migrated already (test/support/server-data.ts)
     const emu = await startStandaloneEmulator({ port: 0, dataDir: dir, processingDelayMs: 0, rateLimits: null });
     try {
       const p = createSimpleApiProvider({ apiBaseUrl: emu.url, serviciosBaseUrl: emu.url, timeoutMs: 10_000, retries: 0 });

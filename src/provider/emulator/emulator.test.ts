@@ -16,6 +16,7 @@ import { emulatorHarness, issuer, PASSWORD, RUT, type Harness } from './http.tes
 import { createInProcessEmulator } from './inprocess.ts';
 import { schemaValidatorFrom } from './schemas.ts';
 import { ephemeralSiiKey } from './sii-key.ts';
+import { copyEmulatorDatabase } from '../../../test/support/server-data.ts';
 import { startStandaloneEmulator } from './standalone.ts';
 import { emulatorStore } from './store.ts';
 
@@ -635,6 +636,7 @@ describe('emulator standalone over HTTP, with the simpleapi adapter', () => {
   });
 
   it('serves SimpleAPI routes over a socket and keeps its records across a restart', async () => {
+    await copyEmulatorDatabase(dir); // migrated already (test/support/server-data.ts)
     let emu = await startStandaloneEmulator({ port: 0, dataDir: dir, processingDelayMs: 0, rateLimits: null });
     const client = (url: string) => createSimpleApiProvider({ apiBaseUrl: url, serviciosBaseUrl: url, timeoutMs: 10_000, retries: 0 });
     let p = client(emu.url);
