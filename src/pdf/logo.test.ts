@@ -2,6 +2,7 @@ import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { watchEventLoop } from '../../test/support/event-loop-stalls.ts';
+import { gradientJpg } from '../../test/support/logo-images.ts';
 import { zeroPng } from '../../test/support/zero-png.ts';
 import { headerDimensions, LOGO_BOX, LogoError, sniffImage } from './logo.ts';
 import { createLogoPreparer } from './logo-isolated.ts';
@@ -13,12 +14,6 @@ const png = (w: number, h: number, alpha = 255) => {
   return PNG.sync.write(p);
 };
 const jpg = (w: number, h: number) => jpeg.encode({ width: w, height: h, data: Buffer.alloc(w * h * 4, 0x7f) }, 90).data;
-/** A smooth 8-bit JPEG, as a scan or an export would be (compresses like a real logo). */
-const gradientJpg = (w: number, h: number) => {
-  const data = Buffer.alloc(w * h * 4, 255);
-  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set([(x >> 4) & 0xff, (y >> 4) & 0xff, 128], (y * w + x) * 4);
-  return jpeg.encode({ width: w, height: h, data }, 80).data;
-};
 const problem = (f: () => unknown) => {
   try {
     f();

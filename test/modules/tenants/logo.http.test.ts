@@ -5,6 +5,7 @@ import { describeEachDb } from '../../support/db.ts';
 import { dteBody, readyTenant, requestFolios, startIssuingApp, type IssuingApp } from '../../support/issuing.ts';
 import { pdfImages } from '../../support/pdf.ts';
 import { watchEventLoop } from '../../support/event-loop-stalls.ts';
+import { gradientJpg } from '../../support/logo-images.ts';
 import { zeroPng } from '../../support/zero-png.ts';
 
 /**
@@ -27,13 +28,6 @@ function jpg(width: number, height: number): Buffer {
   const data = Buffer.alloc(width * height * 4, 0);
   for (let i = 0; i < width * height; i++) data.writeUInt32BE(((((i % width) & 0xff) << 24) | 0x3080ff) >>> 0, i * 4);
   return jpeg.encode({ width, height, data }, 85).data;
-}
-
-/** A smooth 8-bit JPEG, as an exported logo would be (a 4000 × 4000 one fits the 512 KiB limit). */
-function gradientJpg(width: number, height: number): Buffer {
-  const data = Buffer.alloc(width * height * 4, 255);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) data.set([(x >> 4) & 0xff, (y >> 4) & 0xff, 128], (y * width + x) * 4);
-  return jpeg.encode({ width, height, data }, 80).data;
 }
 
 /** A valid PNG whose header claims other dimensions (the pixels are never read that far). */
