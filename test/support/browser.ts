@@ -50,10 +50,13 @@ export function artifactsDir(name: string): string {
   return dir;
 }
 
+let axeCode: string | undefined;
+const axeSource = () => (axeCode ??= fs.readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'));
+
 /** Runs axe-core in the page (through the DevTools protocol, so the page's CSP does not block it). */
 export async function axeViolations(page: Page): Promise<{ id: string; impact: string | null; help: string; nodes: number }[]> {
-  const source = fs.readFileSync(path.join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
-  await page.evaluate(source);
+  // Once per document: a page checked again before it navigates keeps axe from the first check.
+  if (!(await page.evaluate('typeof axe !== "undefined"'))) await page.evaluate(axeSource());
   const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as {
     violations: { id: string; impact: string | null; help: string; nodes: unknown[] }[];
   };

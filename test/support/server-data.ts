@@ -8,21 +8,21 @@ import { openDatabase } from '../../src/db/open.ts';
 import { EMULATOR_MIGRATIONS } from '../../src/provider/emulator/store.ts';
 
 /**
- * The data and keys of a service that has started once, to copy into a test server's new
- * DATA_DIR and KEYS_DIR (test/support/processes.ts `startServer`, browser.ts `startServerProcess`).
+ * The data and keys of a service that has started once, to copy into a test server's new DATA_DIR
+ * and KEYS_DIR (test/support/processes.ts `startServer`, browser.ts `startServerProcess`).
  *
  * A first start on a new DATA_DIR creates the embedded databases (PGlite's initdb and every
- * migration, in a child process) and the keys: 15–20 s on 2 cores, paid by every test that starts
- * a server on the embedded default, most of which only want a running server (docs/performance.md,
- * "Fifth round: two workers…"). The copy is what that first start left, made by the same code:
- * one per content of `src/` and `package-lock.json` (every file's name and bytes hashed), built by
- * the first test process that needs it (the others wait for it), kept in the system's temporary
- * folder and reused by later runs of the same tree; copies of another tree, older than a day, are
- * removed. Tests of the first start itself use a fresh directory (`fresh`), as do the demo, the
- * smoke test and the tests of the embedded database's own directory handling. A test that keeps
- * an embedded database on disk (`startTestApp`'s `dataDir`) starts from a copy of that first
- * start's main or secrets database; one that starts the standalone emulator on a folder, from a
- * copy of the emulator's migrated database, made the same way.
+ * migration, in a child process) and the keys: 15–20 s on 2 cores, paid by every test that starts a
+ * server on the embedded default, most of which only want a running server (docs/performance.md,
+ * "Fifth round: two workers…"). The copy is what that first start left, made by the same code: one
+ * per content of `src/` (its tests aside) and `package-lock.json` (every file's name and bytes
+ * hashed), built by the first test process that needs it (the others wait for it), kept in the
+ * system's temporary folder and reused by later runs of the same tree; copies of another tree,
+ * older than a day, are removed. Tests of the first start itself use a fresh directory (`fresh`),
+ * as do the demo, the smoke test and the tests of the embedded database's own directory handling. A
+ * test that keeps an embedded database on disk (`startTestApp`'s `dataDir`) starts from a copy of
+ * that first start's main or secrets database; one that starts the standalone emulator on a folder,
+ * from a copy of the emulator's migrated database, made the same way.
  */
 
 function treeKey(): string {
@@ -32,7 +32,8 @@ function treeKey(): string {
   const files = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).sort();
   for (const f of files) {
     const full = path.join(ROOT, 'src', f);
-    if (!fs.statSync(full).isFile()) continue;
+    // The tests beside the code are not what a start runs: editing one keeps the templates.
+    if (f.endsWith('.test.ts') || !fs.statSync(full).isFile()) continue;
     h.update(f).update('\0').update(fs.readFileSync(full)).update('\0');
   }
   return h.digest('hex').slice(0, 16);
