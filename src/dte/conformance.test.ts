@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCheckSiiXml } from '../../test/support/dte/check-sii-xml.ts';
-import { createTestKit, sampleDteInput, TEST_NOW } from '../../test/support/dte/fixtures.ts';
+import { createTestKit, sampleDteInput } from '../../test/support/dte/fixtures.ts';
 import { expectOneElementPerLine } from '../../test/support/dte/lines.ts';
-import { buildEnvelope } from './envelope.ts';
 import { MAX_DETALLE_LINES } from './limits.ts';
 import type { TipoDte } from './types.ts';
 
@@ -15,16 +14,7 @@ const cafKeyPem = kit.sii.publicKeyPem;
 const DTE_TYPES: TipoDte[] = [33, 34, 46, 52, 56, 61];
 const BOLETA_TYPES: TipoDte[] = [39, 41];
 
-function envelopeOf(dtes: Buffer[]) {
-  return buildEnvelope({
-    dtes,
-    rutEmisor: '76192083-9',
-    fechaResolucion: '2014-08-22',
-    numeroResolucion: 80,
-    signer: kit.certificate.signer,
-    now: TEST_NOW,
-  });
-}
+const envelopeOf = (dtes: Buffer[]) => kit.envelope(dtes);
 
 function envelope(tipos: TipoDte[], folio: number) {
   return envelopeOf(tipos.map((t, i) => kit.build(sampleDteInput(t, folio + i)).xml));

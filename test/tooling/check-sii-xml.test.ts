@@ -4,8 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildEnvelope } from '../../src/dte/envelope.ts';
-import { createTestKit, sampleDteInput, TEST_NOW } from '../support/dte/fixtures.ts';
+import { createTestKit, sampleDteInput } from '../support/dte/fixtures.ts';
 import { OFFICIAL_ENVIO } from '../support/dte/sii-fixtures.ts';
 
 /**
@@ -93,15 +92,7 @@ describe('scripts/check-sii-xml.ts', () => {
       const broken = i === 2 || i === 4 ? xml.replace(/<SignatureValue>(.)/, (m) => m.slice(0, -1) + (m.endsWith('A') ? 'B' : 'A')) : xml;
       return Buffer.from(broken, 'latin1');
     });
-    const env = buildEnvelope({
-      dtes,
-      rutEmisor: '76192083-9',
-      fechaResolucion: '2014-08-22',
-      numeroResolucion: 80,
-      signer: kit.certificate.signer,
-      now: TEST_NOW,
-    });
-    const r = check(env.xml);
+    const r = check(kit.envelope(dtes).xml);
     expect(r.status).toBe(1);
     expect(r.failures.map((l) => /DTE #\d+ signature/.exec(l)?.[0])).toEqual(['DTE #2 signature', 'DTE #4 signature']);
     expect(r.lines.filter((l) => /^ok .*DTE #\d+ signature/.test(l))).toHaveLength(3);

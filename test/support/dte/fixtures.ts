@@ -1,4 +1,5 @@
 import { buildDte } from '../../../src/dte/dte-xml.ts';
+import { buildEnvelope, type BuiltEnvelope } from '../../../src/dte/envelope.ts';
 import type { BuiltDte } from '../../../src/dte/dte-xml.ts';
 import type { Caf } from '../../../src/dte/caf.ts';
 import type { DteInput, EmisorInput, TipoDte } from '../../../src/dte/types.ts';
@@ -117,6 +118,8 @@ export interface TestKit {
   cafs: Record<TipoDte, Caf>;
   cafFiles: Record<TipoDte, Buffer>;
   build(input: DteInput, now?: Date): BuiltDte;
+  /** An EnvioDTE or EnvioBOLETA of these DTEs to the SII, signed with the kit's certificate. */
+  envelope(dtes: Buffer[]): BuiltEnvelope;
 }
 
 export function createTestKit(opts: { certificate?: TestCertificateOptions; fechaAutorizacion?: string } = {}): TestKit {
@@ -140,5 +143,14 @@ export function createTestKit(opts: { certificate?: TestCertificateOptions; fech
     cafs,
     cafFiles,
     build: (input, now = TEST_NOW) => buildDte(input, { caf: cafs[input.tipoDte], signer: certificate.signer, now }),
+    envelope: (dtes) =>
+      buildEnvelope({
+        dtes,
+        rutEmisor: '76192083-9',
+        fechaResolucion: '2014-08-22',
+        numeroResolucion: 80,
+        signer: certificate.signer,
+        now: TEST_NOW,
+      }),
   };
 }
