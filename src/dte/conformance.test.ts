@@ -14,10 +14,8 @@ const cafKeyPem = kit.sii.publicKeyPem;
 const DTE_TYPES: TipoDte[] = [33, 34, 46, 52, 56, 61];
 const BOLETA_TYPES: TipoDte[] = [39, 41];
 
-const envelopeOf = (dtes: Buffer[]) => kit.envelope(dtes);
-
 function envelope(tipos: TipoDte[], folio: number) {
-  return envelopeOf(tipos.map((t, i) => kit.build(sampleDteInput(t, folio + i)).xml));
+  return kit.envelope(tipos.map((t, i) => kit.build(sampleDteInput(t, folio + i)).xml));
 }
 
 describe('check-sii-xml', () => {
@@ -73,7 +71,7 @@ describe('check-sii-xml', () => {
     }));
     const factura = kit.build(sampleDteInput(33, 60, { detalle })).xml;
     expectOneElementPerLine(factura);
-    const env = envelopeOf([factura]);
+    const env = kit.envelope([factura]);
     expectOneElementPerLine(env.xml);
     const r = runCheckSiiXml(
       [
@@ -88,7 +86,7 @@ describe('check-sii-xml', () => {
 
   it('accepts an EnvioBOLETA of 500 boletas (the most one envío may hold)', () => {
     const boletas = Array.from({ length: 500 }, (_, i) => kit.build(sampleDteInput(39, 500 + i)).xml);
-    const env = envelopeOf(boletas);
+    const env = kit.envelope(boletas);
     expectOneElementPerLine(env.xml);
     const r = runCheckSiiXml([{ name: 'envio-500-boletas.xml', bytes: env.xml }], { cafKeyPem });
     expect(r.failures, r.output).toEqual([]);
